@@ -1,0 +1,61 @@
+/**
+ * Aggregate call builders for `stream.groupBy(…).aggregate({…})`:
+ * `count()`, `count('x')`, `countDistinct('x')`, `sum('x')`, `min`, `max`, `avg`, each with an
+ * optional `filter` (SQL `FILTER (WHERE …)`) given as an expression.
+ */
+import type { Expr } from '../plan/expr.ts';
+
+/** An aggregate call as declared in the API; the planner turns arguments into columns. */
+export interface AggregateSpec<Result = unknown> {
+  readonly fn: 'COUNT' | 'SUM' | 'MIN' | 'MAX' | 'AVG';
+  readonly arg?: string | Expr;
+  readonly distinct: boolean;
+  readonly filter?: Expr;
+  /** Phantom field carrying the TypeScript result type. */
+  readonly __result?: Result;
+}
+
+/** Options every aggregate accepts. */
+export interface AggregateOptions {
+  /** Only rows for which this predicate is TRUE contribute (SQL `FILTER (WHERE …)`). */
+  readonly filter?: Expr;
+}
+
+/** `COUNT(*)`, or `COUNT(arg)` (non-null values) when an argument is given. */
+export function count(arg?: string | Expr, options: AggregateOptions = {}): AggregateSpec<number> {
+  return { fn: 'COUNT', ...(arg !== undefined ? { arg } : {}), distinct: false, ...filterOf(options) };
+}
+
+/** `COUNT(*) FILTER (WHERE …)`. */
+export function countWhere(filter: Expr): AggregateSpec<number> {
+  return { fn: 'COUNT', distinct: false, filter };
+}
+
+/** `COUNT(DISTINCT arg)`. */
+export function countDistinct(arg: string | Expr, options: AggregateOptions = {}): AggregateSpec<number> {
+  return { fn: 'COUNT', arg, distinct: true, ...filterOf(options) };
+}
+
+/** `SUM(arg)`; NULL when no non-null value contributes. */
+export function sum(arg: string | Expr, options: AggregateOptions & { distinct?: boolean } = {}): AggregateSpec<number | bigint | null> {
+  return { fn: 'SUM', arg, distinct: options.distinct ?? false, ...filterOf(options) };
+}
+
+/** `MIN(arg)`, correct under retraction. */
+export function min(arg: string | Expr, options: AggregateOptions = {}): AggregateSpec {
+  return { fn: 'MIN', arg, distinct: false, ...filterOf(options) };
+}
+
+/** `MAX(arg)`, correct under retraction. */
+export function max(arg: string | Expr, options: AggregateOptions = {}): AggregateSpec {
+  return { fn: 'MAX', arg, distinct: false, ...filterOf(options) };
+}
+
+/** `AVG(arg)` with Flink's result types (integer inputs give a truncated integer). */
+export function avg(arg: string | Expr, options: AggregateOptions = {}): AggregateSpec<number | bigint | null> {
+  return { fn: 'AVG', arg, distinct: false, ...filterOf(options) };
+}
+
+function filterOf(options: AggregateOptions): { filter?: Expr } {
+  return options.filter ? { filter: options.filter } : {};
+}

@@ -1,0 +1,38 @@
+/**
+ * Public API of Flambda for pipeline modules: `import { Pipeline, sum, col } from 'flambda'`.
+ */
+export { Pipeline, isPipeline } from './pipeline.ts';
+export type { GeneratorContext, GeneratorFunction, SourceOptions } from './pipeline.ts';
+export { Stream, GroupedStream } from './stream.ts';
+export type { SinkOptions, AggregateOptions, ProjectionSpec } from './stream.ts';
+export { count, countWhere, countDistinct, sum, min, max, avg } from './aggregates.ts';
+export type { AggregateSpec } from './aggregates.ts';
+export type { RowOf, SchemaSpec, ColumnTypeSpec } from './schema-spec.ts';
+export {
+  col,
+  lit,
+  call,
+  cast,
+  eq,
+  neq,
+  lt,
+  le,
+  gt,
+  ge,
+  and,
+  or,
+  not,
+  add,
+  sub,
+  mul,
+  div,
+  mod,
+  isNull,
+  isNotNull,
+  caseWhen,
+  dateFormat,
+} from '../plan/expr-build.ts';
+export type { Expr } from '../plan/expr.ts';
+export type { Row, Value, Schema, LogicalType } from '../core/types.ts';
+export type { ChangeRow, RowKind } from '../core/row.ts';
+export { parseTimestamp, formatTimestamp } from '../core/timestamp.ts';

@@ -1,0 +1,164 @@
+/**
+ * The typed TypeScript pipeline API.
+ *
+ * ```ts
+ * const p = new Pipeline('top-merchandise');
+ * p.source('orders', { schema: { merchandiseId: 'BIGINT NOT NULL', quantity: 'INT', log_ts: 'TIMESTAMP(3)' },
+ *                      watermark: { column: 'log_ts', outOfOrdernessMs: 5000 } })
+ *   .groupBy('merchandiseId')
+ *   .aggregate({ totalQuantity: sum('quantity') })
+ *   .print();
+ * export default p;
+ * ```
+ *
+ * A pipeline module's default export is a `Pipeline`; the CLI, the Lambda handlers and the CDK
+ * stack all load it and plan it the same way, so user functions get the same registry
+ * references (`udf_1`, `udf_2`, …) in every process.
+ */
+import { PlanError } from '../core/errors.ts';
+import { schemaOf } from '../core/type-parse.ts';
+import type { Row, Value } from '../core/types.ts';
+import type { JobGraph, JobGraphOptions } from '../plan/job-graph.ts';
+import { buildJobGraph } from '../plan/job-graph.ts';
+import type { ExplainOptions } from '../plan/explain.ts';
+import { explainPlan } from '../plan/explain.ts';
+import type { SinkNode, SourceConnector, SourceNode } from '../plan/logical.ts';
+import type { PlannedPipeline } from '../plan/planner.ts';
+import { planPipeline } from '../plan/planner.ts';
+import type { RowOf, SchemaSpec } from './schema-spec.ts';
+import { Stream } from './stream.ts';
+
+/** Context handed to a generator source: which source shard to produce. */
+export interface GeneratorContext {
+  readonly shard: number;
+  readonly parallelism: number;
+}
+
+/** A bounded generator of source rows (values in the engine's representation). */
+export type GeneratorFunction = (context: GeneratorContext) => Iterable<Row>;
+
+/** Options of {@link Pipeline.source}. */
+export interface SourceOptions<S extends SchemaSpec> {
+  readonly schema: S;
+  /** Event-time watermark: bounded out-of-orderness on a TIMESTAMP(3) column. */
+  readonly watermark?: {
+    readonly column: keyof S & string;
+    readonly outOfOrdernessMs: number;
+    readonly idleTimeoutMs?: number;
+  };
+  /** Where records come from. @default JSON lines bound with `--input name=path` */
+  readonly connector?: SourceConnector;
+  /** Generates the records in-process instead of reading a file. */
+  readonly generator?: GeneratorFunction;
+  /** Number of source shards. @default the job's parallelism */
+  readonly parallelism?: number;
+}
+
+/** A user function registered with the pipeline. */
+export type UserFunction = ((row: Row) => Value) | ((row: Row) => Row) | ((row: Row) => boolean);
+
+/** A pipeline under construction; see the module header. */
+export class Pipeline {
+  readonly name: string;
+  private readonly sinkNodes: SinkNode[] = [];
+  private readonly functions = new Map<string, UserFunction>();
+  private readonly generatorFns = new Map<string, GeneratorFunction>();
+  private readonly sourceNames = new Set<string>();
+  private nodeCounter = 0;
+  private planned: PlannedPipeline | undefined;
+
+  constructor(name: string) {
+    if (!/^[A-Za-z][A-Za-z0-9_-]*$/.test(name)) {
+      throw new PlanError(`pipeline name must start with a letter and use letters, digits, '_' or '-' (given '${name}')`);
+    }
+    this.name = name;
+  }
+
+  /** Declares a source and returns its stream. */
+  source<S extends SchemaSpec>(name: string, options: SourceOptions<S>): Stream<RowOf<S>> {
+    if (this.sourceNames.has(name)) throw new PlanError(`source '${name}' is declared twice`);
+    this.sourceNames.add(name);
+    const schema = schemaOf(options.schema);
+    const watermark = options.watermark;
+    if (watermark) {
+      const field = schema.fields.find((f) => f.name === watermark.column);
+      if (!field) throw new PlanError(`source '${name}': watermark column '${watermark.column}' is not in the schema`);
+      if (field.type.root !== 'TIMESTAMP') {
+        throw new PlanError(`source '${name}': watermark column '${watermark.column}' must be TIMESTAMP(3) (it is ${field.type.root})`);
+      }
+      if (!(watermark.outOfOrdernessMs >= 0)) {
+        throw new PlanError(`source '${name}': outOfOrdernessMs must be >= 0 (given ${watermark.outOfOrdernessMs})`);
+      }
+    }
+    let connector: SourceConnector = options.connector ?? { type: 'jsonl' };
+    if (options.generator) {
+      const ref = `gen_${this.generatorFns.size + 1}`;
+      this.generatorFns.set(ref, options.generator);
+      connector = { type: 'generator', ref, display: options.generator.name || ref };
+    }
+    const node: SourceNode = {
+      type: 'Source',
+      id: this.nextId(),
+      name,
+      connector,
+      // The watermark column becomes the rowtime attribute, as in Flink's WATERMARK FOR.
+      schema: watermark
+        ? { fields: schema.fields.map((f) => (f.name === watermark.column ? { ...f, timeAttribute: 'rowtime' as const } : f)) }
+        : schema,
+      ...(watermark ? { watermark: { ...watermark } } : {}),
+      ...(options.parallelism !== undefined ? { parallelism: options.parallelism } : {}),
+    };
+    return new Stream<RowOf<S>>(this, node);
+  }
+
+  /** Registers a user function and returns its stable reference. @internal */
+  registerFunction(fn: UserFunction): string {
+    const ref = `udf_${this.functions.size + 1}`;
+    this.functions.set(ref, fn);
+    return ref;
+  }
+
+  /** Allocates a node id. @internal */
+  nextId(): number {
+    this.nodeCounter += 1;
+    return this.nodeCounter;
+  }
+
+  /** Adds a sink node. @internal */
+  addSink(sink: SinkNode): void {
+    if (this.planned) throw new PlanError(`pipeline '${this.name}' was already planned; add sinks before planning`);
+    if (this.sinkNodes.some((s) => s.name === sink.name)) throw new PlanError(`two sinks are named '${sink.name}'`);
+    this.sinkNodes.push(sink);
+  }
+
+  /** User functions by reference, for runtimes. */
+  get userFunctions(): ReadonlyMap<string, UserFunction> {
+    return this.functions;
+  }
+
+  /** Generator sources by reference, for runtimes. */
+  get generators(): ReadonlyMap<string, GeneratorFunction> {
+    return this.generatorFns;
+  }
+
+  /** Plans the pipeline (once; later calls return the same plan). */
+  plan(): PlannedPipeline {
+    this.planned ??= planPipeline(this.name, this.sinkNodes, () => this.nextId());
+    return this.planned;
+  }
+
+  /** The serializable job graph. */
+  jobGraph(options: JobGraphOptions = {}): JobGraph {
+    return buildJobGraph(this.plan(), options);
+  }
+
+  /** Flink-style plan text. */
+  explain(options: ExplainOptions = {}): string {
+    return explainPlan(this.plan(), options);
+  }
+}
+
+/** Type guard for a module's default export. */
+export function isPipeline(value: unknown): value is Pipeline {
+  return value instanceof Pipeline;
+}

@@ -1,0 +1,134 @@
+/**
+ * Benchmark suites of `flambda bench`. Each case runs a real job on the embedded runtime over
+ * the same generated input and reports events per second; operator suites also report the
+ * ratio to the passthrough case measured in the same run, since these machines are shared and
+ * absolute numbers drift between runs.
+ *
+ * - `passthrough`: decode → hash exchange → encode, through two stages (4 shards each).
+ * - `group-agg`: decode → exchange → GroupAggregate (COUNT, SUM, MAX per auction) → encode.
+ */
+import { PlanError } from '../core/errors.ts';
+import { schemaOf } from '../core/type-parse.ts';
+import { createRowEncoder } from '../core/codec.ts';
+import type { ChangeRow } from '../core/row.ts';
+import { count, max, sum } from '../api/aggregates.ts';
+import { Pipeline } from '../api/pipeline.ts';
+import { JOB_GRAPH_VERSION, type JobGraph } from '../plan/job-graph.ts';
+import { runEmbeddedJob } from '../runtime/embedded/embedded-runtime.ts';
+import type { SinkObserver } from '../runtime/embedded/sinks.ts';
+import { BID_SCHEMA, writeBidFile } from './bench-input.ts';
+
+/** One result line. */
+export interface BenchResult {
+  readonly suite: string;
+  readonly case: string;
+  readonly events: number;
+  readonly events_per_s: number;
+  readonly ratio_to_passthrough?: number;
+  readonly [figure: string]: string | number | undefined;
+}
+
+/** Options of a suite run. */
+export interface BenchOptions {
+  readonly events: number;
+  readonly parallelism: number;
+}
+
+/** Encodes every sink row to JSON and counts bytes, so passthrough includes the encode cost. */
+class EncodingSink implements SinkObserver {
+  bytes = 0;
+  rows = 0;
+  constructor(private readonly encode: (row: ChangeRow['row']) => unknown) {}
+  write(rows: readonly ChangeRow[]): void {
+    for (const r of rows) {
+      this.bytes += JSON.stringify(this.encode(r.row)).length;
+      this.rows += 1;
+    }
+  }
+}
+
+/** Job graph of the passthrough case: source stage → hash[auction] → sink stage, no operators. */
+export function passthroughGraph(parallelism: number): JobGraph {
+  const schema = schemaOf(BID_SCHEMA);
+  return {
+    version: JOB_GRAPH_VERSION,
+    name: 'passthrough',
+    keyGroups: 256,
+    sources: [{ name: 'bid', schema, connector: { type: 'jsonl' }, parallelism }],
+    sinks: [{ name: 'out', schema, connector: { type: 'blackhole' }, changelogMode: ['+I'] }],
+    stages: [
+      {
+        id: 'stage-0',
+        parallelism,
+        input: { type: 'source', source: 'bid' },
+        inputSchema: schema,
+        operators: [],
+        output: { type: 'exchange', toStage: 'stage-1', distribution: { type: 'hash', keys: ['auction'] } },
+      },
+      {
+        id: 'stage-1',
+        parallelism,
+        input: { type: 'exchange', fromStage: 'stage-0', distribution: { type: 'hash', keys: ['auction'] } },
+        inputSchema: schema,
+        operators: [],
+        output: { type: 'sink', sink: 'out' },
+      },
+    ],
+  };
+}
+
+/** The group-agg case as a pipeline. */
+export function groupAggPipeline(): Pipeline {
+  const p = new Pipeline('bench-group-agg');
+  p.source('bid', { schema: BID_SCHEMA })
+    .groupBy('auction')
+    .aggregate({ bids: count(), volume: sum('price'), top: max('price') })
+    .sinkTo('out', { connector: { type: 'blackhole' }, upsertKey: ['auction'] });
+  return p;
+}
+
+async function timeJob(graph: JobGraph, path: string, events: number, functions = new Map<string, unknown>()): Promise<number> {
+  const sinkSpec = graph.sinks[0];
+  if (!sinkSpec) throw new PlanError('internal: benchmark job has no sink');
+  const sink = new EncodingSink(createRowEncoder(sinkSpec.schema));
+  const result = await runEmbeddedJob(graph, {
+    inputs: new Map([['bid', path]]),
+    code: { functions },
+    observers: new Map([[sinkSpec.name, [sink]]]),
+    batchSize: 1024,
+  });
+  if (result.recordsRead !== events) throw new PlanError(`benchmark read ${result.recordsRead} of ${events} events`);
+  return Math.round((events * 1000) / result.elapsedMs);
+}
+
+/** Runs a suite and returns its result lines. */
+export async function runSuite(suite: string, options: BenchOptions): Promise<BenchResult[]> {
+  if (suite !== 'passthrough' && suite !== 'group-agg') {
+    throw new PlanError(`unknown benchmark suite '${suite}' (suites: passthrough, group-agg)`);
+  }
+  const input = writeBidFile(options.events, 10_000);
+  try {
+    // Warm up the JIT on a slice so the first measured case is not penalised.
+    const passthrough = passthroughGraph(options.parallelism);
+    const results: BenchResult[] = [];
+    const pt = await timeJob(passthrough, input.path, options.events);
+    const base = { suite, events: options.events };
+    if (suite === 'passthrough') {
+      results.push({ ...base, case: 'two-stage-hash', events_per_s: pt, parallelism: options.parallelism });
+    } else {
+      const p = groupAggPipeline();
+      const eps = await timeJob(p.jobGraph({ parallelism: options.parallelism }), input.path, options.events, p.userFunctions as Map<string, unknown>);
+      results.push({
+        ...base,
+        case: 'count-sum-max-10k-keys',
+        events_per_s: eps,
+        passthrough_events_per_s: pt,
+        ratio_to_passthrough: Math.round((eps / pt) * 1000) / 1000,
+        parallelism: options.parallelism,
+      });
+    }
+    return results;
+  } finally {
+    input.cleanup();
+  }
+}

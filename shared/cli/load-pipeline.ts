@@ -1,0 +1,38 @@
+/**
+ * Loads a pipeline module: a .ts or .js file whose default export is a `Pipeline` (or a
+ * function returning one).
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { PlanError } from '../core/errors.ts';
+import { Pipeline } from '../api/pipeline.ts';
+
+/** Imports `file` and returns its pipeline, with errors that say what was expected. */
+export async function loadPipeline(file: string): Promise<Pipeline> {
+  const path = resolve(file);
+  if (!existsSync(path)) throw new PlanError(`pipeline file not found: ${file}`);
+  if (!/\.(ts|mts|js|mjs)$/.test(path)) {
+    throw new PlanError(`pipeline must be a .ts or .js module whose default export is a Pipeline (given ${file})`);
+  }
+  let module: { default?: unknown };
+  try {
+    module = (await import(pathToFileURL(path).href)) as { default?: unknown };
+  } catch (error) {
+    if (error instanceof PlanError) throw new PlanError(`${file}: ${error.message}`, { cause: error });
+    throw new PlanError(`cannot load ${file}: ${(error as Error).message}`, { cause: error });
+  }
+  let exported = module.default;
+  if (typeof exported === 'function' && !(exported instanceof Pipeline)) exported = (exported as () => unknown)();
+  if (!(exported instanceof Pipeline)) {
+    throw new PlanError(`${file} must default-export a Pipeline (export default pipeline), found ${describe(exported)}`);
+  }
+  return exported;
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'no default export';
+  if (value === null) return 'null';
+  if (typeof value === 'object') return `an object (${value.constructor?.name ?? 'Object'})`;
+  return `a ${typeof value}`;
+}

@@ -1,0 +1,107 @@
+/**
+ * The `flambda` command line: `run`, `explain` and `bench`. Every failure prints
+ * `flambda: error: <what is wrong and what was expected>` and exits non-zero.
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { FlambdaError } from '../core/errors.ts';
+import { parsePositiveInt } from './args.ts';
+import { benchCommand } from './bench-command.ts';
+import { explainCommand } from './explain-command.ts';
+import { runCommand, type CliIo } from './run-command.ts';
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+/** Runs the CLI with `argv` (without the node and script names); resolves to the exit code. */
+export async function main(argv: readonly string[], io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  let exitCode = 0;
+  const program = new Command('flambda')
+    .description('Flink-style stateful stream processing on AWS serverless, and embedded.')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+      outputError: (s, write) => write(s.startsWith('error:') ? `flambda: ${s}` : s),
+    });
+
+  program
+    .command('run')
+    .description('run a pipeline on the embedded runtime over bounded JSONL inputs')
+    .argument('<pipeline>', 'pipeline module (.ts or .js) whose default export is a Pipeline')
+    .option('-i, --input <source=file>', 'bind a source to a JSON-lines file (repeatable)', collect, [])
+    .option('-p, --parallelism <n>', 'shards per stage', '1')
+    .option('--final <[sink=]file>', "write the sink's final materialized rows as a JSON array (repeatable)", collect, [])
+    .option('--changelog <[sink=]file>', 'write every changelog row as a JSON line with an "op" field (repeatable)', collect, [])
+    .option('--dead-letter <file>', 'write rejected records as JSON lines with the reason and position')
+    .option('--table', 'print the final result of every sink as a table')
+    .option('-q, --quiet', 'no print-sink output and no progress line')
+    .option('--print-limit <n>', 'print at most n changelog rows per print sink')
+    .addOption(new Option('--batch-size <n>', 'records per source batch').default('1024'))
+    .action(async (file: string, opts: Record<string, unknown>) => {
+      exitCode = await runCommand(
+        file,
+        {
+          input: opts.input as string[],
+          parallelism: parsePositiveInt('--parallelism', opts.parallelism as string, 10_000),
+          final: opts.final as string[],
+          changelog: opts.changelog as string[],
+          ...(opts.deadLetter ? { deadLetter: opts.deadLetter as string } : {}),
+          table: Boolean(opts.table),
+          quiet: Boolean(opts.quiet),
+          ...(opts.printLimit !== undefined ? { printLimit: parsePositiveInt('--print-limit', opts.printLimit as string) } : {}),
+          batchSize: parsePositiveInt('--batch-size', opts.batchSize as string, 1_000_000),
+        },
+        io,
+      );
+    });
+
+  program
+    .command('explain')
+    .description('print the plan (Flink style) and the stages of the job graph')
+    .argument('<pipeline>', 'pipeline module (.ts or .js)')
+    .option('-p, --parallelism <n>', 'shards per stage', '1')
+    .option('--changelog-mode', 'show the changelog mode of every node')
+    .option('--json', 'print the job graph as JSON')
+    .action(async (file: string, opts: Record<string, unknown>) => {
+      exitCode = await explainCommand(
+        file,
+        {
+          parallelism: parsePositiveInt('--parallelism', opts.parallelism as string, 10_000),
+          changelogMode: Boolean(opts.changelogMode),
+          json: Boolean(opts.json),
+        },
+        io,
+      );
+    });
+
+  program
+    .command('bench')
+    .description('run a benchmark suite (passthrough, group-agg)')
+    .argument('<suite>', 'suite name')
+    .option('--json', 'one JSON object per result line')
+    .option('--events <n>', 'input events per case')
+    .action(async (suite: string, opts: Record<string, unknown>) => {
+      exitCode = await benchCommand(
+        suite,
+        {
+          json: Boolean(opts.json),
+          ...(opts.events !== undefined ? { events: parsePositiveInt('--events', opts.events as string) } : {}),
+        },
+        io,
+      );
+    });
+
+  try {
+    await program.parseAsync(argv as string[], { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version exit with 0; usage errors were already printed by commander.
+      return error.exitCode === 0 ? 0 : 2;
+    }
+    if (error instanceof FlambdaError) {
+      io.stderr.write(`flambda: error: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}

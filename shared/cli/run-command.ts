@@ -1,0 +1,209 @@
+/**
+ * `flambda run <pipeline> --input <source>=<file.jsonl> … [--parallelism N] [--final <file>]
+ * [--changelog <file>] [--dead-letter <file>] [--table] [--quiet]`
+ */
+import { existsSync, writeFileSync, createWriteStream } from 'node:fs';
+import { PlanError } from '../core/errors.ts';
+import { createRowEncoder, type JsonValue } from '../core/codec.ts';
+import type { ChangeRow } from '../core/row.ts';
+import type { Pipeline } from '../api/pipeline.ts';
+import type { JobGraph, JobSink } from '../plan/job-graph.ts';
+import { runEmbeddedJob, type DeadLetter, type JobResult } from '../runtime/embedded/embedded-runtime.ts';
+import { MaterializedView } from '../runtime/materialized-view.ts';
+import { JsonlChangelogWriter, type SinkObserver } from '../runtime/embedded/sinks.ts';
+import { parseBindings } from './args.ts';
+import { loadPipeline } from './load-pipeline.ts';
+import { renderTable } from './table.ts';
+
+/** Options of the run command, as parsed by the CLI. */
+export interface RunOptions {
+  readonly input: readonly string[];
+  readonly parallelism: number;
+  readonly final?: readonly string[];
+  readonly changelog?: readonly string[];
+  readonly deadLetter?: string;
+  readonly table?: boolean;
+  readonly quiet?: boolean;
+  readonly printLimit?: number;
+  readonly batchSize?: number;
+}
+
+/** Streams the CLI writes to; injectable for tests. */
+export interface CliIo {
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
+}
+
+/** Collects a sink's changelog into a materialized view. */
+class FinalCollector implements SinkObserver {
+  readonly view: MaterializedView;
+  constructor(sink: JobSink) {
+    this.view = new MaterializedView({
+      ...(sink.upsertKey ? { key: sink.upsertKey } : {}),
+      columns: sink.schema.fields.map((f) => f.name),
+    });
+  }
+  write(rows: readonly ChangeRow[]): void {
+    for (const r of rows) this.view.apply(r);
+  }
+}
+
+/** Runs a pipeline module on the embedded runtime; returns the process exit code. */
+export async function runCommand(file: string, options: RunOptions, io: CliIo): Promise<number> {
+  const pipeline = await loadPipeline(file);
+  const graph = pipeline.jobGraph({ parallelism: options.parallelism });
+  const inputs = bindInputs(graph, options.input);
+  const finals = bindSinkFiles('--final', graph, options.final ?? []);
+  const changelogs = bindSinkFiles('--changelog', graph, options.changelog ?? []);
+  const collectors = new Map<string, FinalCollector>();
+  const observers = new Map<string, SinkObserver[]>();
+  const observe = (sink: string, o: SinkObserver): void => {
+    observers.set(sink, [...(observers.get(sink) ?? []), o]);
+  };
+  const wantsFinal = new Set([...finals.keys(), ...(options.table ? graph.sinks.map((s) => s.name) : [])]);
+  for (const sink of graph.sinks) {
+    if (wantsFinal.has(sink.name)) {
+      const collector = new FinalCollector(sink);
+      collectors.set(sink.name, collector);
+      observe(sink.name, collector);
+    }
+    const changelogFile = changelogs.get(sink.name);
+    if (changelogFile) observe(sink.name, new JsonlChangelogWriter(sink.schema, changelogFile));
+  }
+
+  const deadLetters = new Map<string, number>();
+  const firstReasons: string[] = [];
+  const deadLetterOut = options.deadLetter ? createWriteStream(options.deadLetter) : undefined;
+  const progress = progressPrinter(io, options.quiet ?? false);
+  const result = await runEmbeddedJob(graph, {
+    inputs,
+    code: { functions: pipeline.userFunctions, generators: pipeline.generators },
+    ...(options.batchSize ? { batchSize: options.batchSize } : {}),
+    sinkSetup: {
+      quiet: options.quiet ?? false,
+      printTo: io.stdout,
+      ...(options.printLimit !== undefined ? { printLimit: options.printLimit } : {}),
+    },
+    observers,
+    onDeadLetter: (letter: DeadLetter) => {
+      deadLetters.set(letter.source, (deadLetters.get(letter.source) ?? 0) + 1);
+      if (firstReasons.length < 5) firstReasons.push(letter.reason);
+      deadLetterOut?.write(`${JSON.stringify(letter)}\n`);
+    },
+    onProgress: progress.update,
+  });
+  progress.done();
+  if (deadLetterOut) await new Promise<void>((resolve) => deadLetterOut.end(resolve));
+
+  for (const [sinkName, path] of finals) {
+    const collector = collectors.get(sinkName) as FinalCollector;
+    writeFileSync(path, `${JSON.stringify(encodeFinal(graph, sinkName, collector), null, 1)}\n`);
+  }
+  if (options.table) printTables(graph, collectors, io, pipeline);
+  io.stderr.write(`${summaryLine(result, deadLetters)}\n`);
+  for (const reason of firstReasons) io.stderr.write(`  dead letter: ${reason}\n`);
+
+  // A source whose every record was rejected is bound to the wrong file or schema: fail loudly.
+  for (const [source, bad] of deadLetters) {
+    if ((result.recordsBySource.get(source) ?? 0) === 0) {
+      io.stderr.write(
+        `flambda: error: schema mismatch: none of the ${bad} records of source '${source}' matched its schema ` +
+          `(${describeSchema(graph, source)}); first error: ${firstReasons[0] ?? ''}\n`,
+      );
+      return 1;
+    }
+  }
+  return 0;
+}
+
+function describeSchema(graph: JobGraph, source: string): string {
+  const spec = graph.sources.find((s) => s.name === source);
+  return spec ? spec.schema.fields.map((f) => f.name).join(', ') : '?';
+}
+
+function bindInputs(graph: JobGraph, bindings: readonly string[]): Map<string, string> {
+  const inputs = parseBindings('--input', bindings, graph.sources.length === 1 ? graph.sources[0]?.name : undefined);
+  const names = graph.sources.map((s) => s.name);
+  for (const [name, path] of inputs) {
+    if (!names.includes(name)) {
+      throw new PlanError(`--input ${name}=…: the pipeline has no source '${name}' (sources: ${names.join(', ')})`);
+    }
+    if (!existsSync(path)) throw new PlanError(`--input ${name}=${path}: file not found`);
+  }
+  for (const source of graph.sources) {
+    const c = source.connector;
+    const hasOwnInput = c.type === 'generator' || (c.type === 'jsonl' && c.path !== undefined);
+    if (!inputs.has(source.name) && !hasOwnInput) {
+      throw new PlanError(`source '${source.name}' needs an input: pass --input ${source.name}=<file.jsonl>`);
+    }
+  }
+  return inputs;
+}
+
+function bindSinkFiles(option: string, graph: JobGraph, values: readonly string[]): Map<string, string> {
+  const names = graph.sinks.map((s) => s.name);
+  const bare = names.length === 1 ? names[0] : undefined;
+  const out = new Map<string, string>();
+  for (const v of values) {
+    const eq = v.indexOf('=');
+    const named = eq > 0 && names.includes(v.slice(0, eq));
+    if (!named && bare === undefined) {
+      throw new PlanError(`${option}: the pipeline has ${names.length} sinks (${names.join(', ')}); write ${option} <sink>=<file>`);
+    }
+    const sink = named ? v.slice(0, eq) : (bare as string);
+    const path = named ? v.slice(eq + 1) : v;
+    if (out.has(sink)) throw new PlanError(`${option} given twice for sink '${sink}'`);
+    out.set(sink, path);
+  }
+  return out;
+}
+
+function encodeFinal(graph: JobGraph, sinkName: string, collector: FinalCollector): Record<string, JsonValue>[] {
+  const sink = graph.sinks.find((s) => s.name === sinkName) as JobSink;
+  const encode = createRowEncoder(sink.schema);
+  return collector.view.rows().map((r) => encode(r));
+}
+
+function printTables(graph: JobGraph, collectors: ReadonlyMap<string, FinalCollector>, io: CliIo, pipeline: Pipeline): void {
+  for (const sink of graph.sinks) {
+    const collector = collectors.get(sink.name);
+    if (!collector) continue;
+    const rows = encodeFinal(graph, sink.name, collector);
+    const columns = sink.schema.fields.map((f) => f.name);
+    const limit = 50;
+    io.stdout.write(`\nFinal result of ${pipeline.name} → sink '${sink.name}' (${rows.length} rows)\n`);
+    io.stdout.write(`${renderTable(columns, rows.slice(0, limit))}\n`);
+    if (rows.length > limit) io.stdout.write(`… ${rows.length - limit} more rows (use --final <file> to get them all)\n`);
+  }
+}
+
+function summaryLine(result: JobResult, deadLetters: ReadonlyMap<string, number>): string {
+  const dead = [...deadLetters.values()].reduce((a, b) => a + b, 0);
+  const secs = (result.elapsedMs / 1000).toFixed(2);
+  const rate = result.elapsedMs > 0 ? Math.round((result.recordsRead * 1000) / result.elapsedMs) : result.recordsRead;
+  const sinks = [...result.sinks].map(([n, s]) => `sink '${n}': ${s.rowsWritten} changelog rows`).join(', ');
+  return `flambda: read ${result.recordsRead} records${dead > 0 ? ` (${dead} dead-lettered)` : ''} in ${secs} s (${rate} records/s); ${sinks}`;
+}
+
+/** Prints a progress line on stderr: rewritten in place on a terminal, every few seconds otherwise. */
+function progressPrinter(io: CliIo, quiet: boolean): { update: (p: { recordsRead: number; deadLettered: number; elapsedMs: number }) => void; done: () => void } {
+  const tty = io.stderr.isTTY === true;
+  let shown = false;
+  let lastLine = 0;
+  return {
+    update: (p) => {
+      if (quiet) return;
+      const line = `processed ${p.recordsRead} records (${p.deadLettered} dead-lettered), ${(p.elapsedMs / 1000).toFixed(1)} s`;
+      if (tty) {
+        io.stderr.write(`\r${line}`);
+        shown = true;
+      } else if (p.elapsedMs - lastLine >= 5000) {
+        lastLine = p.elapsedMs;
+        io.stderr.write(`${line}\n`);
+      }
+    },
+    done: () => {
+      if (shown) io.stderr.write('\n');
+    },
+  };
+}

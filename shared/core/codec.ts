@@ -1,0 +1,391 @@
+/**
+ * The JSON record codec: decodes parsed JSON objects into rows validated against a schema and
+ * encodes rows back to JSON.
+ *
+ * Decoding rules, modelled on Flink's `json` format and made stricter where Flink silently
+ * loses data:
+ *
+ * - The record must be a JSON object. Fields not in the schema are ignored and dropped: the
+ *   decoder always builds a fresh row with exactly the schema's fields, in schema order (so all
+ *   rows share one object shape), and never hands out the parsed object itself.
+ * - A missing or `null` field is NULL when the column is nullable, else an error.
+ * - BIGINT/INT: JSON integers, or integer strings such as `"42"` (Flink parses numeric strings
+ *   too). Fractions are errors (Flink would truncate them). BIGINT must be a safe integer
+ *   (|v| ≤ 2^53−1) because values are JavaScript numbers; INT must fit 32 bits.
+ * - DOUBLE: any JSON number, or a numeric string including `"NaN"`, `"Infinity"` and
+ *   `"-Infinity"` (Flink accepts these and writes non-finite doubles as such strings).
+ * - DECIMAL(p, s): a JSON number or a decimal string; extra fraction digits round HALF_UP like
+ *   Flink; too many integer digits is an error (where Flink would yield NULL). Use strings for
+ *   more than 15 significant digits, since JSON numbers are parsed as doubles.
+ * - STRING/VARCHAR(n): strings; numbers and booleans are converted to their text and objects
+ *   and arrays to their JSON text, as Flink does. VARCHAR(n) rejects values longer than n code
+ *   points (Flink only enforces lengths at sinks; a dead-letter at the source is clearer).
+ * - BOOLEAN: `true`/`false`, or the strings `"true"`/`"false"` in any case. Other strings are
+ *   errors (Flink would read them as false).
+ * - TIMESTAMP(3): a `YYYY-MM-DD HH:MM:SS[.fff]` string (see {@link parseTimestamp}) or an
+ *   integer of epoch milliseconds.
+ * - Numeric strings (BIGINT, INT, DOUBLE, DECIMAL, BOOLEAN) may have surrounding whitespace,
+ *   which Flink trims; timestamp strings may not.
+ *
+ * Encoding writes TIMESTAMP as its formatted string, DECIMAL as a string with exactly `scale`
+ * fraction digits (exact, unlike a JSON number), non-finite DOUBLE as `"NaN"`/`"Infinity"`/
+ * `"-Infinity"`, and everything else as is, so decode(encode(row)) gives back the row.
+ */
+import { FlambdaError, PlanError, RecordError } from './errors.ts';
+import { formatDecimal, tryParseDecimal } from './decimal.ts';
+import { formatTimestamp, isTimestampInRange, parseTimestamp } from './timestamp.ts';
+import { formatType } from './type-parse.ts';
+import type { Field, LogicalType, Row, Schema, Value } from './types.ts';
+
+/** A JSON value as produced by `JSON.parse`. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** Decodes one parsed JSON record; `position` (e.g. `bid.jsonl:17`) prefixes error messages. */
+export type RowDecoder = (json: unknown, position?: string) => Row;
+
+/** Encodes one row as a JSON object. */
+export type RowEncoder = (row: Row) => Record<string, JsonValue>;
+
+/** Longest excerpt of an offending value quoted in an error message. */
+const MAX_SHOWN = 60;
+
+/** JSON-quotes a value for an error message, truncated so one bad blob cannot flood the log. */
+function show(value: unknown): string {
+  let text: string;
+  try {
+    text = typeof value === 'bigint' ? `${value}` : (JSON.stringify(value) ?? String(value));
+  } catch {
+    text = String(value);
+  }
+  return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text;
+}
+
+/** Converts one raw JSON field value; throws the field's RecordError on bad input. */
+type Converter = (raw: unknown, position: string | undefined) => Value;
+
+/** Builds the message `pos: field 'name' (TYPE): problem` and its RecordError. */
+function fieldError(field: Field, problem: string, position: string | undefined): RecordError {
+  const prefix = position === undefined ? '' : `${position}: `;
+  return new RecordError(`${prefix}field '${field.name}' (${formatType(field.type)}): ${problem}`, {
+    field: field.name,
+    position,
+  });
+}
+
+const MIN_INT = -2147483648;
+const MAX_INT = 2147483647;
+
+/** Strict integer text after trimming: optional sign and digits only (no `1e3`, `0x10`, `1.0`). */
+const INTEGER_TEXT = /^[+-]?\d+$/;
+
+/** Decimal number text after trimming, or the non-finite spellings Flink's Double.parseDouble accepts. */
+const DOUBLE_TEXT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$|^[+-]?(?:NaN|Infinity)$/;
+
+/** An integer from a JSON number or integer string, or `undefined` when it is not one. */
+function integerOf(raw: unknown): number | undefined {
+  if (typeof raw === 'number') return Number.isInteger(raw) ? raw : undefined;
+  if (typeof raw === 'string') {
+    const text = raw.trim();
+    return INTEGER_TEXT.test(text) ? Number(text) : undefined;
+  }
+  return undefined;
+}
+
+/** BIGINT: a safe integer; `-0` becomes `0` so equal keys hash and compare alike. */
+function bigintConverter(field: Field): Converter {
+  return (raw, position) => {
+    const v = typeof raw === 'number' && Number.isSafeInteger(raw) ? raw : integerOf(raw);
+    if (v === undefined) throw fieldError(field, `expected an integer, got ${show(raw)}`, position);
+    if (!Number.isSafeInteger(v)) {
+      throw fieldError(
+        field,
+        `expected an integer between -9007199254740991 and 9007199254740991 (BIGINT values beyond ±(2^53−1) are not supported because they lose precision as JavaScript numbers), got ${show(raw)}`,
+        position,
+      );
+    }
+    return v === 0 ? 0 : v;
+  };
+}
+
+/** INT: an integer within 32 bits. */
+function intConverter(field: Field): Converter {
+  return (raw, position) => {
+    const v = integerOf(raw);
+    if (v === undefined) throw fieldError(field, `expected an integer, got ${show(raw)}`, position);
+    if (v < MIN_INT || v > MAX_INT) {
+      throw fieldError(field, `expected an integer between ${MIN_INT} and ${MAX_INT}, got ${show(raw)}`, position);
+    }
+    return v === 0 ? 0 : v;
+  };
+}
+
+/** DOUBLE: any number, or numeric text including the non-finite spellings. */
+function doubleConverter(field: Field): Converter {
+  return (raw, position) => {
+    if (typeof raw === 'number') return raw;
+    if (typeof raw === 'string') {
+      const text = raw.trim();
+      if (DOUBLE_TEXT.test(text)) return Number(text);
+    }
+    throw fieldError(field, `expected a number, got ${show(raw)}`, position);
+  };
+}
+
+/** DECIMAL(p, s): exact from text, via the shortest text for numbers; HALF_UP to the scale. */
+function decimalConverter(field: Field): Converter {
+  const precision = field.type.precision ?? 10;
+  const scale = field.type.scale ?? 0;
+  return (raw, position) => {
+    const result =
+      typeof raw === 'number'
+        ? tryParseDecimal(raw, precision, scale)
+        : typeof raw === 'string'
+          ? tryParseDecimal(raw.trim(), precision, scale)
+          : 'invalid';
+    if (typeof result === 'bigint') return result;
+    if (result === 'overflow') {
+      throw fieldError(
+        field,
+        `value does not fit: at most ${precision - scale} digit${precision - scale === 1 ? '' : 's'} before the decimal point, got ${show(raw)}`,
+        position,
+      );
+    }
+    throw fieldError(field, `expected a decimal number, got ${show(raw)}`, position);
+  };
+}
+
+/** Number of Unicode code points, which is how Flink measures VARCHAR lengths. */
+function codePointLength(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // A high surrogate followed by a low one is one code point.
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+    count++;
+  }
+  return count;
+}
+
+/** STRING / VARCHAR(n): strings as is, other JSON values as their text; length-checked. */
+function stringConverter(field: Field): Converter {
+  const maxLength = field.type.length;
+  return (raw, position) => {
+    let text: string;
+    if (typeof raw === 'string') text = raw;
+    else if (typeof raw === 'number' || typeof raw === 'boolean') text = String(raw);
+    else if (typeof raw === 'object') text = JSON.stringify(raw);
+    else throw fieldError(field, `expected a string, got ${show(raw)}`, position);
+    // UTF-16 length bounds the code point count from above, so the count is rarely needed.
+    if (maxLength !== undefined && text.length > maxLength) {
+      const length = codePointLength(text);
+      if (length > maxLength) {
+        throw fieldError(field, `expected at most ${maxLength} characters, got ${length} characters: ${show(raw)}`, position);
+      }
+    }
+    return text;
+  };
+}
+
+/** BOOLEAN: JSON booleans or the strings "true"/"false" in any case. */
+function booleanConverter(field: Field): Converter {
+  return (raw, position) => {
+    if (typeof raw === 'boolean') return raw;
+    if (typeof raw === 'string') {
+      const text = raw.trim().toLowerCase();
+      if (text === 'true') return true;
+      if (text === 'false') return false;
+    }
+    throw fieldError(field, `expected true or false, got ${show(raw)}`, position);
+  };
+}
+
+/** TIMESTAMP(3): timestamp text or an integer of epoch milliseconds, within years 0000–9999. */
+function timestampConverter(field: Field): Converter {
+  return (raw, position) => {
+    if (typeof raw === 'string') {
+      const ms = parseTimestamp(raw);
+      if (ms !== undefined) return ms;
+    } else if (typeof raw === 'number' && isTimestampInRange(raw)) {
+      return raw === 0 ? 0 : raw;
+    }
+    throw fieldError(
+      field,
+      `expected a timestamp 'YYYY-MM-DD HH:MM:SS[.fff]' or epoch milliseconds (years 0000-9999), got ${show(raw)}`,
+      position,
+    );
+  };
+}
+
+/** The converter for a column's type, without null handling. */
+function converterFor(field: Field): Converter {
+  switch (field.type.root) {
+    case 'BIGINT':
+      return bigintConverter(field);
+    case 'INT':
+      return intConverter(field);
+    case 'DOUBLE':
+      return doubleConverter(field);
+    case 'DECIMAL':
+      return decimalConverter(field);
+    case 'STRING':
+      return stringConverter(field);
+    case 'BOOLEAN':
+      return booleanConverter(field);
+    case 'TIMESTAMP':
+      return timestampConverter(field);
+  }
+}
+
+/** One compiled column of a decoder. */
+interface DecodeStep {
+  readonly name: string;
+  readonly field: Field;
+  readonly nullable: boolean;
+  /** The name is also a property of Object.prototype (e.g. `constructor`): read own properties only. */
+  readonly inherited: boolean;
+  readonly convert: Converter;
+}
+
+/** Rejects schemas the row representation cannot hold (a `__proto__` key would set the prototype). */
+function checkSchema(schema: Schema): void {
+  for (const field of schema.fields) {
+    if (field.name === '__proto__') throw new PlanError("Column name '__proto__' is reserved");
+  }
+}
+
+/**
+ * Compiles a decoder for the schema: one converter closure per column, built once, so decoding
+ * a record is a loop over the columns that allocates only the output row.
+ *
+ * @throws RecordError (via the returned function) for a non-object record or any field that
+ *   breaks the rules in this module's header; the message names the field, its type, the
+ *   offending value and the position.
+ */
+export function createRowDecoder(schema: Schema): RowDecoder {
+  checkSchema(schema);
+  const steps: DecodeStep[] = schema.fields.map((field) => ({
+    name: field.name,
+    field,
+    nullable: field.type.nullable,
+    inherited: field.name in Object.prototype,
+    convert: converterFor(field),
+  }));
+  const count = steps.length;
+  return (json, position) => {
+    if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+      const prefix = position === undefined ? '' : `${position}: `;
+      throw new RecordError(`${prefix}expected a JSON object record, got ${show(json)}`, { position });
+    }
+    const record = json as Record<string, unknown>;
+    const row: Record<string, Value> = {};
+    for (let i = 0; i < count; i++) {
+      const step = steps[i]!;
+      const raw = step.inherited && !Object.hasOwn(record, step.name) ? undefined : record[step.name];
+      if (raw === undefined || raw === null) {
+        if (!step.nullable) {
+          throw fieldError(step.field, raw === null ? 'expected a value, got null' : 'expected a value, but the field is missing', position);
+        }
+        row[step.name] = null;
+      } else {
+        row[step.name] = step.convert(raw, position);
+      }
+    }
+    return row;
+  };
+}
+
+/**
+ * Parses one line of JSON and decodes it; JSON syntax errors become a RecordError carrying the
+ * position, so bad lines are dead-lettered like any other bad record.
+ */
+export function decodeJsonLine(line: string, decoder: RowDecoder, position?: string): Row {
+  let json: unknown;
+  try {
+    json = JSON.parse(line);
+  } catch (err) {
+    const prefix = position === undefined ? '' : `${position}: `;
+    const reason = err instanceof Error ? err.message : String(err);
+    throw new RecordError(`${prefix}invalid JSON (${reason}): ${show(line)}`, { position, cause: err });
+  }
+  return decoder(json, position);
+}
+
+/** Converts one non-null value for output; DECIMAL and TIMESTAMP need their text forms. */
+type ValueEncoder = (value: Value) => JsonValue;
+
+/** Raises an engine bug: a row value whose JS type does not match its column. */
+function wrongRepresentation(field: Field, value: Value, expected: string): never {
+  throw new FlambdaError(
+    `Cannot encode field '${field.name}' (${formatType(field.type)}): expected a ${expected} value, got ${typeof value} ${show(value)}`,
+    'internal',
+    'fail',
+  );
+}
+
+/** The output conversion for a column, or `undefined` when values are written as they are. */
+function valueEncoderFor(field: Field): ValueEncoder | undefined {
+  const type: LogicalType = field.type;
+  switch (type.root) {
+    case 'DECIMAL': {
+      const scale = type.scale ?? 0;
+      return (value) => (typeof value === 'bigint' ? formatDecimal(value, scale) : wrongRepresentation(field, value, 'bigint'));
+    }
+    case 'TIMESTAMP':
+      return (value) => (typeof value === 'number' ? formatTimestamp(value) : wrongRepresentation(field, value, 'number'));
+    case 'DOUBLE':
+      // JSON has no NaN/Infinity; JSON.stringify would silently write null.
+      return (value) => (typeof value === 'number' && !Number.isFinite(value) ? String(value) : (value as JsonValue));
+    default:
+      return undefined;
+  }
+}
+
+/** One compiled column of an encoder. */
+interface EncodeStep {
+  readonly name: string;
+  readonly inherited: boolean;
+  readonly encode: ValueEncoder | undefined;
+}
+
+/**
+ * Compiles an encoder for the schema. The output has exactly the schema's fields in schema
+ * order; a field missing from the row is written as `null`.
+ *
+ * @throws FlambdaError (internal) from the returned function when a DECIMAL value is not a
+ *   bigint or a TIMESTAMP value not a number; RecordError for a TIMESTAMP outside years 0000–9999.
+ */
+export function createRowEncoder(schema: Schema): RowEncoder {
+  checkSchema(schema);
+  const steps: EncodeStep[] = schema.fields.map((field) => ({
+    name: field.name,
+    inherited: field.name in Object.prototype,
+    encode: valueEncoderFor(field),
+  }));
+  const count = steps.length;
+  return (row) => {
+    const out: Record<string, JsonValue> = {};
+    for (let i = 0; i < count; i++) {
+      const step = steps[i]!;
+      const value = step.inherited && !Object.hasOwn(row, step.name) ? undefined : row[step.name];
+      if (value === undefined || value === null) out[step.name] = null;
+      else out[step.name] = step.encode === undefined ? (value as JsonValue) : step.encode(value);
+    }
+    return out;
+  };
+}
+
+/** Encoders cached per schema object, so the string helper compiles each schema once. */
+const encoderCache = new WeakMap<Schema, RowEncoder>();
+
+/** Encodes a row as a JSON text line (no trailing newline) using a cached encoder for the schema. */
+export function encodeRowToJson(row: Row, schema: Schema): string {
+  let encoder = encoderCache.get(schema);
+  if (encoder === undefined) {
+    encoder = createRowEncoder(schema);
+    encoderCache.set(schema, encoder);
+  }
+  return JSON.stringify(encoder(row));
+}

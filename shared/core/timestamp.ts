@@ -1,0 +1,163 @@
+/**
+ * TIMESTAMP(3) values: epoch milliseconds in UTC, years 0000–9999.
+ *
+ * Parsing and printing are hand-written digit arithmetic with a civil-calendar conversion
+ * (proleptic Gregorian, as Java's LocalDateTime) instead of `Date`: they run once per record,
+ * allocate nothing but the result, and avoid `Date.UTC`'s mapping of years 0–99 to 1900–1999.
+ */
+import { RecordError } from './errors.ts';
+
+const MS_PER_DAY = 86_400_000;
+
+/**
+ * Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
+ * Works for any year, including year 0 and earlier.
+ */
+export function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const monthFromMarch = month > 2 ? month - 3 : month + 9;
+  const dayOfYear = Math.floor((153 * monthFromMarch + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146097 + dayOfEra - 719468;
+}
+
+/** Earliest supported TIMESTAMP(3): `0000-01-01 00:00:00.000`. */
+export const MIN_TIMESTAMP_MS = daysFromCivil(0, 1, 1) * MS_PER_DAY;
+
+/** Latest supported TIMESTAMP(3): `9999-12-31 23:59:59.999`. */
+export const MAX_TIMESTAMP_MS = daysFromCivil(9999, 12, 31) * MS_PER_DAY + MS_PER_DAY - 1;
+
+/** True when `ms` is an integer inside the supported range (years 0000–9999). */
+export function isTimestampInRange(ms: number): boolean {
+  return Number.isInteger(ms) && ms >= MIN_TIMESTAMP_MS && ms <= MAX_TIMESTAMP_MS;
+}
+
+/** Days in a month of the proleptic Gregorian calendar. */
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+/** The decimal digit at `i`, or -1 when the character is not a digit. */
+function digitAt(text: string, i: number): number {
+  const d = text.charCodeAt(i) - 48;
+  return d >= 0 && d <= 9 ? d : -1;
+}
+
+/** A two-digit field at `i`, or -1 when either character is not a digit. */
+function twoDigits(text: string, i: number): number {
+  const a = digitAt(text, i);
+  const b = digitAt(text, i + 1);
+  return a < 0 || b < 0 ? -1 : a * 10 + b;
+}
+
+/**
+ * Parses `YYYY-MM-DD HH:MM:SS[.fraction]` (or with `T` as the separator, optionally ending in
+ * `Z`) as UTC epoch milliseconds; `undefined` when the text is not a valid timestamp.
+ *
+ * Every field must have exactly its digit count and be in range (no month 13, April 31,
+ * February 29 outside leap years, hour 24 or second 60). The fraction may have 1 to 9 digits;
+ * digits beyond milliseconds are truncated, as Flink does when it casts a string or a
+ * higher-precision timestamp to TIMESTAMP(3) (`…00.1239` → `…00.123`). Surrounding whitespace
+ * and UTC offsets other than `Z` are rejected; callers that want Flink's lenient CAST trim first.
+ */
+export function parseTimestamp(text: string): number | undefined {
+  const length = text.length;
+  if (length < 19) return undefined;
+  const y0 = digitAt(text, 0);
+  const y1 = digitAt(text, 1);
+  const y2 = digitAt(text, 2);
+  const y3 = digitAt(text, 3);
+  if (y0 < 0 || y1 < 0 || y2 < 0 || y3 < 0) return undefined;
+  const year = y0 * 1000 + y1 * 100 + y2 * 10 + y3;
+  const sep = text.charCodeAt(10);
+  if (
+    text.charCodeAt(4) !== 45 /* - */ ||
+    text.charCodeAt(7) !== 45 ||
+    (sep !== 32 /* space */ && sep !== 84) /* T */ ||
+    text.charCodeAt(13) !== 58 /* : */ ||
+    text.charCodeAt(16) !== 58
+  ) {
+    return undefined;
+  }
+  const month = twoDigits(text, 5);
+  const day = twoDigits(text, 8);
+  const hour = twoDigits(text, 11);
+  const minute = twoDigits(text, 14);
+  const second = twoDigits(text, 17);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  if (hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return undefined;
+
+  let millis = 0;
+  let i = 19;
+  if (i < length && text.charCodeAt(i) === 46 /* . */) {
+    i++;
+    const start = i;
+    while (i < length) {
+      const d = digitAt(text, i);
+      if (d < 0) break;
+      // Only the first three digits count; the rest are validated and truncated.
+      if (i - start < 3) millis = millis * 10 + d;
+      i++;
+    }
+    const digits = i - start;
+    if (digits === 0 || digits > 9) return undefined;
+    if (digits === 1) millis *= 100;
+    else if (digits === 2) millis *= 10;
+  }
+  if (i < length && text.charCodeAt(i) === 90 /* Z */) i++;
+  if (i !== length) return undefined;
+
+  return daysFromCivil(year, month, day) * MS_PER_DAY + hour * 3_600_000 + minute * 60_000 + second * 1000 + millis;
+}
+
+/** Zero-pads to two digits. */
+function pad2(n: number): string {
+  return n < 10 ? `0${n}` : `${n}`;
+}
+
+/** Zero-pads to three digits. */
+function pad3(n: number): string {
+  return n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`;
+}
+
+/**
+ * Prints epoch milliseconds as `YYYY-MM-DD HH:MM:SS.fff` (UTC, always three fraction digits),
+ * the way Flink prints TIMESTAMP(3).
+ *
+ * @throws RecordError when `ms` is not an integer or lies outside years 0000–9999: such a value
+ *   can only come from arithmetic on a record's data, so the record is the one to dead-letter.
+ */
+export function formatTimestamp(ms: number): string {
+  if (!isTimestampInRange(ms)) {
+    throw new RecordError(
+      `TIMESTAMP value ${ms} ms is outside the supported range 0000-01-01 00:00:00.000 to 9999-12-31 23:59:59.999`,
+    );
+  }
+  const days = Math.floor(ms / MS_PER_DAY);
+  let rest = ms - days * MS_PER_DAY;
+  const hour = Math.floor(rest / 3_600_000);
+  rest -= hour * 3_600_000;
+  const minute = Math.floor(rest / 60_000);
+  rest -= minute * 60_000;
+  const second = Math.floor(rest / 1000);
+  const millis = rest - second * 1000;
+
+  // Hinnant's civil_from_days.
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const dayOfEra = z - era * 146097;
+  const yearOfEra = Math.floor(
+    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36524) - Math.floor(dayOfEra / 146096)) / 365,
+  );
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1;
+  const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+
+  const yearText = year < 10 ? `000${year}` : year < 100 ? `00${year}` : year < 1000 ? `0${year}` : `${year}`;
+  return `${yearText}-${pad2(month)}-${pad2(day)} ${pad2(hour)}:${pad2(minute)}:${pad2(second)}.${pad3(millis)}`;
+}

@@ -1,0 +1,195 @@
+/**
+ * All aggregate calls of one operator over one group's accumulators: what Flink's planner
+ * generates as an `AggsHandleFunction` (AggsHandlerCodeGenerator), including FILTER and DISTINCT
+ * handling and the record counter.
+ */
+import { PlanError } from '../../core/errors.ts';
+import { requireField } from '../../core/type-parse.ts';
+import type { LogicalType, Row, Schema, Value } from '../../core/types.ts';
+import { encodeKey } from '../../partition/key-encoding.ts';
+import { formatAggCall, type AggCallSpec } from './agg-call.ts';
+import type { AggFunction } from './agg-function.ts';
+import { createAggFunction } from './create-agg-function.ts';
+import { aggResultType } from './result-type.ts';
+
+/**
+ * Distinct values of one argument column: `'#' + encodeKey([value])` → one count per filter slot
+ * of that argument (see {@link AggsHandler}). The `#` keeps every key clear of `__proto__`.
+ */
+export type DistinctMap = Record<string, number[]>;
+
+/** Everything one group keeps: plain data, stored as one state value. */
+export interface GroupAccumulators {
+  /**
+   * Flink's `RecordCounter`: accumulated minus retracted rows. The group is deleted when it reaches
+   * 0, whatever the aggregates compute (a MAX alone cannot tell an empty group apart).
+   */
+  records: number;
+  /** One accumulator per aggregate call, in call order. */
+  aggs: unknown[];
+  /** One distinct map per distinct argument column, in order of first use. */
+  distinct: DistinctMap[];
+}
+
+interface CompiledCall {
+  readonly fn: AggFunction<unknown>;
+  readonly arg: string | undefined;
+  readonly filter: string | undefined;
+}
+
+/** The calls sharing one distinct map that also share a FILTER column (or have none). */
+interface DistinctSlot {
+  readonly filter: string | undefined;
+  readonly calls: readonly number[];
+}
+
+/** The distinct calls over one argument column. */
+interface DistinctGroup {
+  readonly arg: string;
+  readonly slots: readonly DistinctSlot[];
+}
+
+/**
+ * Accumulates, retracts and reads the aggregate calls of a group aggregation.
+ *
+ * FILTER: a row reaches a call only when its filter column is TRUE (Flink's generated
+ * `if (filterArg) { accumulate }`; NULL and FALSE both skip).
+ *
+ * DISTINCT: as in Flink's `DistinctAggCodeGen`, calls over the same argument share one map from
+ * value to the number of rows carrying it; when such calls have different FILTERs the map keeps
+ * one count per filter (Flink's `long[]` map value). A call accumulates a value only when its
+ * count goes 0 → 1 and retracts it only when the count goes 1 → 0. NULL arguments are not
+ * tracked: every supported aggregate ignores NULL, so they could never change a result.
+ */
+export class AggsHandler {
+  /** Output column names of the calls, in order. */
+  readonly names: readonly string[];
+  /** Result types of the calls, in order. */
+  readonly resultTypes: readonly LogicalType[];
+  private readonly calls: readonly CompiledCall[];
+  /** Indexes of the non-distinct calls. */
+  private readonly plain: readonly number[];
+  private readonly distinctGroups: readonly DistinctGroup[];
+
+  /**
+   * @throws PlanError naming the call for a missing column, a non-BOOLEAN filter column,
+   *   COUNT(DISTINCT *), or an argument type the function does not support.
+   */
+  constructor(specs: readonly AggCallSpec[], inputSchema: Schema) {
+    const calls: CompiledCall[] = [];
+    const resultTypes: LogicalType[] = [];
+    const plain: number[] = [];
+    const groups = new Map<string, Map<string | undefined, number[]>>();
+    specs.forEach((spec, index) => {
+      const display = formatAggCall(spec);
+      const argType = spec.arg === undefined ? undefined : requireField(inputSchema, spec.arg, display).type;
+      if (spec.filterField !== undefined) {
+        const filterType = requireField(inputSchema, spec.filterField, display).type;
+        if (filterType.root !== 'BOOLEAN') {
+          throw new PlanError(`FILTER column '${spec.filterField}' of ${display} must be BOOLEAN, not ${filterType.root}`);
+        }
+      }
+      if (spec.distinct && spec.arg === undefined) throw new PlanError(`COUNT(DISTINCT *) is not valid SQL in ${display}`);
+      resultTypes.push(aggResultType(spec.fn, argType, display));
+      calls.push({ fn: createAggFunction(spec.fn, argType, display), arg: spec.arg, filter: spec.filterField });
+      if (spec.distinct && spec.arg !== undefined) {
+        let slots = groups.get(spec.arg);
+        if (slots === undefined) groups.set(spec.arg, (slots = new Map()));
+        let slotCalls = slots.get(spec.filterField);
+        if (slotCalls === undefined) slots.set(spec.filterField, (slotCalls = []));
+        slotCalls.push(index);
+      } else {
+        plain.push(index);
+      }
+    });
+    this.names = specs.map((s) => s.name);
+    this.resultTypes = resultTypes;
+    this.calls = calls;
+    this.plain = plain;
+    this.distinctGroups = [...groups].map(([arg, slots]) => ({
+      arg,
+      slots: [...slots].map(([filter, slotCalls]) => ({ filter, calls: slotCalls })),
+    }));
+  }
+
+  /** Accumulators of an empty group. */
+  createAccumulators(): GroupAccumulators {
+    return {
+      records: 0,
+      aggs: this.calls.map((c) => c.fn.createAccumulator()),
+      distinct: this.distinctGroups.map(() => ({})),
+    };
+  }
+
+  /** Adds an input row (`+I`/`+U`) to the group, in place. */
+  accumulate(acc: GroupAccumulators, row: Row): void {
+    acc.records++;
+    for (const i of this.plain) {
+      const call = this.calls[i]!;
+      if (passes(row, call.filter)) call.fn.accumulate(acc.aggs[i], argValue(row, call.arg));
+    }
+    for (let g = 0; g < this.distinctGroups.length; g++) {
+      const group = this.distinctGroups[g]!;
+      const value = row[group.arg] ?? null;
+      if (value === null) continue;
+      const map = acc.distinct[g]!;
+      const key = distinctKey(value);
+      let counts = map[key];
+      for (let s = 0; s < group.slots.length; s++) {
+        const slot = group.slots[s]!;
+        if (!passes(row, slot.filter)) continue;
+        counts ??= new Array<number>(group.slots.length).fill(0);
+        counts[s] = counts[s]! + 1;
+        if (counts[s] === 1) {
+          for (const i of slot.calls) this.calls[i]!.fn.accumulate(acc.aggs[i], value);
+        }
+      }
+      if (counts !== undefined) map[key] = counts;
+    }
+  }
+
+  /** Removes an input row (`-U`/`-D`) from the group, in place. */
+  retract(acc: GroupAccumulators, row: Row): void {
+    acc.records--;
+    for (const i of this.plain) {
+      const call = this.calls[i]!;
+      if (passes(row, call.filter)) call.fn.retract(acc.aggs[i], argValue(row, call.arg));
+    }
+    for (let g = 0; g < this.distinctGroups.length; g++) {
+      const group = this.distinctGroups[g]!;
+      const value = row[group.arg] ?? null;
+      if (value === null) continue;
+      const map = acc.distinct[g]!;
+      const key = distinctKey(value);
+      const counts = map[key];
+      // A value this group never counted: nothing of it reached the calls, so nothing to undo.
+      if (counts === undefined) continue;
+      for (let s = 0; s < group.slots.length; s++) {
+        const slot = group.slots[s]!;
+        if (!passes(row, slot.filter) || counts[s] === 0) continue;
+        counts[s] = counts[s]! - 1;
+        if (counts[s] === 0) {
+          for (const i of slot.calls) this.calls[i]!.fn.retract(acc.aggs[i], value);
+        }
+      }
+      if (counts.every((c) => c === 0)) delete map[key];
+    }
+  }
+
+  /** The current results, one per call, in call order. */
+  getValues(acc: GroupAccumulators): Value[] {
+    return this.calls.map((call, i) => call.fn.getValue(acc.aggs[i]));
+  }
+}
+
+function passes(row: Row, filter: string | undefined): boolean {
+  return filter === undefined || row[filter] === true;
+}
+
+function argValue(row: Row, arg: string | undefined): Value {
+  return arg === undefined ? null : (row[arg] ?? null);
+}
+
+function distinctKey(value: Value): string {
+  return '#' + encodeKey([value]);
+}

@@ -1,0 +1,33 @@
+/**
+ * Picks the implementation of an aggregate call from its function name and argument type.
+ */
+import type { LogicalType } from '../../core/types.ts';
+import type { AggFunction, AggFunctionName } from './agg-function.ts';
+import { avgFunction } from './avg.ts';
+import { countFunction, countStarFunction } from './count.ts';
+import { maxFunction, minFunction } from './min-max.ts';
+import { aggResultType } from './result-type.ts';
+import { sumFunction } from './sum.ts';
+
+/**
+ * The aggregate function for `fn(argType)`, or COUNT(*) when `argType` is undefined.
+ *
+ * @param call How the call reads in the query, for error messages.
+ * @throws PlanError for the combinations {@link aggResultType} rejects.
+ */
+export function createAggFunction(fn: AggFunctionName, argType: LogicalType | undefined, call?: string): AggFunction<unknown> {
+  aggResultType(fn, argType, call);
+  if (fn === 'COUNT') return argType === undefined ? countStarFunction : countFunction;
+  // aggResultType has rejected a missing argument for every other function.
+  const type = argType!;
+  switch (fn) {
+    case 'SUM':
+      return sumFunction(type);
+    case 'AVG':
+      return avgFunction(type);
+    case 'MIN':
+      return minFunction;
+    case 'MAX':
+      return maxFunction;
+  }
+}

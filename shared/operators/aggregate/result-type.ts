@@ -1,0 +1,60 @@
+/**
+ * Result types of the built-in aggregate functions, following Flink's type inference
+ * (`FlinkSqlOperatorTable` / `LogicalTypeMerging.findSumAggType` / `findAvgAggType`).
+ */
+import { PlanError } from '../../core/errors.ts';
+import { formatType, MAX_DECIMAL_PRECISION } from '../../core/type-parse.ts';
+import type { LogicalType, TypeRoot } from '../../core/types.ts';
+import type { AggFunctionName } from './agg-function.ts';
+
+/** Argument types SUM and AVG accept. */
+const NUMERIC: ReadonlySet<TypeRoot> = new Set<TypeRoot>(['INT', 'BIGINT', 'DOUBLE', 'DECIMAL']);
+
+/** Flink's minimum scale of an AVG over DECIMAL (`findAvgAggType`: DECIMAL(38, max(6, s))). */
+const AVG_MIN_DECIMAL_SCALE = 6;
+
+/**
+ * The result type of `fn(arg)`, or of COUNT(*) when `argType` is undefined.
+ *
+ * - COUNT → BIGINT NOT NULL (a count is never NULL, even of an empty group);
+ * - SUM(INT) → INT, SUM(BIGINT) → BIGINT, SUM(DOUBLE) → DOUBLE, SUM(DECIMAL(p, s)) → DECIMAL(38, s);
+ * - MIN/MAX → the argument type;
+ * - AVG(INT) → INT and AVG(BIGINT) → BIGINT (truncating), AVG(DOUBLE) → DOUBLE,
+ *   AVG(DECIMAL(p, s)) → DECIMAL(38, max(6, s)).
+ *
+ * All but COUNT are nullable: they are NULL when no non-null value was aggregated.
+ *
+ * @param call How the call reads in the query, e.g. `SUM(name) AS total`, for the error message.
+ * @throws PlanError for an unsupported argument type or a missing argument.
+ */
+export function aggResultType(fn: AggFunctionName, argType: LogicalType | undefined, call?: string): LogicalType {
+  const where = call === undefined ? '' : ` in ${call}`;
+  if (fn === 'COUNT') return { root: 'BIGINT', nullable: false };
+  if (argType === undefined) throw new PlanError(`${fn} requires an argument${where}; only COUNT accepts *`);
+  const unsupported = (accepted: string): PlanError =>
+    new PlanError(`${fn}(${formatType(argType)}) is not supported${where}: ${fn} accepts ${accepted}`);
+  switch (fn) {
+    case 'MIN':
+    case 'MAX':
+      return { ...argType, nullable: true };
+    case 'SUM':
+      if (!NUMERIC.has(argType.root)) throw unsupported('INT, BIGINT, DOUBLE or DECIMAL');
+      if (argType.root === 'DECIMAL') {
+        return { root: 'DECIMAL', nullable: true, precision: MAX_DECIMAL_PRECISION, scale: argType.scale ?? 0 };
+      }
+      return { root: argType.root, nullable: true };
+    case 'AVG':
+      if (!NUMERIC.has(argType.root)) throw unsupported('INT, BIGINT, DOUBLE or DECIMAL');
+      if (argType.root === 'DECIMAL') {
+        // Flink divides DECIMAL(38, s) by the BIGINT count, i.e. DECIMAL(20, 0); its division
+        // type rule then lands on DECIMAL(38, max(6, s)).
+        const scale = Math.max(AVG_MIN_DECIMAL_SCALE, argType.scale ?? 0);
+        return { root: 'DECIMAL', nullable: true, precision: MAX_DECIMAL_PRECISION, scale };
+      }
+      return { root: argType.root, nullable: true };
+    default: {
+      const unknown: never = fn;
+      throw new PlanError(`Unknown aggregate function ${String(unknown)}${where}`);
+    }
+  }
+}

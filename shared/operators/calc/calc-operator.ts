@@ -1,0 +1,107 @@
+/**
+ * The Calc operator (Flink's StreamExecCalc): an optional filter followed by a projection,
+ * applied row by row. The row kind passes through unchanged, so Calc works on any changelog:
+ * a `-U` row is filtered and projected exactly like the `+I`/`+U` row it retracts.
+ *
+ * Expressions are compiled to closures when the operator is created, so plan errors (unknown
+ * columns, type mismatches) surface before any data flows.
+ */
+import { PlanError } from '../../core/errors.ts';
+import type { ChangeRow } from '../../core/row.ts';
+import { findField, schemaFromFields } from '../../core/type-parse.ts';
+import type { Field, Row, Schema, Value } from '../../core/types.ts';
+import type { Evaluator, UdfRegistry } from '../../plan/expr-compile.ts';
+import { compileExpr, compilePredicate } from '../../plan/expr-compile.ts';
+import type { Expr } from '../../plan/expr.ts';
+import { printExpr } from '../../plan/expr-print.ts';
+import { inferType, typeName } from '../../plan/expr-types.ts';
+import type { Operator, Output } from '../operator.ts';
+
+/** Plain-data spec of a Calc: output columns in order, and the rows to keep. */
+export interface CalcSpec {
+  readonly projection: readonly { readonly name: string; readonly expr: Expr }[];
+  /** Rows for which this is NULL or false are dropped, as in SQL's WHERE. */
+  readonly condition?: Expr;
+}
+
+/**
+ * The output schema of a Calc: each projected column with its inferred type. A plain reference
+ * to a rowtime or proctime column keeps its time attribute, as Flink keeps time attributes
+ * through projections; any other expression over it yields a regular TIMESTAMP.
+ *
+ * @throws PlanError for invalid expressions, a non-BOOLEAN condition or duplicate column names.
+ */
+export function calcOutputSchema(spec: CalcSpec, inputSchema: Schema): Schema {
+  if (spec.condition !== undefined) {
+    const type = inferType(spec.condition, inputSchema);
+    if (type.root !== 'BOOLEAN') {
+      throw new PlanError(`a Calc condition must be BOOLEAN, but ${printExpr(spec.condition)} is ${typeName(type)}`);
+    }
+  }
+  const fields: Field[] = spec.projection.map(({ name, expr }) => {
+    const type = inferType(expr, inputSchema);
+    const timeAttribute = expr.kind === 'ref' ? findField(inputSchema, expr.name)?.timeAttribute : undefined;
+    return timeAttribute === undefined ? { name, type } : { name, type, timeAttribute };
+  });
+  return schemaFromFields(fields);
+}
+
+/** True when the projection re-emits exactly the input columns, in order and by name. */
+function isIdentityProjection(spec: CalcSpec, inputSchema: Schema): boolean {
+  const fields = inputSchema.fields;
+  return (
+    spec.projection.length === fields.length &&
+    spec.projection.every(({ name, expr }, i) => expr.kind === 'ref' && expr.name === fields[i]!.name && name === expr.name)
+  );
+}
+
+/**
+ * Creates a Calc operator instance.
+ *
+ * An identity projection emits the input rows themselves (no copy); otherwise every kept row is
+ * projected into a new object with the output columns in order.
+ *
+ * @throws PlanError as {@link calcOutputSchema}, or for a UDF missing from `udfs`.
+ */
+export function createCalcOperator(spec: CalcSpec, inputSchema: Schema, udfs: UdfRegistry): Operator {
+  // Validates names, types and the condition before compiling.
+  calcOutputSchema(spec, inputSchema);
+  const keep = spec.condition === undefined ? undefined : compilePredicate(spec.condition, inputSchema, udfs);
+
+  if (isIdentityProjection(spec, inputSchema)) {
+    return {
+      open() {},
+      processBatch:
+        keep === undefined
+          ? (batch: readonly ChangeRow[], out: Output) => {
+              for (let i = 0; i < batch.length; i++) out.emit(batch[i]!);
+            }
+          : (batch: readonly ChangeRow[], out: Output) => {
+              for (let i = 0; i < batch.length; i++) {
+                const change = batch[i]!;
+                if (keep(change.row)) out.emit(change);
+              }
+            },
+    };
+  }
+
+  const names = spec.projection.map((p) => p.name);
+  const evaluators: Evaluator[] = spec.projection.map((p) => compileExpr(p.expr, inputSchema, udfs));
+  const width = names.length;
+  const project = (row: Row): Row => {
+    // Same insertion order for every row, so all output rows share one hidden class.
+    const projected: Record<string, Value> = {};
+    for (let i = 0; i < width; i++) projected[names[i]!] = evaluators[i]!(row);
+    return projected;
+  };
+  return {
+    open() {},
+    processBatch(batch: readonly ChangeRow[], out: Output) {
+      for (let i = 0; i < batch.length; i++) {
+        const change = batch[i]!;
+        if (keep !== undefined && !keep(change.row)) continue;
+        out.emit({ kind: change.kind, row: project(change.row) });
+      }
+    },
+  };
+}

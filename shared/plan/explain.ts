@@ -1,0 +1,162 @@
+/**
+ * Flink-style plan text: one line per node, children indented under `+- `, e.g.
+ *
+ * ```
+ * Sink(table=[print], fields=[merchandiseId, totalQuantity])
+ * +- GroupAggregate(groupBy=[merchandiseId], select=[merchandiseId, SUM(quantity) AS totalQuantity])
+ *    +- Exchange(distribution=[hash[merchandiseId]])
+ *       +- Calc(select=[merchandiseId, quantity])
+ *          +- Source(table=[orders], fields=[merchandiseId, quantity, log_ts])
+ * ```
+ */
+import { formatType } from '../core/type-parse.ts';
+import type { AggCall, LogicalNode, RankRange, SortField, WindowSpec } from './logical.ts';
+import { inputOf } from './logical.ts';
+import { printExpr } from './expr-print.ts';
+import type { NodeTraits, PlannedPipeline } from './planner.ts';
+import { formatDistribution } from './planner.ts';
+
+/** Options of {@link explainPlan}. */
+export interface ExplainOptions {
+  /** Append `changelogMode=[I,UB,UA,D]` to every node, as Flink's `EXPLAIN CHANGELOG_MODE`. */
+  readonly changelogMode?: boolean;
+}
+
+/** Prints every sink's tree, separated by blank lines. */
+export function explainPlan(plan: PlannedPipeline, options: ExplainOptions = {}): string {
+  return plan.sinks.map((s) => explainTree(s, plan.traits, options)).join('\n\n');
+}
+
+/** Prints one tree rooted at `root`. */
+export function explainTree(root: LogicalNode, traits: ReadonlyMap<LogicalNode, NodeTraits>, options: ExplainOptions = {}): string {
+  const lines: string[] = [];
+  let node: LogicalNode | undefined = root;
+  let depth = 0;
+  while (node) {
+    const prefix = depth === 0 ? '' : `${'   '.repeat(depth - 1)}+- `;
+    let text = describePlanNode(node);
+    if (options.changelogMode) {
+      const mode = traits.get(node)?.changelogMode ?? [];
+      text = `${text.slice(0, -1)}, changelogMode=[${mode.map(shortKind).join(',')}])`;
+    }
+    lines.push(prefix + text);
+    node = inputOf(node);
+    depth++;
+  }
+  return lines.join('\n');
+}
+
+function shortKind(kind: string): string {
+  return kind === '+I' ? 'I' : kind === '-U' ? 'UB' : kind === '+U' ? 'UA' : 'D';
+}
+
+/** One node as Flink prints it: `Type(attr=[…], …)`. */
+export function describePlanNode(node: LogicalNode): string {
+  const fields = (names: readonly string[]): string => `[${names.join(', ')}]`;
+  const attrs = (pairs: [string, string | undefined][]): string =>
+    pairs
+      .filter((p): p is [string, string] => p[1] !== undefined)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ');
+  const outNames = node.schema.fields.map((f) => f.name);
+  switch (node.type) {
+    case 'Source': {
+      const wm = node.watermark;
+      return `Source(${attrs([
+        ['table', `[${node.name}]`],
+        ['fields', fields(outNames)],
+        ['watermark', wm ? `[-(${wm.column}, ${wm.outOfOrdernessMs}:INTERVAL MILLISECOND)]` : undefined],
+      ])})`;
+    }
+    case 'Calc':
+      return `Calc(${attrs([
+        [
+          'select',
+          fields(node.projection.map((p) => {
+            const text = printExpr(p.expr);
+            return text === p.name ? text : `${text} AS ${p.name}`;
+          })),
+        ],
+        ['where', node.condition ? `[${printExpr(node.condition)}]` : undefined],
+      ])})`;
+    case 'Map':
+      return `Map(${attrs([['function', `[${node.display}]`], ['fields', fields(outNames)]])})`;
+    case 'GroupAggregate':
+      return `GroupAggregate(${attrs([
+        ['groupBy', node.groupBy.length > 0 ? fields(node.groupBy) : undefined],
+        ['select', fields([...node.groupBy, ...node.aggCalls.map(formatAggCall)])],
+      ])})`;
+    case 'Rank':
+    case 'WindowRank':
+      return `${node.type}(${attrs([
+        ['rankType', `[${node.rankType}]`],
+        ['rankRange', `[${formatRankRange(node.rankRange)}]`],
+        ['partitionBy', fields(node.partitionBy)],
+        ['orderBy', fields(node.orderBy.map(formatSortField))],
+        ['select', fields(outNames)],
+      ])})`;
+    case 'Deduplicate':
+      return `Deduplicate(${attrs([
+        ['keep', `[${node.keep === 'first' ? 'FirstRow' : 'LastRow'}]`],
+        ['key', fields(node.keys)],
+        ['order', `[${node.orderColumn}]`],
+      ])})`;
+    case 'LookupJoin':
+      return `LookupJoin(${attrs([
+        ['table', `[${node.table}]`],
+        ['joinType', `[${node.joinType === 'LEFT' ? 'LeftOuterJoin' : 'InnerJoin'}]`],
+        ['lookup', fields(node.keys.map((k) => `${k.lookup}=${k.probe}`))],
+        ['where', node.condition ? `[${printExpr(node.condition)}]` : undefined],
+        ['select', fields(outNames)],
+      ])})`;
+    case 'WindowAggregate':
+      return `WindowAggregate(${attrs([
+        ['groupBy', node.groupBy.length > 0 ? fields(node.groupBy) : undefined],
+        ['window', `[${formatWindow(node.window)}]`],
+        ['select', fields([...node.groupBy, ...node.aggCalls.map(formatAggCall)])],
+      ])})`;
+    case 'Exchange':
+      return `Exchange(distribution=[${formatDistribution(node.distribution)}])`;
+    case 'Sink':
+      return `Sink(${attrs([
+        ['table', `[${node.name}]`],
+        ['fields', fields(outNames)],
+        ['upsertKey', node.upsertKey ? fields(node.upsertKey) : undefined],
+      ])})`;
+  }
+}
+
+/** `COUNT(DISTINCT bidder) FILTER $f3 AS total_bidders`, as Flink prints aggregate calls. */
+export function formatAggCall(call: AggCall): string {
+  const arg = call.arg === undefined ? '*' : `${call.distinct ? 'DISTINCT ' : ''}${call.arg}`;
+  const filter = call.filterField === undefined ? '' : ` FILTER ${call.filterField}`;
+  return `${call.fn}(${arg})${filter} AS ${call.name}`;
+}
+
+function formatSortField(f: SortField): string {
+  const nulls = f.direction === 'ASC' ? (f.nullsFirst ? '' : ' NULLS LAST') : f.nullsFirst ? ' NULLS FIRST' : '';
+  return `${f.column} ${f.direction}${nulls}`;
+}
+
+function formatRankRange(r: RankRange): string {
+  return r.type === 'constant' ? `rankStart=${r.start}, rankEnd=${r.end}` : `rankEnd=${r.endColumn}`;
+}
+
+function formatWindow(w: WindowSpec): string {
+  const ms = (v: number): string => `${v} ms`;
+  switch (w.type) {
+    case 'TUMBLE':
+      return `TUMBLE(time_col=[${w.timeColumn}], size=[${ms(w.sizeMs)}])`;
+    case 'HOP':
+      return `HOP(time_col=[${w.timeColumn}], size=[${ms(w.sizeMs)}], slide=[${ms(w.slideMs)}])`;
+    case 'CUMULATE':
+      return `CUMULATE(time_col=[${w.timeColumn}], max_size=[${ms(w.maxSizeMs)}], step=[${ms(w.stepMs)}])`;
+    case 'SESSION':
+      return `SESSION(time_col=[${w.timeColumn}], gap=[${ms(w.gapMs)}], partition keys=[${w.partitionBy.join(', ')}])`;
+  }
+}
+
+/** Prints a schema as `name TYPE` lines, used by `flambda explain --schema`. */
+export function formatSchemaLines(node: LogicalNode): string[] {
+  return node.schema.fields.map((f) => `${f.name} ${formatType(f.type)}${f.timeAttribute ? ` *${f.timeAttribute.toUpperCase()}*` : ''}`);
+}

@@ -1,0 +1,210 @@
+/**
+ * Small builders for expression trees, used by the TypeScript API and by tests:
+ * `gt(col('price'), 10000)` builds `>(price, 10000)`.
+ *
+ * Operands may be expressions or plain JavaScript values; plain values become literals through
+ * {@link lit}. A plain string is therefore a string literal, never a column: columns always go
+ * through {@link col}, so `eq(col('channel'), 'apple')` reads unambiguously.
+ */
+import { PlanError } from '../core/errors.ts';
+import { parseType } from '../core/type-parse.ts';
+import type { LogicalType, Value } from '../core/types.ts';
+import type { Call, CastExpr, Expr, FieldRef, Literal } from './expr.ts';
+
+/** An expression, or a plain value that {@link lit} turns into a literal. */
+export type ExprLike = Expr | number | bigint | string | boolean;
+
+/** A type, or its SQL text such as `'DECIMAL(10, 2)'` (parsed with `parseType`). */
+export type TypeLike = LogicalType | string;
+
+const INT_MIN = -2147483648;
+const INT_MAX = 2147483647;
+
+/** References an input column by name. */
+export function col(name: string): FieldRef {
+  return { kind: 'ref', name };
+}
+
+/**
+ * A literal. Without `type`, the type is inferred as Flink types SQL literals: integers are
+ * `INT` when they fit 32 bits and `BIGINT` when they are safe integers, other numbers `DOUBLE`, strings `STRING`,
+ * booleans `BOOLEAN`, bigints `DECIMAL(p, 0)` — all `NOT NULL`. A `null` literal needs a type
+ * and is always nullable. DECIMAL literals hold the unscaled bigint (`lit(150n, 'DECIMAL(3, 2)')`
+ * is 1.50) and TIMESTAMP literals epoch milliseconds.
+ *
+ * @throws PlanError when the type is missing for `null`, or the value does not fit the type.
+ */
+export function lit(value: Value, type?: TypeLike): Literal {
+  if (type !== undefined) {
+    const t = typeof type === 'string' ? parseType(type) : type;
+    if (value === null) return { kind: 'literal', value, type: t.nullable ? t : { ...t, nullable: true } };
+    checkLiteralValue(value, t);
+    return { kind: 'literal', value, type: t };
+  }
+  return { kind: 'literal', value, type: inferLiteralType(value) };
+}
+
+function inferLiteralType(value: Value): LogicalType {
+  switch (typeof value) {
+    case 'number':
+      if (Number.isInteger(value) && value >= INT_MIN && value <= INT_MAX) return { root: 'INT', nullable: false };
+      if (Number.isSafeInteger(value)) return { root: 'BIGINT', nullable: false };
+      // Fractions, and integers too large to be exact, are approximate numbers.
+      return { root: 'DOUBLE', nullable: false };
+    case 'bigint': {
+      const digits = (value < 0n ? -value : value).toString().length;
+      if (digits > 38) throw new PlanError(`DECIMAL literal ${value} has more than 38 digits`);
+      return { root: 'DECIMAL', nullable: false, precision: digits, scale: 0 };
+    }
+    case 'string':
+      return { root: 'STRING', nullable: false };
+    case 'boolean':
+      return { root: 'BOOLEAN', nullable: false };
+    default:
+      throw new PlanError('A null literal needs a type, e.g. lit(null, "BIGINT")');
+  }
+}
+
+/** Rejects values whose runtime representation does not match the type (see core/types.ts). */
+function checkLiteralValue(value: Exclude<Value, null>, type: LogicalType): void {
+  const bad = (why: string): never => {
+    throw new PlanError(`Literal ${String(value)} does not fit type ${type.root}: ${why}`);
+  };
+  switch (type.root) {
+    case 'INT':
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < INT_MIN || value > INT_MAX) bad('expected a 32-bit integer');
+      break;
+    case 'BIGINT':
+    case 'TIMESTAMP':
+      if (typeof value !== 'number' || !Number.isSafeInteger(value)) bad('expected a safe integer number');
+      break;
+    case 'DOUBLE':
+      if (typeof value !== 'number') bad('expected a number');
+      break;
+    case 'DECIMAL': {
+      if (typeof value !== 'bigint') return bad('expected the unscaled value as a bigint');
+      const digits = (value < 0n ? -value : value).toString().length;
+      if (digits > (type.precision ?? 10)) bad(`more than ${type.precision ?? 10} digits`);
+      break;
+    }
+    case 'STRING':
+      if (typeof value !== 'string') bad('expected a string');
+      else if (type.length !== undefined && [...value].length > type.length) bad(`longer than ${type.length} characters`);
+      break;
+    case 'BOOLEAN':
+      if (typeof value !== 'boolean') bad('expected a boolean');
+      break;
+  }
+}
+
+/** Wraps plain values as literals and passes expressions through. */
+export function toExpr(value: ExprLike): Expr {
+  return typeof value === 'object' ? value : lit(value);
+}
+
+/** A call of a built-in operator or function; the name is upper-cased as in {@link Call}. */
+export function call(fn: string, ...args: ExprLike[]): Call {
+  return { kind: 'call', fn: fn.toUpperCase(), args: args.map(toExpr) };
+}
+
+/** `CAST(expr AS type)`. */
+export function cast(expr: ExprLike, type: TypeLike): CastExpr {
+  return { kind: 'cast', expr: toExpr(expr), type: typeof type === 'string' ? parseType(type) : type };
+}
+
+/** `a = b`. */
+export function eq(a: ExprLike, b: ExprLike): Call {
+  return call('=', a, b);
+}
+
+/** `a <> b`. */
+export function neq(a: ExprLike, b: ExprLike): Call {
+  return call('<>', a, b);
+}
+
+/** `a < b`. */
+export function lt(a: ExprLike, b: ExprLike): Call {
+  return call('<', a, b);
+}
+
+/** `a <= b`. */
+export function le(a: ExprLike, b: ExprLike): Call {
+  return call('<=', a, b);
+}
+
+/** `a > b`. */
+export function gt(a: ExprLike, b: ExprLike): Call {
+  return call('>', a, b);
+}
+
+/** `a >= b`. */
+export function ge(a: ExprLike, b: ExprLike): Call {
+  return call('>=', a, b);
+}
+
+/** `a AND b AND …` (two or more operands, kept flat as Flink prints them). */
+export function and(a: ExprLike, b: ExprLike, ...more: ExprLike[]): Call {
+  return call('AND', a, b, ...more);
+}
+
+/** `a OR b OR …` (two or more operands, kept flat as Flink prints them). */
+export function or(a: ExprLike, b: ExprLike, ...more: ExprLike[]): Call {
+  return call('OR', a, b, ...more);
+}
+
+/** `NOT a`. */
+export function not(a: ExprLike): Call {
+  return call('NOT', a);
+}
+
+/** `a + b`. */
+export function add(a: ExprLike, b: ExprLike): Call {
+  return call('+', a, b);
+}
+
+/** `a - b`. */
+export function sub(a: ExprLike, b: ExprLike): Call {
+  return call('-', a, b);
+}
+
+/** `a * b`. */
+export function mul(a: ExprLike, b: ExprLike): Call {
+  return call('*', a, b);
+}
+
+/** `a / b` (integer division for integer operands, as in Flink). */
+export function div(a: ExprLike, b: ExprLike): Call {
+  return call('/', a, b);
+}
+
+/** `MOD(a, b)`, which is also what Flink makes of `a % b`. */
+export function mod(a: ExprLike, b: ExprLike): Call {
+  return call('MOD', a, b);
+}
+
+/** `a IS NULL`. */
+export function isNull(a: ExprLike): Call {
+  return call('IS NULL', a);
+}
+
+/** `a IS NOT NULL`. */
+export function isNotNull(a: ExprLike): Call {
+  return call('IS NOT NULL', a);
+}
+
+/**
+ * `CASE WHEN c1 THEN v1 … ELSE e END`; without `elseValue` the result is NULL when no condition
+ * holds, as in SQL.
+ */
+export function caseWhen(branches: readonly (readonly [ExprLike, ExprLike])[], elseValue?: ExprLike): Call {
+  if (branches.length === 0) throw new PlanError('CASE needs at least one WHEN branch');
+  const args: ExprLike[] = [];
+  for (const [cond, value] of branches) args.push(cond, value);
+  if (elseValue !== undefined) args.push(elseValue);
+  return call('CASE', ...args);
+}
+
+/** `DATE_FORMAT(expr, pattern)` with a Java SimpleDateFormat pattern such as `'yyyy-MM-dd'`. */
+export function dateFormat(expr: ExprLike, pattern: string): Call {
+  return call('DATE_FORMAT', expr, lit(pattern));
+}

@@ -1,0 +1,284 @@
+/**
+ * Value conversions between SQL types, shared by explicit `CAST` and by the implicit widening the
+ * compiler inserts (INT → DECIMAL for `price * 0.908`, DECIMAL → DOUBLE, string → TIMESTAMP in
+ * comparisons). Converters are chosen once per expression and never see NULL: callers keep the
+ * null check on their side so that the common not-null path is one call.
+ *
+ * Semantics follow Flink's CAST (1.15+, non-legacy): numbers narrow like Java casts (INT wraps,
+ * DOUBLE → INT truncates and saturates), rounding to DECIMAL is HALF_UP, BOOLEAN → STRING is
+ * `TRUE`/`FALSE`, DOUBLE → STRING uses Java's `Double.toString` format (`1.0E10`), strings are
+ * trimmed before parsing and VARCHAR(n) targets truncate. Casts that cannot produce a value
+ * (`'abc'` to INT, a DECIMAL overflow) throw a RecordError, so the record is dead-lettered.
+ * (Flink yields NULL for DECIMAL overflow; we refuse instead, because a NULL would silently break
+ * the NOT NULL type the planner inferred.)
+ */
+import { fitsPrecision, formatDecimal, pow10, rescaleDecimal, tryParseDecimal } from '../core/decimal.ts';
+import { RecordError } from '../core/errors.ts';
+import { formatTimestamp, parseTimestamp } from '../core/timestamp.ts';
+import type { LogicalType, Value } from '../core/types.ts';
+import { truncateCodePoints } from './expr-strings.ts';
+import { isNumeric, typeName } from './expr-types.ts';
+
+/** A not-null runtime value. */
+export type NonNullValue = Exclude<Value, null>;
+
+/** Converts a not-null value of one type to the representation of another. */
+export type Converter = (value: NonNullValue) => Value;
+
+const INT_MIN = -2147483648;
+const INT_MAX = 2147483647;
+/** Java's Long.MIN_VALUE/MAX_VALUE as doubles: where DOUBLE → BIGINT saturates. */
+const LONG_MIN = -(2 ** 63);
+const LONG_MAX = 2 ** 63;
+const LONG_MIN_BIG = -(2n ** 63n);
+const LONG_MAX_BIG = 2n ** 63n - 1n;
+const MAX_SAFE_BIG = BigInt(Number.MAX_SAFE_INTEGER);
+/** Powers of ten that are exact doubles (10^22 is the last one). */
+const POW10_NUMBER: readonly number[] = Array.from({ length: 23 }, (_, i) => 10 ** i);
+
+/**
+ * Prints a double as Java's `Double.toString` does (which Flink uses for CAST to STRING): plain
+ * notation with at least one fraction digit for 10^-3 ≤ |d| < 10^7 (`1.0`, `0.001`), otherwise
+ * computerized scientific notation (`1.0E7`, `1.5E-4`), and `NaN`, `Infinity`, `-Infinity`.
+ */
+export function formatDouble(value: number): string {
+  if (Number.isNaN(value)) return 'NaN';
+  if (value === Infinity) return 'Infinity';
+  if (value === -Infinity) return '-Infinity';
+  if (value === 0) return Object.is(value, -0) ? '-0.0' : '0.0';
+  const abs = Math.abs(value);
+  if (abs >= 1e-3 && abs < 1e7) {
+    const text = String(value);
+    return text.includes('.') ? text : `${text}.0`;
+  }
+  const [mantissa = '0', exponent = '0'] = value.toExponential().split('e');
+  const withPoint = mantissa.includes('.') ? mantissa : `${mantissa}.0`;
+  return `${withPoint}E${exponent.startsWith('+') ? exponent.slice(1) : exponent}`;
+}
+
+/** DECIMAL unscaled value → nearest double (exact fast path when both parts are exact doubles). */
+export function decimalToDouble(unscaled: bigint, scale: number): number {
+  if (unscaled <= MAX_SAFE_BIG && unscaled >= -MAX_SAFE_BIG && scale < POW10_NUMBER.length) {
+    // Both operands are exact, so the one division rounds correctly.
+    return Number(unscaled) / POW10_NUMBER[scale]!;
+  }
+  return Number(formatDecimal(unscaled, scale));
+}
+
+/** Strips the whitespace and control characters Java's `String.trim` strips (code ≤ U+0020). */
+function javaTrim(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && text.charCodeAt(start) <= 32) start++;
+  while (end > start && text.charCodeAt(end - 1) <= 32) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
+}
+
+const INTEGER_TEXT = /^[+-]?\d+(?:\.\d*)?$/;
+const DOUBLE_TEXT = /^[+-]?(?:NaN|Infinity|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)[fFdD]?$/;
+const DATE_TEXT = /^\d{4}-\d{2}-\d{2}$/;
+const TRUE_TEXT = new Set(['true', 't', 'yes', 'y', '1']);
+const FALSE_TEXT = new Set(['false', 'f', 'no', 'n', '0']);
+
+/**
+ * Builds the converter from `from` to `to`, or `undefined` when values need no conversion.
+ * `where` (the printed expression) goes into RecordError messages.
+ *
+ * Callers check castability first (see `castProblem` in expr-types.ts); pairs outside Flink's
+ * cast matrix here are a programming error.
+ */
+export function castConverter(from: LogicalType, to: LogicalType, where: string): Converter | undefined {
+  const fail = (value: NonNullValue, detail?: string): never => {
+    const shown = typeof value === 'string' ? `'${value}'` : typeof value === 'bigint' ? formatDecimal(value, from.scale ?? 0) : String(value);
+    throw new RecordError(`cannot cast ${shown} to ${typeName(to)} in ${where}${detail === undefined ? '' : `: ${detail}`}`);
+  };
+  if (to.root === 'STRING') return toStringConverter(from, to);
+  switch (from.root) {
+    case 'STRING':
+      return fromStringConverter(to, fail);
+    case 'INT':
+    case 'BIGINT':
+      return fromIntegerConverter(from, to, fail);
+    case 'DOUBLE':
+      return fromDoubleConverter(to, fail);
+    case 'DECIMAL':
+      return fromDecimalConverter(from, to, fail);
+    case 'BOOLEAN':
+      return fromBooleanConverter(to, fail);
+    case 'TIMESTAMP':
+      if (to.root === 'TIMESTAMP') return undefined;
+      break;
+  }
+  throw new Error(`internal: no conversion from ${typeName(from)} to ${typeName(to)} in ${where}`);
+}
+
+type Fail = (value: NonNullValue, detail?: string) => never;
+
+function toStringConverter(from: LogicalType, to: LogicalType): Converter | undefined {
+  const length = to.length;
+  const limit = (text: string): string => (length === undefined ? text : truncateCodePoints(text, length));
+  switch (from.root) {
+    case 'STRING':
+      if (length === undefined || (from.length !== undefined && from.length <= length)) return undefined;
+      return (v) => truncateCodePoints(v as string, length);
+    case 'INT':
+    case 'BIGINT':
+      return (v) => limit(String(v));
+    case 'DOUBLE':
+      return (v) => limit(formatDouble(v as number));
+    case 'DECIMAL': {
+      const scale = from.scale ?? 0;
+      return (v) => limit(formatDecimal(v as bigint, scale));
+    }
+    case 'BOOLEAN':
+      return (v) => limit(v === true ? 'TRUE' : 'FALSE');
+    case 'TIMESTAMP':
+      return (v) => limit(formatTimestamp(v as number));
+  }
+}
+
+function fromStringConverter(to: LogicalType, fail: Fail): Converter {
+  switch (to.root) {
+    case 'INT':
+    case 'BIGINT': {
+      const [min, max] = to.root === 'INT' ? [BigInt(INT_MIN), BigInt(INT_MAX)] : [LONG_MIN_BIG, LONG_MAX_BIG];
+      return (v) => {
+        const text = javaTrim(v as string);
+        if (!INTEGER_TEXT.test(text)) return fail(v);
+        // Flink's string-to-integer cast drops a fraction part ('1.9' → 1).
+        const point = text.indexOf('.');
+        const n = BigInt(point < 0 ? text : text.slice(0, point));
+        if (n < min || n > max) return fail(v, `out of range for ${to.root}`);
+        return Number(n);
+      };
+    }
+    case 'DOUBLE':
+      return (v) => {
+        const text = javaTrim(v as string);
+        if (!DOUBLE_TEXT.test(text)) return fail(v);
+        const last = text[text.length - 1];
+        // Java accepts a float/double type suffix (`1.5d`); Number() does not.
+        const suffixed = last === 'f' || last === 'F' || last === 'd' || last === 'D';
+        return Number(suffixed ? text.slice(0, -1) : text);
+      };
+    case 'DECIMAL': {
+      const precision = to.precision ?? 10;
+      const scale = to.scale ?? 0;
+      return (v) => {
+        const result = tryParseDecimal(javaTrim(v as string), precision, scale);
+        if (result === 'invalid') return fail(v);
+        if (result === 'overflow') return fail(v, `more than ${precision - scale} integer digits`);
+        return result;
+      };
+    }
+    case 'BOOLEAN':
+      return (v) => {
+        const text = javaTrim(v as string).toLowerCase();
+        if (TRUE_TEXT.has(text)) return true;
+        if (FALSE_TEXT.has(text)) return false;
+        return fail(v);
+      };
+    case 'TIMESTAMP':
+      return (v) => {
+        const text = javaTrim(v as string);
+        // A bare date means midnight, as in Flink's CAST.
+        const ms = parseTimestamp(DATE_TEXT.test(text) ? `${text} 00:00:00` : text);
+        return ms === undefined ? fail(v) : ms;
+      };
+    case 'STRING':
+      throw new Error('internal: STRING targets are handled by toStringConverter');
+  }
+}
+
+function checkedDecimal(unscaled: bigint, precision: number, value: NonNullValue, fail: Fail): bigint {
+  return fitsPrecision(unscaled, precision) ? unscaled : fail(value, `overflows DECIMAL precision ${precision}`);
+}
+
+function fromIntegerConverter(from: LogicalType, to: LogicalType, fail: Fail): Converter | undefined {
+  switch (to.root) {
+    case 'INT':
+      // Java's (int) narrowing wraps; ToInt32 is exactly that.
+      return from.root === 'INT' ? undefined : (v) => (v as number) | 0;
+    case 'BIGINT':
+    case 'DOUBLE':
+      return undefined;
+    case 'DECIMAL': {
+      const precision = to.precision ?? 10;
+      const factor = pow10(to.scale ?? 0);
+      return (v) => checkedDecimal(BigInt(v as number) * factor, precision, v, fail);
+    }
+    case 'BOOLEAN':
+      return (v) => v !== 0;
+    default:
+      throw new Error(`internal: no conversion from ${from.root} to ${to.root}`);
+  }
+}
+
+function fromDoubleConverter(to: LogicalType, fail: Fail): Converter | undefined {
+  switch (to.root) {
+    case 'INT':
+      // Java's (int) cast: NaN → 0, truncation toward zero, saturation at the int range.
+      return (v) => {
+        const d = v as number;
+        if (Number.isNaN(d)) return 0;
+        return d <= INT_MIN ? INT_MIN : d >= INT_MAX ? INT_MAX : Math.trunc(d) + 0;
+      };
+    case 'BIGINT':
+      return (v) => {
+        const d = v as number;
+        if (Number.isNaN(d)) return 0;
+        return d <= LONG_MIN ? LONG_MIN : d >= LONG_MAX ? LONG_MAX : Math.trunc(d) + 0;
+      };
+    case 'DOUBLE':
+      return undefined;
+    case 'DECIMAL': {
+      const precision = to.precision ?? 10;
+      const scale = to.scale ?? 0;
+      return (v) => {
+        const result = tryParseDecimal(v as number, precision, scale);
+        if (result === 'invalid') return fail(v);
+        if (result === 'overflow') return fail(v, `overflows DECIMAL precision ${precision}`);
+        return result;
+      };
+    }
+    case 'BOOLEAN':
+      return (v) => v !== 0;
+    default:
+      throw new Error(`internal: no conversion from DOUBLE to ${to.root}`);
+  }
+}
+
+function fromDecimalConverter(from: LogicalType, to: LogicalType, fail: Fail): Converter | undefined {
+  const scale = from.scale ?? 0;
+  const divisor = pow10(scale);
+  switch (to.root) {
+    case 'INT':
+      // BigDecimal.intValue(): drop the fraction, keep the low 32 bits.
+      return (v) => Number(BigInt.asIntN(32, (v as bigint) / divisor));
+    case 'BIGINT':
+      return (v) => Number(BigInt.asIntN(64, (v as bigint) / divisor));
+    case 'DOUBLE':
+      return (v) => decimalToDouble(v as bigint, scale);
+    case 'DECIMAL': {
+      const toPrecision = to.precision ?? 10;
+      const toScale = to.scale ?? 0;
+      if (toScale === scale && toPrecision >= (from.precision ?? 10)) return undefined;
+      return (v) => checkedDecimal(rescaleDecimal(v as bigint, scale, toScale), toPrecision, v, fail);
+    }
+    case 'BOOLEAN':
+      return (v) => v !== 0n;
+    default:
+      throw new Error(`internal: no conversion from DECIMAL to ${to.root}`);
+  }
+}
+
+function fromBooleanConverter(to: LogicalType, fail: Fail): Converter | undefined {
+  if (to.root === 'BOOLEAN') return undefined;
+  if (to.root === 'DECIMAL') {
+    const precision = to.precision ?? 10;
+    const one = pow10(to.scale ?? 0);
+    return (v) => (v === true ? checkedDecimal(one, precision, v, fail) : 0n);
+  }
+  if (isNumeric(to)) return (v) => (v === true ? 1 : 0);
+  throw new Error(`internal: no conversion from BOOLEAN to ${to.root}`);
+}

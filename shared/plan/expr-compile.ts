@@ -1,0 +1,568 @@
+/**
+ * Compiles expression trees into closures, once per operator instance: the per-row path runs
+ * the closures only, without looking at the tree again.
+ *
+ * SQL semantics: NULL propagates through operators and functions; AND/OR/NOT are three-valued;
+ * operands are widened to a common type first (INT → BIGINT → DECIMAL → DOUBLE, see
+ * expr-types.ts); errors caused by a record's data (division by zero, failed casts, DECIMAL
+ * overflow) throw a RecordError naming the expression, so the runtime dead-letters the record.
+ * Arithmetic details are in expr-arithmetic.ts, comparisons in expr-compare.ts, casts in
+ * expr-cast.ts.
+ */
+import { PlanError, RecordError } from '../core/errors.ts';
+import { pow10 } from '../core/decimal.ts';
+import { requireField } from '../core/type-parse.ts';
+import type { LogicalType, Row, Schema, Value } from '../core/types.ts';
+import type { ArithmeticOperator } from './expr-arithmetic.ts';
+import { compileArithmetic, compileNegate } from './expr-arithmetic.ts';
+import { castConverter } from './expr-cast.ts';
+import type { ComparisonOperator } from './expr-compare.ts';
+import { compileComparison, compileIn } from './expr-compare.ts';
+import { calendarFields, compileDatePattern, millisOfDay } from './expr-date-format.ts';
+import type { Call, CastExpr, Expr, UdfCall } from './expr.ts';
+import { printExpr } from './expr-print.ts';
+import {
+  codePointLength,
+  compileRegExp,
+  likeToRegExp,
+  regexpExtract,
+  splitIndex,
+  substringSql,
+  trimSpaces,
+} from './expr-strings.ts';
+import {
+  allIndices,
+  canonicalFunctionName,
+  caseBranches,
+  castProblem,
+  commonTypeOfOperands,
+  comparisonType,
+  inferCallType,
+  typeName,
+  withNullable,
+} from './expr-types.ts';
+
+/** A compiled expression: evaluates one row. */
+export type Evaluator = (row: Row) => Value;
+
+/** User-defined scalar functions of a pipeline, by the `ref` of their {@link UdfCall}s. */
+export type UdfRegistry = ReadonlyMap<string, (row: Row) => Value>;
+
+/** A compiled node with its type and what is statically known about it. */
+interface Compiled {
+  readonly fn: Evaluator;
+  readonly type: LogicalType;
+  /** A plain column reference (possibly behind a no-op conversion). */
+  readonly column?: string;
+  /** A constant value. */
+  readonly constant?: { readonly value: Value };
+}
+
+function constant(value: Value, type: LogicalType): Compiled {
+  return { fn: () => value, type, constant: { value } };
+}
+
+/** Null-propagating unary evaluator. */
+function strict1<A>(f: Evaluator, op: (x: A) => Value): Evaluator {
+  return (row) => {
+    const x = f(row);
+    return x === null ? null : op(x as A);
+  };
+}
+
+/** A small cache for values computed from non-constant arguments (patterns, regexes). */
+function memo<V>(compute: (key: string) => V, limit = 64): (key: string) => V {
+  const cache = new Map<string, V>();
+  return (key) => {
+    let v = cache.get(key);
+    if (v === undefined) {
+      v = compute(key);
+      // Varying patterns would grow the cache forever; start over instead of tracking recency.
+      if (cache.size >= limit) cache.clear();
+      cache.set(key, v);
+    }
+    return v;
+  };
+}
+
+const MS_PER_HOUR = 3_600_000;
+const MS_PER_MINUTE = 60_000;
+
+class Compiler {
+  constructor(
+    private readonly schema: Schema,
+    private readonly udfs: UdfRegistry,
+  ) {}
+
+  compile(expr: Expr): Compiled {
+    switch (expr.kind) {
+      case 'ref': {
+        const field = requireField(this.schema, expr.name, 'expression');
+        const name = expr.name;
+        return { fn: (row) => row[name] ?? null, type: field.type, column: name };
+      }
+      case 'literal':
+        return constant(expr.value, expr.type);
+      case 'udf':
+        return this.udf(expr);
+      case 'cast':
+        return this.cast(expr);
+      case 'call':
+        return this.call(expr);
+    }
+  }
+
+  private udf(expr: UdfCall): Compiled {
+    const fn = this.udfs.get(expr.ref);
+    if (fn === undefined) {
+      const known = [...this.udfs.keys()];
+      throw new PlanError(
+        `unknown user-defined function '${expr.display}' (ref '${expr.ref}'); registered: ${known.length === 0 ? '(none)' : known.join(', ')}`,
+      );
+    }
+    // A UDF returning undefined means "no value"; SQL has only NULL for that.
+    return { fn: (row) => fn(row) ?? null, type: expr.type };
+  }
+
+  private cast(expr: CastExpr): Compiled {
+    const inner = this.compile(expr.expr);
+    const problem = castProblem(inner.type, expr.type);
+    if (problem !== undefined) {
+      throw new PlanError(`cannot cast ${typeName(inner.type)} to ${typeName(expr.type)} in ${printExpr(expr)}: ${problem}`);
+    }
+    return this.coerce(inner, expr.type, printExpr(expr));
+  }
+
+  /** Converts a compiled node to another type's representation (explicit or implicit cast). */
+  private coerce(c: Compiled, to: LogicalType, where: string): Compiled {
+    const type = withNullable(to, c.type.nullable);
+    if (c.constant !== undefined && c.constant.value === null) return constant(null, type);
+    const convert = castConverter(c.type, to, where);
+    if (convert === undefined) return { ...c, type };
+    if (c.constant !== undefined) {
+      try {
+        return constant(convert(c.constant.value as Exclude<Value, null>), type);
+      } catch (err) {
+        // Not folded: a constant that cannot be cast fails each record that reaches it, as a
+        // CASE branch that is never taken must not fail the whole pipeline.
+        if (!(err instanceof RecordError)) throw err;
+      }
+    }
+    const f = c.fn;
+    return {
+      fn: (row) => {
+        const v = f(row);
+        return v === null ? null : convert(v);
+      },
+      type,
+    };
+  }
+
+  private call(call: Call): Compiled {
+    const args = call.args.map((a) => this.compile(a));
+    const argTypes = args.map((a) => a.type);
+    const type = inferCallType(call, argTypes);
+    const fn = canonicalFunctionName(call.fn);
+    const where = printExpr(call);
+    return { fn: this.callEvaluator(fn, call, args, type, where), type };
+  }
+
+  private callEvaluator(fn: string, call: Call, args: readonly Compiled[], type: LogicalType, where: string): Evaluator {
+    const a0 = args[0]!;
+    switch (fn) {
+      case '+':
+      case '-':
+      case '*':
+      case '/':
+      case 'MOD':
+        if (args.length === 1) return compileNegate(a0, where);
+        return compileArithmetic(fn as ArithmeticOperator, a0, args[1]!, type, where);
+      case '=':
+      case '<>':
+      case '<':
+      case '<=':
+      case '>':
+      case '>=': {
+        const cmpType = comparisonType(a0.type, args[1]!.type)!;
+        const left = this.coerce(a0, cmpType, where);
+        const right = this.coerce(args[1]!, cmpType, where);
+        return compileComparison(fn as ComparisonOperator, cmpType, left, right);
+      }
+      case 'IN': {
+        const common = commonTypeOfOperands(call, args.map((a) => a.type), allIndices(call));
+        const [value, ...list] = args.map((a) => this.coerce(a, common, where));
+        return compileIn(value!, list);
+      }
+      case 'AND':
+        return and(args.map((a) => a.fn));
+      case 'OR':
+        return or(args.map((a) => a.fn));
+      case 'NOT':
+        return strict1<boolean>(a0.fn, (v) => !v);
+      case 'IS NULL': {
+        const f = a0.fn;
+        return (row) => f(row) === null;
+      }
+      case 'IS NOT NULL': {
+        const f = a0.fn;
+        return (row) => f(row) !== null;
+      }
+      case 'IS TRUE': {
+        const f = a0.fn;
+        return (row) => f(row) === true;
+      }
+      case 'IS NOT TRUE': {
+        const f = a0.fn;
+        return (row) => f(row) !== true;
+      }
+      case 'IS FALSE': {
+        const f = a0.fn;
+        return (row) => f(row) === false;
+      }
+      case 'IS NOT FALSE': {
+        const f = a0.fn;
+        return (row) => f(row) !== false;
+      }
+      case 'CASE':
+        return this.caseWhen(call, args, type, where);
+      case 'COALESCE':
+        return coalesce(args.map((a) => this.coerce(a, type, where).fn));
+      default:
+        return this.functionEvaluator(fn, args, where);
+    }
+  }
+
+  private caseWhen(call: Call, args: readonly Compiled[], type: LogicalType, where: string): Evaluator {
+    const { whens, values } = caseBranches(call);
+    const conds = whens.map((i) => args[i]!.fn);
+    const results = values.map((i) => this.coerce(args[i]!, type, where).fn);
+    const otherwise: Evaluator = results.length > conds.length ? results[conds.length]! : () => null;
+    if (conds.length === 1) {
+      const cond = conds[0]!;
+      const then = results[0]!;
+      return (row) => (cond(row) === true ? then(row) : otherwise(row));
+    }
+    return (row) => {
+      for (let i = 0; i < conds.length; i++) {
+        if (conds[i]!(row) === true) return results[i]!(row);
+      }
+      return otherwise(row);
+    };
+  }
+
+  /** Scalar functions: strict (NULL in, NULL out) unless noted. */
+  private functionEvaluator(fn: string, args: readonly Compiled[], where: string): Evaluator {
+    const a0 = args[0]!;
+    const f0 = a0.fn;
+    switch (fn) {
+      case 'UPPER':
+        return strict1<string>(f0, (s) => s.toUpperCase());
+      case 'LOWER':
+        return strict1<string>(f0, (s) => s.toLowerCase());
+      case 'TRIM':
+        return strict1<string>(f0, (s) => trimSpaces(s, true, true));
+      case 'LTRIM':
+        return strict1<string>(f0, (s) => trimSpaces(s, true, false));
+      case 'RTRIM':
+        return strict1<string>(f0, (s) => trimSpaces(s, false, true));
+      case 'CHAR_LENGTH':
+        return strict1<string>(f0, codePointLength);
+      case 'CONCAT':
+      case '||':
+        return concat(args.map((a) => a.fn));
+      case 'SUBSTRING':
+        return substring(args, where);
+      case 'LIKE':
+        return like(args, where);
+      case 'REGEXP_EXTRACT':
+        return regexpExtractEvaluator(args, where);
+      case 'SPLIT_INDEX': {
+        const [fs, fsep, fi] = args.map((a) => a.fn) as [Evaluator, Evaluator, Evaluator];
+        return (row) => {
+          const s = fs(row);
+          if (s === null) return null;
+          const sep = fsep(row);
+          if (sep === null) return null;
+          const i = fi(row);
+          return i === null ? null : splitIndex(s as string, sep as string, i as number);
+        };
+      }
+      case 'ABS':
+        return absEvaluator(a0);
+      case 'FLOOR':
+      case 'CEIL':
+        return roundEvaluator(a0, fn === 'FLOOR');
+      case 'DATE_FORMAT':
+        return dateFormat(args, where);
+      case 'YEAR':
+        return strict1<number>(f0, (ms) => calendarFields(ms).year);
+      case 'MONTH':
+        return strict1<number>(f0, (ms) => calendarFields(ms).month);
+      case 'DAYOFMONTH':
+        return strict1<number>(f0, (ms) => calendarFields(ms).day);
+      case 'HOUR':
+        return strict1<number>(f0, (ms) => Math.floor(millisOfDay(ms) / MS_PER_HOUR));
+      case 'MINUTE':
+        return strict1<number>(f0, (ms) => Math.floor(millisOfDay(ms) / MS_PER_MINUTE) % 60);
+      case 'SECOND':
+        return strict1<number>(f0, (ms) => Math.floor(millisOfDay(ms) / 1000) % 60);
+      default:
+        // inferCallType accepted the name, so the two lists are out of step.
+        throw new Error(`internal: no evaluator for function '${fn}' in ${where}`);
+    }
+  }
+}
+
+/** Three-valued AND: false wins, then NULL, then true; stops at the first false. */
+function and(fns: readonly Evaluator[]): Evaluator {
+  if (fns.length === 2) {
+    const [a, b] = fns as [Evaluator, Evaluator];
+    return (row) => {
+      const x = a(row);
+      if (x === false) return false;
+      const y = b(row);
+      if (y === false) return false;
+      return x === null || y === null ? null : true;
+    };
+  }
+  return (row) => {
+    let sawNull = false;
+    for (let i = 0; i < fns.length; i++) {
+      const v = fns[i]!(row);
+      if (v === false) return false;
+      if (v === null) sawNull = true;
+    }
+    return sawNull ? null : true;
+  };
+}
+
+/** Three-valued OR: true wins, then NULL, then false; stops at the first true. */
+function or(fns: readonly Evaluator[]): Evaluator {
+  if (fns.length === 2) {
+    const [a, b] = fns as [Evaluator, Evaluator];
+    return (row) => {
+      const x = a(row);
+      if (x === true) return true;
+      const y = b(row);
+      if (y === true) return true;
+      return x === null || y === null ? null : false;
+    };
+  }
+  return (row) => {
+    let sawNull = false;
+    for (let i = 0; i < fns.length; i++) {
+      const v = fns[i]!(row);
+      if (v === true) return true;
+      if (v === null) sawNull = true;
+    }
+    return sawNull ? null : false;
+  };
+}
+
+function coalesce(fns: readonly Evaluator[]): Evaluator {
+  return (row) => {
+    for (let i = 0; i < fns.length; i++) {
+      const v = fns[i]!(row);
+      if (v !== null) return v;
+    }
+    return null;
+  };
+}
+
+/** CONCAT and `||`: NULL if any operand is NULL, as in Flink. */
+function concat(fns: readonly Evaluator[]): Evaluator {
+  if (fns.length === 2) {
+    const [a, b] = fns as [Evaluator, Evaluator];
+    return (row) => {
+      const x = a(row);
+      if (x === null) return null;
+      const y = b(row);
+      return y === null ? null : (x as string) + (y as string);
+    };
+  }
+  return (row) => {
+    let out = '';
+    for (let i = 0; i < fns.length; i++) {
+      const v = fns[i]!(row);
+      if (v === null) return null;
+      out += v as string;
+    }
+    return out;
+  };
+}
+
+function substring(args: readonly Compiled[], where: string): Evaluator {
+  const fs = args[0]!.fn;
+  const fpos = args[1]!.fn;
+  const flen = args[2]?.fn;
+  return (row) => {
+    const s = fs(row);
+    if (s === null) return null;
+    const pos = fpos(row);
+    if (pos === null) return null;
+    let length = Infinity;
+    if (flen !== undefined) {
+      const l = flen(row);
+      if (l === null) return null;
+      // Standard SQL: a negative length is a data exception ("substring error").
+      if ((l as number) < 0) throw new RecordError(`negative length ${String(l)} in ${where}`);
+      length = l as number;
+    }
+    return substringSql(s as string, pos as number, length);
+  };
+}
+
+function like(args: readonly Compiled[], where: string): Evaluator {
+  const fs = args[0]!.fn;
+  const pattern = args[1]!;
+  const escape = args[2];
+  if (pattern.constant !== undefined && (escape === undefined || escape.constant !== undefined)) {
+    if (pattern.constant.value === null || escape?.constant?.value === null) return () => null;
+    const re = likeToRegExp(pattern.constant.value as string, escape?.constant?.value as string | undefined);
+    if (typeof re === 'string') throw new PlanError(`${re} in ${where}`);
+    return strict1<string>(fs, (s) => re.test(s));
+  }
+  const fp = pattern.fn;
+  const fe = escape?.fn;
+  const compile = memo((key: string) => {
+    const [p, e] = JSON.parse(key) as [string, string | undefined];
+    return likeToRegExp(p, e ?? undefined);
+  });
+  return (row) => {
+    const s = fs(row);
+    if (s === null) return null;
+    const p = fp(row);
+    if (p === null) return null;
+    const e = fe === undefined ? undefined : fe(row);
+    if (e === null) return null;
+    const re = compile(JSON.stringify([p, e]));
+    if (typeof re === 'string') throw new RecordError(`${re} in ${where}`);
+    return re.test(s as string);
+  };
+}
+
+function regexpExtractEvaluator(args: readonly Compiled[], where: string): Evaluator {
+  const fs = args[0]!.fn;
+  const regex = args[1]!;
+  const fi = args[2]?.fn ?? (() => 1);
+  let lookup: (row: Row) => RegExp | null;
+  if (regex.constant !== undefined) {
+    const source = regex.constant.value;
+    const re = source === null ? null : compileRegExp(source as string);
+    if (re === undefined) throw new PlanError(`invalid regular expression '${String(source)}' in ${where}`);
+    lookup = () => re;
+  } else {
+    // Flink returns NULL for a pattern it cannot compile; so do we.
+    const compile = memo((source: string) => compileRegExp(source) ?? null);
+    const fr = regex.fn;
+    lookup = (row) => {
+      const source = fr(row);
+      return source === null ? null : compile(source as string);
+    };
+  }
+  return (row) => {
+    const s = fs(row);
+    if (s === null) return null;
+    const re = lookup(row);
+    if (re === null) return null;
+    const i = fi(row);
+    return i === null ? null : regexpExtract(s as string, re, i as number);
+  };
+}
+
+function absEvaluator(a: Compiled): Evaluator {
+  switch (a.type.root) {
+    case 'INT':
+      // Java's Math.abs(Integer.MIN_VALUE) stays MIN_VALUE; `| 0` reproduces the wrap.
+      return strict1<number>(a.fn, (v) => Math.abs(v) | 0);
+    case 'DECIMAL':
+      return strict1<bigint>(a.fn, (v) => (v < 0n ? -v : v));
+    default:
+      return strict1<number>(a.fn, Math.abs);
+  }
+}
+
+function roundEvaluator(a: Compiled, floor: boolean): Evaluator {
+  const t = a.type;
+  if (t.root === 'DOUBLE') return strict1<number>(a.fn, floor ? Math.floor : Math.ceil);
+  if (t.root !== 'DECIMAL' || (t.scale ?? 0) === 0) return a.fn;
+  // DECIMAL(p, s) → DECIMAL(p - s + 1, 0): divide the unscaled value by 10^s, rounding down or up.
+  const divisor = pow10(t.scale ?? 0);
+  return strict1<bigint>(a.fn, (v) => {
+    const q = v / divisor;
+    const r = v % divisor;
+    if (r === 0n) return q;
+    if (floor) return r < 0n ? q - 1n : q;
+    return r > 0n ? q + 1n : q;
+  });
+}
+
+function dateFormat(args: readonly Compiled[], where: string): Evaluator {
+  const fts = args[0]!.fn;
+  const pattern = args[1]!;
+  if (pattern.constant !== undefined) {
+    if (pattern.constant.value === null) return () => null;
+    let format: (ms: number) => string;
+    try {
+      format = compileDatePattern(pattern.constant.value as string);
+    } catch (err) {
+      throw new PlanError(`${err instanceof Error ? err.message : String(err)} in ${where}`, { cause: err });
+    }
+    return strict1<number>(fts, format);
+  }
+  const compile = memo((p: string) => {
+    try {
+      return compileDatePattern(p);
+    } catch (err) {
+      return err instanceof Error ? err.message : String(err);
+    }
+  });
+  const fp = pattern.fn;
+  return (row) => {
+    const ts = fts(row);
+    if (ts === null) return null;
+    const p = fp(row);
+    if (p === null) return null;
+    const format = compile(p as string);
+    if (typeof format === 'string') throw new RecordError(`${format} in ${where}`);
+    return format(ts as number);
+  };
+}
+
+/**
+ * Compiles an expression over rows of `schema` into a closure.
+ *
+ * @throws PlanError when the expression does not type-check against the schema or calls an
+ * unknown function or UDF. The returned closure throws RecordError for data errors.
+ */
+export function compileExpr(expr: Expr, schema: Schema, udfs: UdfRegistry): Evaluator {
+  return new Compiler(schema, udfs).compile(expr).fn;
+}
+
+/**
+ * Compiles an expression and also returns its type (what {@link compileExpr} computes anyway),
+ * for callers that need both without inferring twice.
+ */
+export function compileTypedExpr(expr: Expr, schema: Schema, udfs: UdfRegistry): { evaluate: Evaluator; type: LogicalType } {
+  const compiled = new Compiler(schema, udfs).compile(expr);
+  return { evaluate: compiled.fn, type: compiled.type };
+}
+
+/**
+ * Compiles a BOOLEAN condition as SQL's WHERE uses it: rows where it is NULL or false are
+ * rejected.
+ *
+ * @throws PlanError when the expression is not BOOLEAN (or as {@link compileExpr}).
+ */
+export function compilePredicate(expr: Expr, schema: Schema, udfs: UdfRegistry): (row: Row) => boolean {
+  const compiled = new Compiler(schema, udfs).compile(expr);
+  if (compiled.type.root !== 'BOOLEAN') {
+    throw new PlanError(`a condition must be BOOLEAN, but ${printExpr(expr)} is ${typeName(compiled.type)}`);
+  }
+  if (compiled.constant !== undefined) {
+    const result = compiled.constant.value === true;
+    return () => result;
+  }
+  const f = compiled.fn;
+  return (row) => f(row) === true;
+}

@@ -1,0 +1,56 @@
+/**
+ * Scalar expressions: plain, JSON-serializable trees shared by the TypeScript API, the Flink
+ * SQL front end and every runtime. `shared/plan/expr-compile.ts` type-checks them against a
+ * schema and compiles them to closures; `shared/plan/expr-print.ts` prints them as Flink does in
+ * EXPLAIN (`SUM(quantity)`, `<(price, 10000)`, `$f3`).
+ */
+import type { LogicalType, Value } from '../core/types.ts';
+
+/** A reference to an input column by name. */
+export interface FieldRef {
+  readonly kind: 'ref';
+  readonly name: string;
+}
+
+/** A constant. DECIMAL literals hold the unscaled bigint and carry their scale in `type`. */
+export interface Literal {
+  readonly kind: 'literal';
+  readonly value: Value;
+  readonly type: LogicalType;
+}
+
+/**
+ * A call of a built-in operator or function by its SQL name, upper case:
+ * arithmetic `+ - * / %`, comparison `= <> < <= > >=`, logic `AND OR NOT`, `IS NULL`,
+ * `IS NOT NULL`, `CASE` (args: when1, then1, …, else), `CAST` (see {@link CastExpr}), and
+ * functions such as `DATE_FORMAT`, `UPPER`, `LOWER`, `CHAR_LENGTH`, `CONCAT`, `ABS`, `FLOOR`,
+ * `CEIL`, `MOD`, `COALESCE`.
+ */
+export interface Call {
+  readonly kind: 'call';
+  readonly fn: string;
+  readonly args: readonly Expr[];
+}
+
+/** `CAST(expr AS type)`. */
+export interface CastExpr {
+  readonly kind: 'cast';
+  readonly expr: Expr;
+  readonly type: LogicalType;
+}
+
+/**
+ * A user-defined scalar function from a TypeScript pipeline: `(row) => value`. The function
+ * itself lives in the pipeline module's function registry under `ref`; the job graph keeps only
+ * the reference and the declared result type, so it stays serializable.
+ */
+export interface UdfCall {
+  readonly kind: 'udf';
+  readonly ref: string;
+  /** Shown in EXPLAIN, e.g. the name the user gave the function. */
+  readonly display: string;
+  readonly type: LogicalType;
+}
+
+/** Any scalar expression. */
+export type Expr = FieldRef | Literal | Call | CastExpr | UdfCall;

@@ -1,0 +1,259 @@
+/**
+ * The job graph: the serializable (JSON) form of a planned pipeline that runtimes and the CDK
+ * stack consume. A stage is a linear chain of operators that needs no re-partitioning; an
+ * exchange (hash, single or broadcast) ends a stage. On AWS each exchange becomes a Kinesis
+ * stream whose shard count is the next stage's parallelism.
+ *
+ * Operator specs are plain data; user functions appear only as registry references
+ * (`udf_3`), resolved from the pipeline module at run time.
+ */
+import { PlanError } from '../core/errors.ts';
+import type { Schema } from '../core/types.ts';
+import { DEFAULT_KEY_GROUPS } from '../partition/key-groups.ts';
+import type { Expr } from './expr.ts';
+import type {
+  AggCall,
+  ChangelogMode,
+  Distribution,
+  LogicalNode,
+  SinkConnector,
+  SourceConnector,
+  WatermarkSpec,
+} from './logical.ts';
+import { describePlanNode } from './explain.ts';
+import type { PlannedPipeline } from './planner.ts';
+
+/** Version of the job graph format; bump on incompatible changes. */
+export const JOB_GRAPH_VERSION = 1;
+
+/** A source of the job. */
+export interface JobSource {
+  readonly name: string;
+  readonly schema: Schema;
+  readonly connector: SourceConnector;
+  readonly watermark?: WatermarkSpec;
+  readonly parallelism: number;
+}
+
+/** A sink of the job. */
+export interface JobSink {
+  readonly name: string;
+  readonly schema: Schema;
+  readonly connector: SinkConnector;
+  readonly upsertKey?: readonly string[];
+  readonly changelogMode: ChangelogMode;
+}
+
+/** Plain-data specs of the operators the runtimes can build, by type. */
+export interface OperatorSpecs {
+  Calc: { readonly projection: readonly { readonly name: string; readonly expr: Expr }[]; readonly condition?: Expr };
+  Map: { readonly ref: string; readonly display: string };
+  GroupAggregate: {
+    readonly groupBy: readonly string[];
+    readonly aggCalls: readonly AggCall[];
+    readonly generateUpdateBefore: boolean;
+    readonly stateTtlMs?: number;
+  };
+}
+
+/** One operator of a stage's chain. */
+export type JobOperator = {
+  [T in keyof OperatorSpecs]: {
+    /** Stable id, e.g. `GroupAggregate_4`; state is stored under it. */
+    readonly id: string;
+    readonly type: T;
+    readonly spec: OperatorSpecs[T];
+    readonly inputSchema: Schema;
+    readonly outputSchema: Schema;
+    /** The explain line of the node, for logs and dashboards. */
+    readonly description: string;
+  };
+}[keyof OperatorSpecs];
+
+/** What feeds a stage. */
+export type StageInput =
+  | { readonly type: 'source'; readonly source: string }
+  | { readonly type: 'exchange'; readonly fromStage: string; readonly distribution: Distribution };
+
+/** Where a stage's output goes. */
+export type StageOutput =
+  | { readonly type: 'exchange'; readonly toStage: string; readonly distribution: Distribution }
+  | { readonly type: 'sink'; readonly sink: string };
+
+/** A chain of operators run by one handler per shard. */
+export interface JobStage {
+  readonly id: string;
+  readonly parallelism: number;
+  readonly input: StageInput;
+  readonly inputSchema: Schema;
+  readonly operators: readonly JobOperator[];
+  readonly output: StageOutput;
+}
+
+/** The whole job, upstream stages first. */
+export interface JobGraph {
+  readonly version: typeof JOB_GRAPH_VERSION;
+  readonly name: string;
+  /** Fixed number of key groups state is addressed by (like Flink's max parallelism). */
+  readonly keyGroups: number;
+  readonly sources: readonly JobSource[];
+  readonly sinks: readonly JobSink[];
+  readonly stages: readonly JobStage[];
+}
+
+/** Options of {@link buildJobGraph}. */
+export interface JobGraphOptions {
+  /** Shards of every stage that is not forced to one shard. @default 1 */
+  readonly parallelism?: number;
+  /** @default DEFAULT_KEY_GROUPS */
+  readonly keyGroups?: number;
+}
+
+/** Turns a planned pipeline into stages. */
+export function buildJobGraph(plan: PlannedPipeline, options: JobGraphOptions = {}): JobGraph {
+  const parallelism = options.parallelism ?? 1;
+  if (!Number.isInteger(parallelism) || parallelism < 1 || parallelism > 10_000) {
+    throw new PlanError(`parallelism must be an integer 1..10000 (given ${parallelism})`);
+  }
+  const sources: JobSource[] = [];
+  const sinks: JobSink[] = [];
+  const stages: JobStage[] = [];
+
+  for (const sink of plan.sinks) {
+    // Walk down from the sink, cutting the chain at every Exchange.
+    const segments: { nodes: LogicalNode[]; head: LogicalNode }[] = [];
+    let current: LogicalNode[] = [];
+    let node: LogicalNode = sink.input;
+    for (;;) {
+      if (node.type === 'Source' || node.type === 'Exchange') {
+        segments.unshift({ nodes: current.reverse(), head: node });
+        if (node.type === 'Source') break;
+        current = [];
+        node = node.input;
+        continue;
+      }
+      current.push(node);
+      node = node.input;
+    }
+    const base = stages.length;
+    segments.forEach((segment, i) => {
+      const head = segment.head;
+      const id = `stage-${base + i}`;
+      let input: StageInput;
+      let stageParallelism: number;
+      if (head.type === 'Source') {
+        if (sources.some((s) => s.name === head.name)) {
+          throw new PlanError(`source '${head.name}' is read by more than one pipeline branch; declare it once per branch`);
+        }
+        stageParallelism = head.parallelism ?? parallelism;
+        sources.push({
+          name: head.name,
+          schema: head.schema,
+          connector: head.connector,
+          ...(head.watermark ? { watermark: head.watermark } : {}),
+          parallelism: stageParallelism,
+        });
+        input = { type: 'source', source: head.name };
+      } else if (head.type === 'Exchange') {
+        stageParallelism = head.distribution.type === 'single' ? 1 : parallelism;
+        input = { type: 'exchange', fromStage: `stage-${base + i - 1}`, distribution: head.distribution };
+      } else {
+        throw new PlanError(`internal: a stage cannot start at ${head.type}`);
+      }
+      const next = segments[i + 1];
+      const output: StageOutput = next
+        ? { type: 'exchange', toStage: `stage-${base + i + 1}`, distribution: (next.head as { distribution: Distribution }).distribution }
+        : { type: 'sink', sink: sink.name };
+      stages.push({
+        id,
+        parallelism: stageParallelism,
+        input,
+        inputSchema: head.schema,
+        operators: segment.nodes.map((n) => toJobOperator(n, plan)),
+        output,
+      });
+    });
+    if (sinks.some((s) => s.name === sink.name)) throw new PlanError(`two sinks are named '${sink.name}'`);
+    sinks.push({
+      name: sink.name,
+      schema: sink.schema,
+      connector: sink.connector,
+      ...(sink.upsertKey ? { upsertKey: sink.upsertKey } : {}),
+      changelogMode: plan.traits.get(sink)?.changelogMode ?? ['+I'],
+    });
+  }
+  return {
+    version: JOB_GRAPH_VERSION,
+    name: plan.name,
+    keyGroups: options.keyGroups ?? DEFAULT_KEY_GROUPS,
+    sources,
+    sinks,
+    stages,
+  };
+}
+
+function toJobOperator(node: LogicalNode, plan: PlannedPipeline): JobOperator {
+  const common = {
+    id: `${node.type}_${node.id}`,
+    inputSchema: 'input' in node ? node.input.schema : node.schema,
+    outputSchema: node.schema,
+    description: describePlanNode(node),
+  };
+  switch (node.type) {
+    case 'Calc':
+      return {
+        ...common,
+        type: 'Calc',
+        spec: { projection: node.projection, ...(node.condition ? { condition: node.condition } : {}) },
+      };
+    case 'Map':
+      return { ...common, type: 'Map', spec: { ref: node.ref, display: node.display } };
+    case 'GroupAggregate':
+      return {
+        ...common,
+        type: 'GroupAggregate',
+        spec: {
+          groupBy: node.groupBy,
+          aggCalls: node.aggCalls,
+          generateUpdateBefore: plan.needsUpdateBefore.has(node),
+          ...(node.stateTtlMs !== undefined ? { stateTtlMs: node.stateTtlMs } : {}),
+        },
+      };
+    default:
+      throw new PlanError(`${node.type} is planned but not executable by this version of the runtime`);
+  }
+}
+
+/** Parses and checks a job graph read from JSON (e.g. a Lambda's bundled job graph). */
+export function parseJobGraph(json: string): JobGraph {
+  let value: unknown;
+  try {
+    value = JSON.parse(json, reviveBigints);
+  } catch (error) {
+    throw new PlanError(`job graph is not valid JSON: ${(error as Error).message}`);
+  }
+  const graph = value as Partial<JobGraph>;
+  if (typeof graph !== 'object' || graph === null || graph.version !== JOB_GRAPH_VERSION) {
+    throw new PlanError(`job graph version must be ${JOB_GRAPH_VERSION} (given ${JSON.stringify((graph as { version?: unknown })?.version)})`);
+  }
+  if (!Array.isArray(graph.stages) || !Array.isArray(graph.sources) || !Array.isArray(graph.sinks)) {
+    throw new PlanError('job graph must have stages, sources and sinks arrays');
+  }
+  return graph as JobGraph;
+}
+
+/**
+ * Serializes a job graph to JSON. DECIMAL literals are bigints, which JSON cannot hold; they
+ * are written as `{"$bigint": "123"}` and restored by {@link parseJobGraph}.
+ */
+export function serializeJobGraph(graph: JobGraph, indent = 2): string {
+  return JSON.stringify(graph, (_key, value: unknown) => (typeof value === 'bigint' ? { $bigint: value.toString() } : value), indent);
+}
+
+function reviveBigints(_key: string, value: unknown): unknown {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const v = value as Record<string, unknown>;
+    if (typeof v.$bigint === 'string' && Object.keys(v).length === 1) return BigInt(v.$bigint);
+  }
+  return value;
+}

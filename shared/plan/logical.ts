@@ -1,0 +1,225 @@
+/**
+ * The plan IR: logical nodes named after Flink's physical nodes, each carrying what a planner
+ * needs — output schema, changelog mode, upsert keys and time attributes (in the schema).
+ *
+ * The TypeScript API builds these nodes today; the Flink SQL front end compiles into the same
+ * nodes. Nodes are plain data except for their `input` links (a DAG), so a planned tree can be
+ * printed (explain.ts) and turned into the serializable job graph (job-graph.ts).
+ */
+import type { RowKind } from '../core/row.ts';
+import type { Schema } from '../core/types.ts';
+import type { Expr } from './expr.ts';
+
+/**
+ * The kinds of rows a node may emit (Flink's ChangelogMode). `['+I']` is insert-only;
+ * `['+I', '+U', '-D']` is upsert (needs a key); all four is retract.
+ */
+export type ChangelogMode = readonly RowKind[];
+
+/** Insert-only changelog. */
+export const INSERT_ONLY: ChangelogMode = ['+I'];
+/** Full retract changelog. */
+export const RETRACT: ChangelogMode = ['+I', '-U', '+U', '-D'];
+/** Upsert changelog: no update-before rows; consumers apply rows by key. */
+export const UPSERT: ChangelogMode = ['+I', '+U', '-D'];
+
+/** How rows are spread over the shards of the next stage. */
+export type Distribution =
+  | { readonly type: 'hash'; readonly keys: readonly string[] }
+  | { readonly type: 'single' }
+  | { readonly type: 'broadcast' };
+
+/** Where a source's records come from. */
+export type SourceConnector =
+  /** Bounded JSON lines; the path may be bound later with `--input name=path`. */
+  | { readonly type: 'jsonl'; readonly path?: string }
+  /** A generator function from the pipeline module (resolved by `ref` in the function registry). */
+  | { readonly type: 'generator'; readonly ref: string; readonly display: string }
+  /** A Kinesis stream (AWS runtime and CDK). */
+  | { readonly type: 'kinesis'; readonly streamName?: string; readonly streamArn?: string };
+
+/** Where a sink writes. */
+export type SinkConnector =
+  | { readonly type: 'print' }
+  /** Keeps the changelog and the materialized result in memory (CLI `--final`, tests). */
+  | { readonly type: 'collect' }
+  | { readonly type: 'jsonl'; readonly path: string }
+  | { readonly type: 'blackhole' }
+  | { readonly type: 'kinesis'; readonly streamName?: string }
+  | { readonly type: 'dynamodb'; readonly tableName?: string };
+
+/** Event-time watermark declaration of a source: bounded out-of-orderness on a column. */
+export interface WatermarkSpec {
+  readonly column: string;
+  /** Watermark = max event time seen on the shard − this delay. */
+  readonly outOfOrdernessMs: number;
+  /** A source shard with no records for this long stops holding back the watermark. */
+  readonly idleTimeoutMs?: number;
+}
+
+/** One aggregate call of a GroupAggregate; arguments and filters are input columns, as in Flink. */
+export interface AggCall {
+  readonly fn: 'COUNT' | 'SUM' | 'MIN' | 'MAX' | 'AVG';
+  /** Input column; absent for COUNT(*). */
+  readonly arg?: string;
+  readonly distinct: boolean;
+  /** BOOLEAN input column holding the FILTER (WHERE …) predicate, e.g. `$f3`. */
+  readonly filterField?: string;
+  /** Output column name. */
+  readonly name: string;
+}
+
+/** Order key of a Rank: column, direction and null ordering. */
+export interface SortField {
+  readonly column: string;
+  readonly direction: 'ASC' | 'DESC';
+  readonly nullsFirst: boolean;
+}
+
+/** Rank range: constant `[start, end]` or variable `<= column` (Flink's VariableRankRange). */
+export type RankRange =
+  | { readonly type: 'constant'; readonly start: number; readonly end: number }
+  | { readonly type: 'variable'; readonly endColumn: string };
+
+/** Window assigner of windowed nodes (window TVFs). */
+export type WindowSpec =
+  | { readonly type: 'TUMBLE'; readonly timeColumn: string; readonly sizeMs: number; readonly offsetMs?: number }
+  | { readonly type: 'HOP'; readonly timeColumn: string; readonly sizeMs: number; readonly slideMs: number; readonly offsetMs?: number }
+  | { readonly type: 'CUMULATE'; readonly timeColumn: string; readonly maxSizeMs: number; readonly stepMs: number; readonly offsetMs?: number }
+  | { readonly type: 'SESSION'; readonly timeColumn: string; readonly gapMs: number; readonly partitionBy: readonly string[] };
+
+interface NodeBase {
+  /** Unique within a plan; used for operator ids (`GroupAggregate_3`). */
+  readonly id: number;
+  readonly schema: Schema;
+}
+
+/** Reads a named source. */
+export interface SourceNode extends NodeBase {
+  readonly type: 'Source';
+  readonly name: string;
+  readonly connector: SourceConnector;
+  readonly watermark?: WatermarkSpec;
+  /** Number of source shards (Kinesis shards / embedded source partitions). */
+  readonly parallelism?: number;
+}
+
+/** Projection and filter (Flink's Calc). */
+export interface CalcNode extends NodeBase {
+  readonly type: 'Calc';
+  readonly input: LogicalNode;
+  readonly projection: readonly { readonly name: string; readonly expr: Expr }[];
+  readonly condition?: Expr;
+}
+
+/** A user row function from a TypeScript pipeline (`stream.map(schema, fn)`). */
+export interface MapNode extends NodeBase {
+  readonly type: 'Map';
+  readonly input: LogicalNode;
+  readonly ref: string;
+  readonly display: string;
+}
+
+/** Unbounded group aggregation with retraction. */
+export interface GroupAggregateNode extends NodeBase {
+  readonly type: 'GroupAggregate';
+  readonly input: LogicalNode;
+  readonly groupBy: readonly string[];
+  readonly aggCalls: readonly AggCall[];
+  readonly stateTtlMs?: number;
+}
+
+/** Top-N (ROW_NUMBER / RANK / DENSE_RANK over a partition, filtered by a rank range). */
+export interface RankNode extends NodeBase {
+  readonly type: 'Rank';
+  readonly input: LogicalNode;
+  readonly rankType: 'ROW_NUMBER' | 'RANK' | 'DENSE_RANK';
+  readonly partitionBy: readonly string[];
+  readonly orderBy: readonly SortField[];
+  readonly rankRange: RankRange;
+  /** Name of the rank number column when it is output. */
+  readonly rankNumberColumn?: string;
+  readonly stateTtlMs?: number;
+}
+
+/** Keep the first or last row per key by a time attribute (`ROW_NUMBER … = 1`). */
+export interface DeduplicateNode extends NodeBase {
+  readonly type: 'Deduplicate';
+  readonly input: LogicalNode;
+  readonly keys: readonly string[];
+  readonly keep: 'first' | 'last';
+  readonly orderColumn: string;
+  readonly stateTtlMs?: number;
+}
+
+/** Join each row with a dimension table looked up by key. */
+export interface LookupJoinNode extends NodeBase {
+  readonly type: 'LookupJoin';
+  readonly input: LogicalNode;
+  readonly table: string;
+  readonly joinType: 'INNER' | 'LEFT';
+  /** Probe column → dimension key column. */
+  readonly keys: readonly { readonly probe: string; readonly lookup: string }[];
+  /** Hash-shuffle the probe stream by the join key first (`lookup.enable_hash`). */
+  readonly shuffle: boolean;
+  readonly condition?: Expr;
+}
+
+/** Window aggregation (window TVF + GROUP BY window_start, window_end, …). */
+export interface WindowAggregateNode extends NodeBase {
+  readonly type: 'WindowAggregate';
+  readonly input: LogicalNode;
+  readonly window: WindowSpec;
+  readonly groupBy: readonly string[];
+  readonly aggCalls: readonly AggCall[];
+}
+
+/** Window Top-N. */
+export interface WindowRankNode extends NodeBase {
+  readonly type: 'WindowRank';
+  readonly input: LogicalNode;
+  readonly rankType: 'ROW_NUMBER' | 'RANK' | 'DENSE_RANK';
+  readonly partitionBy: readonly string[];
+  readonly orderBy: readonly SortField[];
+  readonly rankRange: RankRange;
+  readonly rankNumberColumn?: string;
+}
+
+/** Re-partitions rows between stages. Inserted by the planner. */
+export interface ExchangeNode extends NodeBase {
+  readonly type: 'Exchange';
+  readonly input: LogicalNode;
+  readonly distribution: Distribution;
+}
+
+/** Writes the changelog to a named sink. */
+export interface SinkNode extends NodeBase {
+  readonly type: 'Sink';
+  readonly input: LogicalNode;
+  readonly name: string;
+  readonly connector: SinkConnector;
+  /** Columns by which the sink applies the changelog (upsert); absent: whole-row retract. */
+  readonly upsertKey?: readonly string[];
+}
+
+/** Any plan node. */
+export type LogicalNode =
+  | SourceNode
+  | CalcNode
+  | MapNode
+  | GroupAggregateNode
+  | RankNode
+  | DeduplicateNode
+  | LookupJoinNode
+  | WindowAggregateNode
+  | WindowRankNode
+  | ExchangeNode
+  | SinkNode;
+
+/** Every node type that has one input. */
+export type SingleInputNode = Exclude<LogicalNode, SourceNode>;
+
+/** The input of a node, if any. */
+export function inputOf(node: LogicalNode): LogicalNode | undefined {
+  return node.type === 'Source' ? undefined : node.input;
+}

@@ -1,0 +1,414 @@
+/**
+ * The embedded runtime: runs a job graph in-process with N shards per stage, routing rows
+ * between stages with exactly the partitioning Kinesis uses (MD5 of the canonical key encoding
+ * into evenly split hash ranges), so a key lands on "the same shard" here and on AWS.
+ *
+ * Execution proceeds in rounds. Each round reads a batch from a source, pushes it through the
+ * source stage's operator chains, advances the source shards' watermarks, then drains every
+ * downstream stage in topological order: first the rows that arrived, then the watermark.
+ * Because each channel's rows are delivered before the watermark that followed them, the order
+ * guarantees of a real shuffle hold:
+ *
+ * ```
+ *  source shard 0 ──rows, wm──►┐               ┌──► stage-1 shard 0: rows…, then wm = min(ch0, ch1)
+ *                              ├─ hash exchange┤
+ *  source shard 1 ──rows, wm──►┘               └──► stage-1 shard 1: rows…, then wm = min(ch0, ch1)
+ * ```
+ *
+ * Bounded inputs end with a +∞ watermark on every source shard, after which every operator's
+ * `finish` runs, upstream stages first.
+ */
+import { existsSync } from 'node:fs';
+import { FlambdaError, PlanError, RecordError } from '../../core/errors.ts';
+import { createRowDecoder, decodeJsonLine } from '../../core/codec.ts';
+import type { ChangeRow } from '../../core/row.ts';
+import type { Row, Value } from '../../core/types.ts';
+import type { GeneratorFunction } from '../../api/pipeline.ts';
+import type { OperatorRunner } from '../operator-runner.ts';
+import { createOperatorRunner } from './create-runner.ts';
+import { encodeKey } from '../../partition/key-encoding.ts';
+import { KinesisPartitioner } from '../../partition/partitioner.ts';
+import type { JobGraph, JobSource, JobStage } from '../../plan/job-graph.ts';
+import type { UserCode } from '../../operators/registry.ts';
+import { BoundedOutOfOrderness, InputWatermarks } from '../watermarks.ts';
+import { createSink, type SinkInstance, type SinkObserver, type SinkSetup } from './sinks.ts';
+import { batchRows, readJsonLines } from './sources.ts';
+
+/** A record that could not be decoded or failed validation; it never stops the job. */
+export interface DeadLetter {
+  readonly source: string;
+  readonly position: string;
+  readonly reason: string;
+  readonly raw: string;
+}
+
+/** Progress of a running job. */
+export interface JobProgress {
+  readonly recordsRead: number;
+  readonly deadLettered: number;
+  readonly elapsedMs: number;
+}
+
+/** Everything a job needs besides its graph. */
+export interface EmbeddedJobOptions {
+  /** JSONL file per source name (overrides a path in the connector). */
+  readonly inputs?: ReadonlyMap<string, string>;
+  /** User functions and generator sources of the pipeline module. */
+  readonly code?: UserCode & { readonly generators?: ReadonlyMap<string, GeneratorFunction> };
+  /** Rows read per source batch. @default 1024 */
+  readonly batchSize?: number;
+  /** How print sinks behave. */
+  readonly sinkSetup?: SinkSetup;
+  /** Extra observers per sink name (e.g. `--final`, `--changelog`). */
+  readonly observers?: ReadonlyMap<string, readonly SinkObserver[]>;
+  /** Called with each dead letter. */
+  readonly onDeadLetter?: (letter: DeadLetter) => void;
+  /** Called about every `progressIntervalMs` while the job runs, and once at the end. */
+  readonly onProgress?: (progress: JobProgress) => void;
+  /** @default 1000 */
+  readonly progressIntervalMs?: number;
+  /** Processing-time clock. @default Date.now */
+  readonly clock?: () => number;
+}
+
+/** What a finished job reports. */
+export interface JobResult {
+  readonly recordsRead: number;
+  /** Records decoded per source name. */
+  readonly recordsBySource: ReadonlyMap<string, number>;
+  readonly deadLettered: number;
+  readonly elapsedMs: number;
+  readonly sinks: ReadonlyMap<string, { readonly rowsWritten: number }>;
+  /** Counters summed over the shards of every operator, by operator id. */
+  readonly operatorMetrics: ReadonlyMap<string, ReadonlyMap<string, number>>;
+}
+
+/** One shard of one stage: its operator chain and input watermarks. */
+class StageTask {
+  pending: ChangeRow[] = [];
+  pendingWatermark: number | undefined;
+  outputWatermark = -Infinity;
+
+  constructor(
+    readonly shard: number,
+    readonly runners: readonly OperatorRunner[],
+    readonly inputs: InputWatermarks,
+  ) {}
+
+  /** Pushes rows through the chain from operator `from` on. */
+  async processThrough(rows: readonly ChangeRow[], from = 0): Promise<ChangeRow[]> {
+    let current: readonly ChangeRow[] = rows;
+    for (let i = from; i < this.runners.length && current.length > 0; i++) {
+      current = await (this.runners[i] as OperatorRunner).processBatch(current);
+    }
+    return current.slice();
+  }
+
+  /** Advances the chain's watermark; rows fired by timers flow through the rest of the chain. */
+  async advance(watermark: number): Promise<ChangeRow[]> {
+    const out: ChangeRow[] = [];
+    for (let i = 0; i < this.runners.length; i++) {
+      const fired = await (this.runners[i] as OperatorRunner).advanceWatermark(watermark);
+      if (fired.length > 0) for (const r of await this.processThrough(fired, i + 1)) out.push(r);
+    }
+    this.outputWatermark = watermark;
+    return out;
+  }
+
+  /** Ends input: every operator's finish, in chain order. */
+  async finish(): Promise<ChangeRow[]> {
+    const out: ChangeRow[] = [];
+    for (let i = 0; i < this.runners.length; i++) {
+      const rows = await (this.runners[i] as OperatorRunner).finish();
+      if (rows.length > 0) for (const r of await this.processThrough(rows, i + 1)) out.push(r);
+    }
+    return out;
+  }
+}
+
+interface StageRuntime {
+  readonly spec: JobStage;
+  readonly tasks: StageTask[];
+  route(fromShard: number, rows: readonly ChangeRow[]): void;
+  /** Sends a shard's output watermark downstream. */
+  emitWatermark(fromShard: number, watermark: number, now: number): void;
+}
+
+/** Runs a job graph to completion on bounded inputs. */
+export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOptions = {}): Promise<JobResult> {
+  const clock = options.clock ?? Date.now;
+  const started = clock();
+  const batchSize = options.batchSize ?? 1024;
+  const code = options.code ?? { functions: new Map() };
+  const sinks = new Map<string, SinkInstance>();
+  for (const spec of graph.sinks) {
+    const sink = createSink(spec, options.sinkSetup);
+    for (const o of options.observers?.get(spec.name) ?? []) sink.observers.push(o);
+    sinks.set(spec.name, sink);
+  }
+  for (const name of options.observers?.keys() ?? []) {
+    if (!sinks.has(name)) throw new PlanError(`unknown sink '${name}' (sinks: ${[...sinks.keys()].join(', ')})`);
+  }
+
+  const stages = new Map<string, StageRuntime>();
+  // Build downstream stages first so routers can reference their tasks.
+  for (const spec of [...graph.stages].reverse()) {
+    stages.set(spec.id, await buildStage(spec, graph, stages, sinks, code, clock));
+  }
+  const order = graph.stages.map((s) => stages.get(s.id) as StageRuntime);
+
+  let recordsRead = 0;
+  let deadLettered = 0;
+  const recordsBySource = new Map<string, number>();
+  let lastProgress = started;
+  const progressEvery = options.progressIntervalMs ?? 1000;
+  const reportProgress = (force: boolean): void => {
+    const now = clock();
+    if (options.onProgress && (force || now - lastProgress >= progressEvery)) {
+      lastProgress = now;
+      options.onProgress({ recordsRead, deadLettered, elapsedMs: now - started });
+    }
+  };
+
+  const drain = async (fromIndex: number): Promise<void> => {
+    for (let s = fromIndex; s < order.length; s++) {
+      const stage = order[s] as StageRuntime;
+      if (stage.spec.input.type === 'source') continue;
+      const now = clock();
+      for (const task of stage.tasks) {
+        if (task.pending.length > 0) {
+          const rows = task.pending;
+          task.pending = [];
+          stage.route(task.shard, await task.processThrough(rows));
+        }
+      }
+      for (const task of stage.tasks) {
+        const wm = task.pendingWatermark;
+        if (wm !== undefined) {
+          task.pendingWatermark = undefined;
+          stage.route(task.shard, await task.advance(wm));
+          stage.emitWatermark(task.shard, wm, now);
+        }
+      }
+    }
+  };
+
+  for (const source of graph.sources) {
+    const stage = order.find((s) => s.spec.input.type === 'source' && s.spec.input.source === source.name);
+    if (!stage) throw new PlanError(`internal: no stage reads source '${source.name}'`);
+    const generators = source.watermark
+      ? stage.tasks.map(() => new BoundedOutOfOrderness((source.watermark as { outOfOrdernessMs: number }).outOfOrdernessMs))
+      : undefined;
+    const timeColumn = source.watermark?.column;
+    let nextShard = 0;
+    const shardBatches: ChangeRow[][] = stage.tasks.map(() => []);
+
+    const pushRows = async (rows: readonly Row[]): Promise<void> => {
+      const parallelism = stage.tasks.length;
+      for (const row of rows) {
+        const shard = nextShard;
+        nextShard = nextShard + 1 === parallelism ? 0 : nextShard + 1;
+        (shardBatches[shard] as ChangeRow[]).push({ kind: '+I', row });
+        if (generators && timeColumn) (generators[shard] as BoundedOutOfOrderness).observe(row[timeColumn] as number | null);
+      }
+      recordsRead += rows.length;
+      recordsBySource.set(source.name, (recordsBySource.get(source.name) ?? 0) + rows.length);
+      const now = clock();
+      for (const task of stage.tasks) {
+        const batch = shardBatches[task.shard] as ChangeRow[];
+        if (batch.length === 0) continue;
+        shardBatches[task.shard] = [];
+        stage.route(task.shard, await task.processThrough(batch));
+      }
+      if (generators) {
+        for (const task of stage.tasks) {
+          const wm = (generators[task.shard] as BoundedOutOfOrderness).current();
+          if (wm > task.outputWatermark) {
+            stage.route(task.shard, await task.advance(wm));
+            stage.emitWatermark(task.shard, wm, now);
+          }
+        }
+      }
+      await drain(0);
+      reportProgress(false);
+    };
+
+    for await (const rows of readSource(source, options, code, batchSize, (letter) => {
+      deadLettered += 1;
+      options.onDeadLetter?.(letter);
+    })) {
+      await pushRows(rows);
+    }
+    // End of bounded input: +∞ on every source shard.
+    const now = clock();
+    for (const task of stage.tasks) {
+      stage.route(task.shard, await task.advance(Infinity));
+      stage.emitWatermark(task.shard, Infinity, now);
+    }
+    await drain(0);
+  }
+
+  // Finish operators upstream first; each stage's leftovers are drained before its own finish.
+  for (let s = 0; s < order.length; s++) {
+    const stage = order[s] as StageRuntime;
+    for (const task of stage.tasks) stage.route(task.shard, await task.finish());
+    await drain(s + 1);
+  }
+  for (const sink of sinks.values()) await sink.close();
+  reportProgress(true);
+
+  const operatorMetrics = new Map<string, Map<string, number>>();
+  for (const stage of order) {
+    for (const task of stage.tasks) {
+      for (const runner of task.runners) {
+        const agg = operatorMetrics.get(runner.operatorId) ?? new Map<string, number>();
+        for (const [k, v] of runner.metrics) agg.set(k, (agg.get(k) ?? 0) + v);
+        operatorMetrics.set(runner.operatorId, agg);
+      }
+    }
+  }
+  return {
+    recordsRead,
+    recordsBySource,
+    deadLettered,
+    elapsedMs: clock() - started,
+    sinks: new Map([...sinks].map(([name, s]) => [name, { rowsWritten: s.rowsWritten }])),
+    operatorMetrics,
+  };
+}
+
+async function buildStage(
+  spec: JobStage,
+  graph: JobGraph,
+  built: ReadonlyMap<string, StageRuntime>,
+  sinks: ReadonlyMap<string, SinkInstance>,
+  code: UserCode,
+  clock: () => number,
+): Promise<StageRuntime> {
+  const upstreamParallelism =
+    spec.input.type === 'exchange'
+      ? (graph.stages.find((s) => s.id === (spec.input as { fromStage: string }).fromStage)?.parallelism ?? 1)
+      : 1;
+  const idleTimeout = spec.input.type === 'source' ? undefined : sourceIdleTimeout(graph);
+  const tasks: StageTask[] = [];
+  for (let shard = 0; shard < spec.parallelism; shard++) {
+    const runners: OperatorRunner[] = [];
+    for (const op of spec.operators) {
+      const runner = createOperatorRunner(op, code, shard, spec.parallelism, clock);
+      await runner.open();
+      runners.push(runner);
+    }
+    tasks.push(new StageTask(shard, runners, new InputWatermarks(upstreamParallelism, idleTimeout)));
+  }
+
+  const output = spec.output;
+  if (output.type === 'sink') {
+    const sink = sinks.get(output.sink);
+    if (!sink) throw new PlanError(`internal: stage ${spec.id} writes to unknown sink '${output.sink}'`);
+    return {
+      spec,
+      tasks,
+      route: (_shard, rows) => {
+        if (rows.length > 0) sink.write(rows);
+      },
+      emitWatermark: () => {},
+    };
+  }
+  const next = built.get(output.toStage);
+  if (!next) throw new PlanError(`internal: stage ${spec.id} feeds unknown stage '${output.toStage}'`);
+  const targets = next.tasks;
+  const distribution = output.distribution;
+  let route: (shard: number, rows: readonly ChangeRow[]) => void;
+  if (distribution.type === 'single' || targets.length === 1) {
+    const target = targets[0] as StageTask;
+    route = (_shard, rows) => {
+      for (const r of rows) target.pending.push(r);
+    };
+  } else if (distribution.type === 'broadcast') {
+    route = (_shard, rows) => {
+      for (const t of targets) for (const r of rows) t.pending.push(r);
+    };
+  } else {
+    const partitioner = new KinesisPartitioner(targets.length);
+    const keys = distribution.keys;
+    const single = keys.length === 1 ? (keys[0] as string) : undefined;
+    const values: Value[] = new Array<Value>(keys.length);
+    route = (_shard, rows) => {
+      for (const r of rows) {
+        let key: string;
+        if (single !== undefined) {
+          values[0] = r.row[single] ?? null;
+          key = encodeKey(values);
+        } else {
+          for (let i = 0; i < keys.length; i++) values[i] = r.row[keys[i] as string] ?? null;
+          key = encodeKey(values);
+        }
+        (targets[partitioner.shardOf(key)] as StageTask).pending.push(r);
+      }
+    };
+  }
+  return {
+    spec,
+    tasks,
+    route,
+    emitWatermark: (fromShard, watermark, now) => {
+      for (const t of targets) {
+        const advanced = t.inputs.update(fromShard, watermark, now);
+        if (advanced !== undefined) t.pendingWatermark = advanced;
+      }
+    },
+  };
+}
+
+/** The smallest idle timeout declared by any source, applied to exchanges downstream. */
+function sourceIdleTimeout(graph: JobGraph): number | undefined {
+  const timeouts = graph.sources.map((s) => s.watermark?.idleTimeoutMs).filter((t): t is number => t !== undefined);
+  return timeouts.length > 0 ? Math.min(...timeouts) : undefined;
+}
+
+/** Yields decoded row batches of one source; bad records become dead letters. */
+async function* readSource(
+  source: JobSource,
+  options: EmbeddedJobOptions,
+  code: NonNullable<EmbeddedJobOptions['code']>,
+  batchSize: number,
+  deadLetter: (letter: DeadLetter) => void,
+): AsyncGenerator<Row[]> {
+  const connector = source.connector;
+  if (connector.type === 'generator') {
+    const generator = code.generators?.get(connector.ref);
+    if (!generator) throw new PlanError(`source '${source.name}': generator ${connector.display} is not in the pipeline module`);
+    // One generator instance produces the whole stream; rows are spread over source shards.
+    yield* batchRows(generator({ shard: 0, parallelism: 1 }), batchSize);
+    return;
+  }
+  if (connector.type === 'kinesis') {
+    const path = options.inputs?.get(source.name);
+    if (!path) {
+      throw new PlanError(`source '${source.name}' reads Kinesis, which needs the AWS runtime; bind a file with --input ${source.name}=<file.jsonl>`);
+    }
+  }
+  const path = options.inputs?.get(source.name) ?? (connector.type === 'jsonl' ? connector.path : undefined);
+  if (!path) {
+    throw new PlanError(`source '${source.name}' has no input: pass --input ${source.name}=<file.jsonl>`);
+  }
+  const decoder = createRowDecoder(source.schema);
+  if (!existsSync(path)) throw new PlanError(`source '${source.name}': input file not found: ${path}`);
+  for await (const batch of readJsonLines(path, batchSize)) {
+    const rows: Row[] = [];
+    for (let i = 0; i < batch.lines.length; i++) {
+      const line = batch.lines[i] as string;
+      const position = `${path}:${batch.lineNumbers[i]}`;
+      try {
+        rows.push(decodeJsonLine(line, decoder, position));
+      } catch (error) {
+        if (!(error instanceof RecordError)) throw error;
+        deadLetter({ source: source.name, position, reason: error.message, raw: line });
+      }
+    }
+    if (rows.length > 0) yield rows;
+  }
+}
+
+/** Re-exported so callers can tell engine errors from bugs. */
+export { FlambdaError };

@@ -1,0 +1,144 @@
+/**
+ * Sink writers of the embedded runtime. Every sink keeps counts; what else it does depends on
+ * its connector: `print` writes Flink's print format (`+I[1001, 35]`), `jsonl` appends one JSON
+ * object per changelog row with an `op` field, `collect` and `blackhole` write nothing.
+ * Observers (the CLI's `--final` / `--changelog`, tests) can be attached to any sink.
+ */
+import { createWriteStream } from 'node:fs';
+import { PlanError } from '../../core/errors.ts';
+import type { ChangeRow } from '../../core/row.ts';
+import type { Schema } from '../../core/types.ts';
+import { createRowEncoder, type RowEncoder } from '../../core/codec.ts';
+import type { JobSink } from '../../plan/job-graph.ts';
+
+/** Receives every changelog row a sink gets. */
+export interface SinkObserver {
+  write(rows: readonly ChangeRow[]): void;
+  close?(): Promise<void> | void;
+}
+
+/** Writes one changelog row per line, `{"op":"+I", …fields}`, to a stream or file. */
+export class JsonlChangelogWriter implements SinkObserver {
+  private readonly encode: RowEncoder;
+  private readonly out: NodeJS.WritableStream;
+  private buffer: string[] = [];
+
+  constructor(schema: Schema, target: string | NodeJS.WritableStream) {
+    this.encode = createRowEncoder(schema);
+    this.out = typeof target === 'string' ? (createWriteStream(target) as NodeJS.WritableStream) : target;
+  }
+
+  write(rows: readonly ChangeRow[]): void {
+    for (const r of rows) this.buffer.push(JSON.stringify({ op: r.kind, ...this.encode(r.row) }));
+    if (this.buffer.length >= 4096) this.flush();
+  }
+
+  private flush(): void {
+    if (this.buffer.length === 0) return;
+    this.out.write(`${this.buffer.join('\n')}\n`);
+    this.buffer = [];
+  }
+
+  async close(): Promise<void> {
+    this.flush();
+    const out = this.out;
+    if (out === process.stdout || out === process.stderr) return;
+    await new Promise<void>((resolve, reject) => {
+      out.once('error', reject);
+      out.end(() => resolve());
+    });
+  }
+}
+
+/** Formats a row as Flink's print sink does: `+I[1001, 35, 2015-07-15 00:00:01.000]`. */
+export function formatPrintRow(row: ChangeRow, encode: RowEncoder, schema: Schema): string {
+  const json = encode(row.row);
+  const values = schema.fields.map((f) => {
+    const v = json[f.name];
+    return v === null || v === undefined ? 'NULL' : String(v);
+  });
+  return `${row.kind}[${values.join(', ')}]`;
+}
+
+/**
+ * Prints rows in Flink's print format, prefixed with the sink name. With a limit, only the
+ * first `limit` rows are printed and the number of the others is reported at close.
+ */
+export class PrintWriter implements SinkObserver {
+  private readonly encode: RowEncoder;
+  private printed = 0;
+  private skipped = 0;
+
+  constructor(
+    private readonly schema: Schema,
+    private readonly prefix: string,
+    private readonly out: NodeJS.WritableStream = process.stdout,
+    private readonly limit = Infinity,
+  ) {
+    this.encode = createRowEncoder(schema);
+  }
+
+  write(rows: readonly ChangeRow[]): void {
+    const room = Math.max(0, Math.min(rows.length, this.limit - this.printed));
+    this.skipped += rows.length - room;
+    if (room === 0) return;
+    this.printed += room;
+    const lines: string[] = [];
+    for (let i = 0; i < room; i++) lines.push(`${this.prefix}${formatPrintRow(rows[i] as ChangeRow, this.encode, this.schema)}`);
+    this.out.write(`${lines.join('\n')}\n`);
+  }
+
+  close(): void {
+    if (this.skipped > 0) this.out.write(`${this.prefix}… ${this.skipped} more changelog rows not printed (print limit ${this.limit})\n`);
+  }
+}
+
+/** A sink of a running job: counts rows and forwards them to its writer and observers. */
+export class SinkInstance {
+  readonly observers: SinkObserver[] = [];
+  rowsWritten = 0;
+
+  constructor(readonly spec: JobSink) {}
+
+  write(rows: readonly ChangeRow[]): void {
+    this.rowsWritten += rows.length;
+    for (const o of this.observers) o.write(rows);
+  }
+
+  async close(): Promise<void> {
+    for (const o of this.observers) await o.close?.();
+  }
+}
+
+/** Options for creating sink instances. */
+export interface SinkSetup {
+  /** Where `print` sinks write. @default process.stdout */
+  readonly printTo?: NodeJS.WritableStream;
+  /** Suppress `print` output (benchmarks, `--quiet`). @default false */
+  readonly quiet?: boolean;
+  /** Print at most this many rows per print sink. @default unlimited */
+  readonly printLimit?: number;
+}
+
+/** Creates the sink instance of a job sink with its connector's writer attached. */
+export function createSink(spec: JobSink, setup: SinkSetup = {}): SinkInstance {
+  const sink = new SinkInstance(spec);
+  switch (spec.connector.type) {
+    case 'print':
+      if (!setup.quiet) sink.observers.push(new PrintWriter(spec.schema, `${spec.name}> `, setup.printTo, setup.printLimit));
+      break;
+    case 'jsonl':
+      sink.observers.push(new JsonlChangelogWriter(spec.schema, spec.connector.path));
+      break;
+    case 'collect':
+    case 'blackhole':
+      break;
+    case 'kinesis':
+    case 'dynamodb':
+      throw new PlanError(
+        `sink '${spec.name}' uses the ${spec.connector.type} connector, which needs the AWS runtime; ` +
+          `the embedded runtime supports print, jsonl, collect and blackhole sinks`,
+      );
+  }
+  return sink;
+}

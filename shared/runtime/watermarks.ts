@@ -1,0 +1,96 @@
+/**
+ * Event-time watermarks, the same on every runtime.
+ *
+ * - A source shard's watermark is `max event time seen − out-of-orderness`, the meaning of SQL's
+ *   `WATERMARK FOR ts AS ts - INTERVAL …` (the TypeScript API uses the same rule).
+ * - An operator's input watermark is the minimum over its input channels (upstream shards).
+ *   A channel that has been idle longer than the idleness timeout drops out of the minimum
+ *   until it sends again; when every channel is idle the last combined value holds.
+ * - Bounded input ends with a +∞ watermark on every channel, so all pending timers fire.
+ */
+
+/** Per-source-shard watermark generator with bounded out-of-orderness. */
+export class BoundedOutOfOrderness {
+  private maxTimestamp = -Infinity;
+
+  constructor(private readonly outOfOrdernessMs: number) {}
+
+  /** Observes one event time (epoch ms); nulls are ignored, as Flink ignores null rowtimes. */
+  observe(timestamp: number | null): void {
+    if (timestamp !== null && timestamp > this.maxTimestamp) this.maxTimestamp = timestamp;
+  }
+
+  /** The watermark implied by what was observed so far (-∞ before the first event). */
+  current(): number {
+    return this.maxTimestamp - this.outOfOrdernessMs;
+  }
+}
+
+/** Combines the watermarks of a task's input channels. */
+export class InputWatermarks {
+  private readonly channels: Float64Array;
+  private readonly lastActive: Float64Array;
+  private readonly idle: Uint8Array;
+  private combined = -Infinity;
+
+  /**
+   * @param channelCount number of upstream channels (shards) feeding this task
+   * @param idleTimeoutMs a channel silent for longer stops holding back the watermark; absent = never
+   */
+  constructor(
+    channelCount: number,
+    private readonly idleTimeoutMs?: number,
+  ) {
+    this.channels = new Float64Array(channelCount).fill(-Infinity);
+    this.lastActive = new Float64Array(channelCount);
+    this.idle = new Uint8Array(channelCount);
+  }
+
+  /** Number of input channels. */
+  get channelCount(): number {
+    return this.channels.length;
+  }
+
+  /** The current combined watermark. */
+  get current(): number {
+    return this.combined;
+  }
+
+  /** Records activity (data) on a channel at processing time `now`; an idle channel becomes active. */
+  markActive(channel: number, now: number): void {
+    this.lastActive[channel] = now;
+    this.idle[channel] = 0;
+  }
+
+  /**
+   * Updates one channel's watermark (regressions ignored) and returns the new combined
+   * watermark if it advanced, else undefined.
+   */
+  update(channel: number, watermark: number, now: number): number | undefined {
+    if (watermark > (this.channels[channel] ?? -Infinity)) this.channels[channel] = watermark;
+    this.markActive(channel, now);
+    return this.recompute(now);
+  }
+
+  /** Re-evaluates idleness at processing time `now`; returns the new watermark if it advanced. */
+  recompute(now: number): number | undefined {
+    let min = Infinity;
+    let anyActive = false;
+    for (let i = 0; i < this.channels.length; i++) {
+      if (this.idleTimeoutMs !== undefined && this.channels[i] !== Infinity && now - (this.lastActive[i] ?? 0) > this.idleTimeoutMs) {
+        this.idle[i] = 1;
+      }
+      if (this.idle[i]) continue;
+      anyActive = true;
+      const w = this.channels[i] ?? -Infinity;
+      if (w < min) min = w;
+    }
+    // All idle: hold the last combined value (Flink's behaviour when every input is idle).
+    if (!anyActive) return undefined;
+    if (min > this.combined) {
+      this.combined = min;
+      return min;
+    }
+    return undefined;
+  }
+}

@@ -1,0 +1,190 @@
+import { describe, it, expect } from 'vitest';
+import fc from 'fast-check';
+import type { LogicalType, Value } from '../../../shared/core/types.ts';
+import type { AggFunction } from '../../../shared/operators/aggregate/agg-function.ts';
+import { avgFunction } from '../../../shared/operators/aggregate/avg.ts';
+import { countFunction, countStarFunction } from '../../../shared/operators/aggregate/count.ts';
+import { createAggFunction } from '../../../shared/operators/aggregate/create-agg-function.ts';
+import { maxFunction, minFunction } from '../../../shared/operators/aggregate/min-max.ts';
+import { sumFunction } from '../../../shared/operators/aggregate/sum.ts';
+
+const INT: LogicalType = { root: 'INT', nullable: true };
+const BIGINT: LogicalType = { root: 'BIGINT', nullable: true };
+const DOUBLE: LogicalType = { root: 'DOUBLE', nullable: true };
+const STRING: LogicalType = { root: 'STRING', nullable: true };
+const dec = (precision: number, scale: number): LogicalType => ({ root: 'DECIMAL', nullable: true, precision, scale });
+
+/** Applies `+v` (accumulate) and `-v` (retract) steps and returns the result after each. */
+function run<A>(fn: AggFunction<A>, steps: readonly ['+' | '-', Value][]): Value[] {
+  const acc = fn.createAccumulator();
+  return steps.map(([op, v]) => {
+    if (op === '+') fn.accumulate(acc, v);
+    else fn.retract(acc, v);
+    return fn.getValue(acc);
+  });
+}
+
+describe('COUNT', () => {
+  it('COUNT(*) counts every row, nulls included, and retracts', () => {
+    expect(run(countStarFunction, [['+', 1], ['+', null], ['-', 1], ['-', null]])).toEqual([1, 2, 1, 0]);
+  });
+
+  it('COUNT(x) skips nulls on accumulate and retract', () => {
+    expect(run(countFunction, [['+', 1], ['+', null], ['+', 'a'], ['-', null], ['-', 1]])).toEqual([1, 1, 2, 2, 1]);
+  });
+
+  it('starts at 0 for an empty group', () => {
+    expect(countFunction.getValue(countFunction.createAccumulator())).toBe(0);
+  });
+});
+
+describe('SUM with retraction', () => {
+  it('returns NULL again once every non-null value is retracted', () => {
+    expect(run(sumFunction(INT), [['+', 3], ['+', 4], ['-', 3], ['-', 4]])).toEqual([3, 7, 4, null]);
+  });
+
+  it('is NULL while only nulls were seen, and ignores them', () => {
+    expect(run(sumFunction(BIGINT), [['+', null], ['+', 5], ['-', null]])).toEqual([null, 5, 5]);
+  });
+
+  it('a sum of values that cancel out is 0, not NULL', () => {
+    expect(run(sumFunction(INT), [['+', 3], ['+', -3]])).toEqual([3, 0]);
+  });
+
+  it('wraps INT overflow like Java int and stays invertible under retraction', () => {
+    expect(run(sumFunction(INT), [['+', 2147483647], ['+', 1], ['-', 1]])).toEqual([2147483647, -2147483648, 2147483647]);
+  });
+
+  it('sums DECIMAL unscaled values exactly', () => {
+    expect(run(sumFunction(dec(10, 2)), [['+', 150n], ['+', 25n], ['-', 150n]])).toEqual([150n, 175n, 25n]);
+  });
+
+  it('DECIMAL sums beyond 38 digits are NULL', () => {
+    const big = 10n ** 37n * 9n;
+    expect(run(sumFunction(dec(38, 0)), [['+', big], ['+', big], ['-', big]])).toEqual([big, null, big]);
+  });
+
+  it('DOUBLE', () => {
+    expect(run(sumFunction(DOUBLE), [['+', 1.5], ['+', 2.25]])).toEqual([1.5, 3.75]);
+  });
+});
+
+describe('AVG', () => {
+  it('AVG(INT) truncates toward zero and keeps the integer type', () => {
+    expect(run(avgFunction(INT), [['+', 1], ['+', 2], ['+', 2]])).toEqual([1, 1, 1]);
+    expect(run(avgFunction(INT), [['+', -1], ['+', -2]])).toEqual([-1, -1]);
+  });
+
+  it('AVG(INT) sums in BIGINT, so large INTs do not wrap', () => {
+    expect(run(avgFunction(INT), [['+', 2147483647], ['+', 2147483647]])).toEqual([2147483647, 2147483647]);
+  });
+
+  it('AVG(BIGINT) truncates', () => {
+    expect(run(avgFunction(BIGINT), [['+', 10], ['+', 5], ['+', 5]])).toEqual([10, 7, 6]);
+  });
+
+  it('AVG(DOUBLE) divides exactly', () => {
+    expect(run(avgFunction(DOUBLE), [['+', 1], ['+', 2]])).toEqual([1, 1.5]);
+  });
+
+  it('AVG(DECIMAL(10, 2)) is DECIMAL(38, 6), HALF_UP', () => {
+    // 1.00, 2.00, 2.00 → 1.666666(6…) → 1.666667
+    expect(run(avgFunction(dec(10, 2)), [['+', 100n], ['+', 200n], ['+', 200n]])).toEqual([1000000n, 1500000n, 1666667n]);
+    // −1, −2, 0 at scale 0 → −1, −1.5, −1 at scale 6
+    expect(run(avgFunction(dec(5, 0)), [['+', -1n], ['+', -2n], ['+', 0n]])).toEqual([-1000000n, -1500000n, -1000000n]);
+  });
+
+  it('AVG(DECIMAL(20, 8)) keeps scale 8', () => {
+    expect(run(avgFunction(dec(20, 8)), [['+', 1n], ['+', 2n]])).toEqual([1n, 2n]);
+  });
+
+  it('rounds DECIMAL ties away from zero', () => {
+    // (0.000001 + 0.000002) / 2 at scale 6 = 0.0000015 → 0.000002; negated → -0.000002
+    expect(run(avgFunction(dec(10, 6)), [['+', 1n], ['+', 2n]])).toEqual([1n, 2n]);
+    expect(run(avgFunction(dec(10, 6)), [['+', -1n], ['+', -2n]])).toEqual([-1n, -2n]);
+  });
+
+  it('is NULL for an emptied group', () => {
+    expect(run(avgFunction(INT), [['+', 4], ['+', null], ['-', 4]])).toEqual([4, 4, null]);
+  });
+});
+
+describe('MIN/MAX with retraction', () => {
+  it('retracting the current MIN reveals the next smallest', () => {
+    expect(run(minFunction, [['+', 5], ['+', 3], ['+', 7], ['-', 3], ['-', 5], ['-', 7]])).toEqual([5, 3, 3, 5, 7, null]);
+  });
+
+  it('retracting the current MAX reveals the next largest', () => {
+    expect(run(maxFunction, [['+', 5], ['+', 3], ['+', 7], ['-', 7], ['-', 5], ['-', 3]])).toEqual([5, 5, 7, 5, 3, null]);
+  });
+
+  it('keeps duplicates counted: a value retracted once is still present', () => {
+    expect(run(minFunction, [['+', 2], ['+', 2], ['+', 4], ['-', 2], ['-', 2]])).toEqual([2, 2, 2, 2, 4]);
+  });
+
+  it('ignores nulls', () => {
+    expect(run(maxFunction, [['+', null], ['+', 1], ['-', null]])).toEqual([null, 1, 1]);
+  });
+
+  it('orders strings by code point like Flink (not UTF-16 units)', () => {
+    // U+FF5E (a BMP char above the surrogates) sorts before U+1F600 (a surrogate pair) by code point.
+    expect(run(maxFunction, [['+', '\uff5e'], ['+', '\u{1f600}']])).toEqual(['\uff5e', '\u{1f600}']);
+    expect(run(minFunction, [['+', '\u{1f600}'], ['+', '\uff5e']])).toEqual(['\u{1f600}', '\uff5e']);
+  });
+
+  it('orders DECIMALs, booleans and NaN like Java', () => {
+    expect(run(minFunction, [['+', 10n], ['+', -3n]])).toEqual([10n, -3n]);
+    expect(run(maxFunction, [['+', false], ['+', true], ['-', true]])).toEqual([false, true, false]);
+    expect(run(maxFunction, [['+', 1], ['+', Number.NaN]])).toEqual([1, Number.NaN]);
+  });
+
+  it('a value retracted before it was accumulated does not become the extreme', () => {
+    expect(run(minFunction, [['-', 1], ['+', 5], ['+', 1]])).toEqual([null, 5, 5]);
+  });
+
+  it('accumulators survive structuredClone mid-stream', () => {
+    const acc = minFunction.createAccumulator();
+    minFunction.accumulate(acc, 3);
+    minFunction.accumulate(acc, 1);
+    const copy = structuredClone(acc);
+    minFunction.retract(copy, 1);
+    expect(minFunction.getValue(copy)).toBe(3);
+    expect(minFunction.getValue(acc)).toBe(1);
+  });
+
+  it('matches a recomputed min/max over any multiset under random add/remove', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.boolean(), fc.integer({ min: -5, max: 5 })), { maxLength: 60 }), (ops) => {
+        const live: number[] = [];
+        const min = minFunction.createAccumulator();
+        const max = maxFunction.createAccumulator();
+        for (const [add, v] of ops) {
+          if (add || !live.includes(v)) {
+            live.push(v);
+            minFunction.accumulate(min, v);
+            maxFunction.accumulate(max, v);
+          } else {
+            live.splice(live.indexOf(v), 1);
+            minFunction.retract(min, v);
+            maxFunction.retract(max, v);
+          }
+          expect(minFunction.getValue(min)).toBe(live.length === 0 ? null : Math.min(...live));
+          expect(maxFunction.getValue(max)).toBe(live.length === 0 ? null : Math.max(...live));
+        }
+      }),
+    );
+  });
+});
+
+describe('createAggFunction', () => {
+  it('picks COUNT(*) without an argument type and COUNT(x) with one', () => {
+    expect(createAggFunction('COUNT', undefined)).toBe(countStarFunction);
+    expect(createAggFunction('COUNT', STRING)).toBe(countFunction);
+    expect(createAggFunction('MIN', STRING)).toBe(minFunction);
+    expect(createAggFunction('MAX', STRING)).toBe(maxFunction);
+  });
+
+  it('rejects SUM(STRING) naming the call', () => {
+    expect(() => createAggFunction('SUM', STRING, 'SUM(name) AS s')).toThrow(/SUM\(VARCHAR\(2147483647\)\) is not supported in SUM\(name\) AS s/);
+  });
+});
