@@ -75,7 +75,7 @@ export class Pipeline {
   }
 
   /** Declares a source and returns its stream. */
-  source<S extends SchemaSpec>(name: string, options: SourceOptions<S>): Stream<RowOf<S>> {
+  source<const S extends SchemaSpec>(name: string, options: SourceOptions<S>): Stream<RowOf<S>> {
     if (this.sourceNames.has(name)) throw new PlanError(`source '${name}' is declared twice`);
     this.sourceNames.add(name);
     const schema = schemaOf(options.schema);

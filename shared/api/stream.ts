@@ -60,7 +60,7 @@ export class Stream<T> {
   }
 
   /** Transforms each row with a function; the output schema is declared. */
-  map<S extends SchemaSpec>(schema: S, fn: (row: T) => RowOf<S>, name?: string): Stream<RowOf<S>> {
+  map<const S extends SchemaSpec>(schema: S, fn: (row: T) => RowOf<S>, name?: string): Stream<RowOf<S>> {
     const ref = this.pipeline.registerFunction(fn as unknown as (row: Row) => Row);
     const fields: Field[] = Object.entries(schema).map(([n, t]) => ({ name: n, type: typeof t === 'string' ? parseType(t) : t }));
     return new Stream(this.pipeline, {

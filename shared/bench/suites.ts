@@ -32,6 +32,8 @@ export interface BenchResult {
 export interface BenchOptions {
   readonly events: number;
   readonly parallelism: number;
+  /** Timed runs per case (medians are reported). @default 3 */
+  readonly repetitions?: number;
 }
 
 /** Encodes every sink row to JSON and counts bytes, so passthrough includes the encode cost. */
@@ -101,33 +103,49 @@ async function timeJob(graph: JobGraph, path: string, events: number, functions 
   return Math.round((events * 1000) / result.elapsedMs);
 }
 
-/** Runs a suite and returns its result lines. */
+/** Median of a non-empty list. */
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+/**
+ * Runs a suite and returns its result lines. Every case is measured `repetitions` times,
+ * interleaved with passthrough runs on the same input after a warm-up, and the medians are
+ * reported, so a burst of load on a shared machine moves one sample, not the result.
+ */
 export async function runSuite(suite: string, options: BenchOptions): Promise<BenchResult[]> {
   if (suite !== 'passthrough' && suite !== 'group-agg') {
     throw new PlanError(`unknown benchmark suite '${suite}' (suites: passthrough, group-agg)`);
   }
+  const repetitions = options.repetitions ?? 3;
   const input = writeBidFile(options.events, 10_000);
   try {
-    // Warm up the JIT on a slice so the first measured case is not penalised.
     const passthrough = passthroughGraph(options.parallelism);
-    const results: BenchResult[] = [];
-    const pt = await timeJob(passthrough, input.path, options.events);
-    const base = { suite, events: options.events };
-    if (suite === 'passthrough') {
-      results.push({ ...base, case: 'two-stage-hash', events_per_s: pt, parallelism: options.parallelism });
-    } else {
-      const p = groupAggPipeline();
-      const eps = await timeJob(p.jobGraph({ parallelism: options.parallelism }), input.path, options.events, p.userFunctions as Map<string, unknown>);
-      results.push({
+    const agg = groupAggPipeline();
+    const aggGraph = agg.jobGraph({ parallelism: options.parallelism });
+    const functions = agg.userFunctions as Map<string, unknown>;
+    // Warm-up: let the JIT see both jobs before anything is timed.
+    await timeJob(passthrough, input.path, options.events);
+    if (suite === 'group-agg') await timeJob(aggGraph, input.path, options.events, functions);
+    const pt: number[] = [];
+    const op: number[] = [];
+    for (let i = 0; i < repetitions; i++) {
+      pt.push(await timeJob(passthrough, input.path, options.events));
+      if (suite === 'group-agg') op.push(await timeJob(aggGraph, input.path, options.events, functions));
+    }
+    const base = { suite, events: options.events, parallelism: options.parallelism, repetitions };
+    if (suite === 'passthrough') return [{ ...base, case: 'two-stage-hash', events_per_s: median(pt) }];
+    const eps = median(op);
+    return [
+      {
         ...base,
         case: 'count-sum-max-10k-keys',
         events_per_s: eps,
-        passthrough_events_per_s: pt,
-        ratio_to_passthrough: Math.round((eps / pt) * 1000) / 1000,
-        parallelism: options.parallelism,
-      });
-    }
-    return results;
+        passthrough_events_per_s: median(pt),
+        ratio_to_passthrough: Math.round((eps / median(pt)) * 1000) / 1000,
+      },
+    ];
   } finally {
     input.cleanup();
   }

@@ -12,7 +12,7 @@ export interface BenchCommandOptions {
 
 /** Runs a benchmark suite and prints one line per result. */
 export async function benchCommand(suite: string, options: BenchCommandOptions, io: CliIo): Promise<number> {
-  const results = await runSuite(suite, { events: options.events ?? 500_000, parallelism: 4 });
+  const results = await runSuite(suite, { events: options.events ?? 300_000, parallelism: 4 });
   for (const r of results) {
     if (options.json) io.stdout.write(`${JSON.stringify(r)}\n`);
     else {

@@ -168,13 +168,27 @@ function printTables(graph: JobGraph, collectors: ReadonlyMap<string, FinalColle
   for (const sink of graph.sinks) {
     const collector = collectors.get(sink.name);
     if (!collector) continue;
-    const rows = encodeFinal(graph, sink.name, collector);
     const columns = sink.schema.fields.map((f) => f.name);
+    const rows = encodeFinal(graph, sink.name, collector).sort((a, b) => compareJsonRows(a, b, columns));
     const limit = 50;
     io.stdout.write(`\nFinal result of ${pipeline.name} → sink '${sink.name}' (${rows.length} rows)\n`);
     io.stdout.write(`${renderTable(columns, rows.slice(0, limit))}\n`);
     if (rows.length > limit) io.stdout.write(`… ${rows.length - limit} more rows (use --final <file> to get them all)\n`);
   }
+}
+
+/** Orders rows by their columns left to right (numbers numerically, NULLs first) for display. */
+function compareJsonRows(a: Record<string, JsonValue>, b: Record<string, JsonValue>, columns: readonly string[]): number {
+  for (const c of columns) {
+    const x = a[c] ?? null;
+    const y = b[c] ?? null;
+    if (x === y) continue;
+    if (x === null) return -1;
+    if (y === null) return 1;
+    if (typeof x === 'number' && typeof y === 'number') return x - y;
+    return String(x) < String(y) ? -1 : 1;
+  }
+  return 0;
 }
 
 function summaryLine(result: JobResult, deadLetters: ReadonlyMap<string, number>): string {

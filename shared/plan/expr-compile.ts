@@ -444,7 +444,8 @@ function like(args: readonly Compiled[], where: string): Evaluator {
 function regexpExtractEvaluator(args: readonly Compiled[], where: string): Evaluator {
   const fs = args[0]!.fn;
   const regex = args[1]!;
-  const fi = args[2]?.fn ?? (() => 1);
+  // Without an index Flink returns the whole match (group 0).
+  const fi = args[2]?.fn ?? (() => 0);
   let lookup: (row: Row) => RegExp | null;
   if (regex.constant !== undefined) {
     const source = regex.constant.value;

@@ -59,6 +59,8 @@ const strings = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 6 }),
   fc.string({ unit: edgeChar, maxLength: 4 }),
   fc.string({ unit: fc.constantFrom('a', 'b'), maxLength: 3 }),
+  // Surrogates next to the characters just below and above them in UTF-16 and in code points.
+  fc.string({ unit: fc.constantFrom('\ud800', '\udbff', '\udc00', '\udfff', '\ue000', '\uffff', 'a'), maxLength: 3 }),
 );
 const valueOf: Record<ColumnType, fc.Arbitrary<Value>> = {
   number: numbers,
@@ -175,6 +177,8 @@ describe('compareValues', () => {
     expect(sign(compareValues('\ud800', '\ud800\udc00'))).toBe(-1);
     expect(sign(compareValues('\ud800a', '\ud800\udc00'))).toBe(-1);
     expect(sign(compareValues('\ud800a', '\ud800b'))).toBe(-1);
+    expect(sign(compareValues('\ud800\uffff', '\ud800\udc00'))).toBe(-1);
+    expect(sign(compareValues('x\udbff\udfff', 'x\ue000'))).toBe(1);
     fc.assert(
       fc.property(strings, strings, (a, b) => {
         // Well-formed strings only: Buffer replaces unpaired surrogates.

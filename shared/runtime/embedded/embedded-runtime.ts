@@ -25,11 +25,11 @@ import type { ChangeRow } from '../../core/row.ts';
 import type { Row, Value } from '../../core/types.ts';
 import type { GeneratorFunction } from '../../api/pipeline.ts';
 import type { OperatorRunner } from '../operator-runner.ts';
-import { createOperatorRunner } from './create-runner.ts';
+import { createOperatorRunner, type OperatorInstantiator } from './create-runner.ts';
 import { encodeKey } from '../../partition/key-encoding.ts';
 import { KinesisPartitioner } from '../../partition/partitioner.ts';
 import type { JobGraph, JobSource, JobStage } from '../../plan/job-graph.ts';
-import type { UserCode } from '../../operators/registry.ts';
+import { createOperator, type UserCode } from '../../operators/registry.ts';
 import { BoundedOutOfOrderness, InputWatermarks } from '../watermarks.ts';
 import { createSink, type SinkInstance, type SinkObserver, type SinkSetup } from './sinks.ts';
 import { batchRows, readJsonLines } from './sources.ts';
@@ -69,6 +69,8 @@ export interface EmbeddedJobOptions {
   readonly progressIntervalMs?: number;
   /** Processing-time clock. @default Date.now */
   readonly clock?: () => number;
+  /** Builds operator instances. @default the operator registry (shared/operators/registry.ts) */
+  readonly instantiate?: OperatorInstantiator;
 }
 
 /** What a finished job reports. */
@@ -153,7 +155,8 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
   const stages = new Map<string, StageRuntime>();
   // Build downstream stages first so routers can reference their tasks.
   for (const spec of [...graph.stages].reverse()) {
-    stages.set(spec.id, await buildStage(spec, graph, stages, sinks, code, clock));
+    const instantiate = options.instantiate ?? ((op) => createOperator(op, code));
+    stages.set(spec.id, await buildStage(spec, graph, stages, sinks, instantiate, clock));
   }
   const order = graph.stages.map((s) => stages.get(s.id) as StageRuntime);
 
@@ -282,7 +285,7 @@ async function buildStage(
   graph: JobGraph,
   built: ReadonlyMap<string, StageRuntime>,
   sinks: ReadonlyMap<string, SinkInstance>,
-  code: UserCode,
+  instantiate: OperatorInstantiator,
   clock: () => number,
 ): Promise<StageRuntime> {
   const upstreamParallelism =
@@ -294,7 +297,7 @@ async function buildStage(
   for (let shard = 0; shard < spec.parallelism; shard++) {
     const runners: OperatorRunner[] = [];
     for (const op of spec.operators) {
-      const runner = createOperatorRunner(op, code, shard, spec.parallelism, clock);
+      const runner = createOperatorRunner(op, instantiate, shard, spec.parallelism, clock);
       await runner.open();
       runners.push(runner);
     }
