@@ -4,5 +4,12 @@
 import { register } from 'tsx/esm/api';
 
 register();
+// `flambda explain … | head` closes the pipe early: stop quietly instead of crashing on EPIPE.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
 const { main } = await import('../shared/cli/main.ts');
 process.exitCode = await main(process.argv.slice(2));

@@ -2,7 +2,7 @@
  * A deterministic generator of orders for the examples: skewed merchandise popularity (a few
  * best sellers), quantities 1..10, event times one millisecond apart with up to 3 s of jitter.
  */
-import type { GeneratorFunction } from 'flambda';
+import type { GeneratorFunction, Pipeline } from 'flambda';
 
 /** Options of {@link generateOrders}. */
 export interface OrderGeneratorOptions {
@@ -35,4 +35,13 @@ export function generateOrders(options: OrderGeneratorOptions): GeneratorFunctio
       };
     }
   };
+}
+
+/** Declares the generated `orders` source of the examples (event time `log_ts`, 5 s bound). */
+export function ordersSource(pipeline: Pipeline, options: OrderGeneratorOptions) {
+  return pipeline.source('orders', {
+    schema: { merchandiseId: 'BIGINT NOT NULL', quantity: 'INT NOT NULL', log_ts: 'TIMESTAMP(3) NOT NULL' },
+    watermark: { column: 'log_ts', outOfOrdernessMs: 5_000 },
+    generator: generateOrders(options),
+  });
 }

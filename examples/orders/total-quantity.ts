@@ -9,16 +9,11 @@
  * Run it with `npm start`, or `npx flambda run examples/orders/total-quantity.ts --table`.
  */
 import { Pipeline, sum } from 'flambda';
-import { generateOrders } from './orders.ts';
+import { ordersSource } from './orders.ts';
 
 const pipeline = new Pipeline('total-quantity');
 
-pipeline
-  .source('orders', {
-    schema: { merchandiseId: 'BIGINT NOT NULL', quantity: 'INT NOT NULL', log_ts: 'TIMESTAMP(3) NOT NULL' },
-    watermark: { column: 'log_ts', outOfOrdernessMs: 5_000 },
-    generator: generateOrders({ orders: 200_000, merchandise: 12, seed: 7 }),
-  })
+ordersSource(pipeline, { orders: 200_000, merchandise: 12, seed: 7 })
   .groupBy('merchandiseId')
   .aggregate({ totalQuantity: sum('quantity') })
   .print();

@@ -9,7 +9,7 @@ import { groupAggregateOutputSchema } from '../operators/aggregate/group-aggrega
 import { calcOutputSchema } from '../operators/calc/calc-operator.ts';
 import type { Expr } from '../plan/expr.ts';
 import { inferType } from '../plan/expr-types.ts';
-import type { AggCall, CalcNode, LogicalNode, SinkConnector } from '../plan/logical.ts';
+import type { AggCall, CalcNode, LogicalNode, RankRange, SinkConnector, SortField } from '../plan/logical.ts';
 import type { AggregateSpec } from './aggregates.ts';
 import type { Pipeline } from './pipeline.ts';
 import type { RowOf, SchemaSpec } from './schema-spec.ts';
@@ -79,6 +79,78 @@ export class Stream<T> {
     return new GroupedStream<T, K>(this, keys);
   }
 
+  /**
+   * Streaming Top-N: ranks rows within each partition by `orderBy` and keeps the ranks in
+   * `range` (SQL `ROW_NUMBER() OVER (PARTITION BY … ORDER BY …) AS rn … WHERE rn <= N`). The
+   * planner picks Flink's strategy (AppendFast, Retract or UpdateFast) from the input.
+   * RANK and DENSE_RANK work too (Flink rejects them in streaming).
+   */
+  rank<R extends string | undefined = undefined>(
+    options: RankOptions<T> & { readonly rankNumber?: R },
+  ): Stream<R extends string ? T & { [P in R]: number } : T> {
+    const partitionBy = options.partitionBy ?? [];
+    for (const k of partitionBy) requireColumn(this.schema, k, 'rank partitionBy');
+    if (options.orderBy.length === 0) throw new PlanError('rank needs at least one orderBy column');
+    const orderBy = options.orderBy.map((o) => parseOrder(o as OrderSpec<Record<string, unknown>>, this.schema));
+    const rankRange = parseRankRange(options.range, this.schema);
+    const rankNumber = options.rankNumber;
+    if (rankNumber !== undefined && this.schema.fields.some((f) => f.name === rankNumber)) {
+      throw new PlanError(`rank number column '${rankNumber}' clashes with an input column`);
+    }
+    const fields: Field[] = [...this.schema.fields];
+    if (rankNumber !== undefined) fields.push({ name: rankNumber, type: { root: 'BIGINT', nullable: false } });
+    return new Stream(this.pipeline, {
+      type: 'Rank',
+      id: this.pipeline.nextId(),
+      input: this.node,
+      rankType: options.rankType ?? 'ROW_NUMBER',
+      partitionBy,
+      orderBy,
+      rankRange,
+      ...(rankNumber !== undefined ? { rankNumberColumn: rankNumber } : {}),
+      ...(options.stateTtlMs !== undefined ? { stateTtlMs: options.stateTtlMs } : {}),
+      ...(options.cacheSize !== undefined ? { cacheSize: options.cacheSize } : {}),
+      schema: { fields },
+    }) as never;
+  }
+
+  /** `rank` with the range `1..n`: the top `n` rows per partition. */
+  topN<R extends string | undefined = undefined>(
+    n: number,
+    options: Omit<RankOptions<T>, 'range'> & { readonly rankNumber?: R },
+  ): Stream<R extends string ? T & { [P in R]: number } : T> {
+    return this.rank<R>({ ...options, range: { atMost: n } });
+  }
+
+  /**
+   * Keeps the first or last row per key (SQL `ROW_NUMBER() OVER (PARTITION BY keys ORDER BY t) = 1`),
+   * by an event-time column or, without `orderBy`, by arrival (processing time).
+   */
+  deduplicate(options: DeduplicateOptions<T>): Stream<T> {
+    if (options.keys.length === 0) throw new PlanError('deduplicate needs at least one key column');
+    for (const k of options.keys) requireColumn(this.schema, k, 'deduplicate keys');
+    if (options.orderBy !== undefined) {
+      const field = this.schema.fields.find((f) => f.name === options.orderBy);
+      if (!field) requireColumn(this.schema, options.orderBy, 'deduplicate orderBy');
+      if (field?.timeAttribute !== 'rowtime') {
+        throw new PlanError(
+          `deduplicate orderBy '${options.orderBy}' must be an event-time (rowtime) column, i.e. a source's watermark column; ` +
+            `to rank by another column use rank({ range: { atMost: 1 } })`,
+        );
+      }
+    }
+    return new Stream(this.pipeline, {
+      type: 'Deduplicate',
+      id: this.pipeline.nextId(),
+      input: this.node,
+      keys: options.keys,
+      keep: options.keep,
+      ...(options.orderBy !== undefined ? { orderColumn: options.orderBy } : {}),
+      ...(options.stateTtlMs !== undefined ? { stateTtlMs: options.stateTtlMs } : {}),
+      schema: this.schema,
+    });
+  }
+
   /** Writes the stream to a named sink. */
   sinkTo(name: string, options: SinkOptions = {}): void {
     if (options.upsertKey) for (const k of options.upsertKey) requireColumn(this.schema, k, `sink '${name}' upsertKey`);
@@ -116,6 +188,87 @@ export class Stream<T> {
     const ref = this.pipeline.registerFunction(fn as unknown as (row: Row) => Value);
     return { kind: 'udf', ref, display: name ?? (fn.name || ref), type: parseType(type) };
   }
+}
+
+/** An order key: `'col'`, `'col DESC'`, `'col ASC NULLS LAST'`, or an object. */
+export type OrderSpec<T> =
+  | (keyof T & string)
+  | `${keyof T & string} ${'ASC' | 'DESC' | 'asc' | 'desc'}${'' | ` NULLS ${'FIRST' | 'LAST'}`}`
+  | { readonly column: keyof T & string; readonly direction?: 'ASC' | 'DESC'; readonly nulls?: 'FIRST' | 'LAST' };
+
+/** Which ranks to keep. */
+export type RankRangeSpec =
+  /** Ranks 1..n (`rn <= n`). */
+  | { readonly atMost: number }
+  /** Ranks 1..n-1 (`rn < n`). */
+  | { readonly lessThan: number }
+  /** Ranks a..b (`rn BETWEEN a AND b`). */
+  | { readonly between: readonly [number, number] }
+  /** Rank k only (`rn = k`). */
+  | { readonly equals: number }
+  /** Ranks 1..value of this column (`rn <= col`); the first value per partition wins, as in Flink. */
+  | { readonly atMostColumn: string };
+
+/** Options of {@link Stream.rank}. */
+export interface RankOptions<T> {
+  readonly partitionBy?: readonly (keyof T & string)[];
+  readonly orderBy: readonly OrderSpec<T>[];
+  readonly range: RankRangeSpec;
+  /** @default 'ROW_NUMBER' */
+  readonly rankType?: 'ROW_NUMBER' | 'RANK' | 'DENSE_RANK';
+  /** Output the rank in a BIGINT column of this name (else only changed rows are emitted). */
+  readonly rankNumber?: string;
+  /** Idle-state retention of a partition. */
+  readonly stateTtlMs?: number;
+  /** Partitions kept cached in memory (`table.exec.topn.cache-size`). @default 10000 */
+  readonly cacheSize?: number;
+}
+
+/** Options of {@link Stream.deduplicate}. */
+export interface DeduplicateOptions<T> {
+  readonly keys: readonly (keyof T & string)[];
+  readonly keep: 'first' | 'last';
+  /** Event-time column to order by; absent: arrival order (processing time). */
+  readonly orderBy?: keyof T & string;
+  readonly stateTtlMs?: number;
+}
+
+function parseOrder(spec: OrderSpec<Record<string, unknown>>, schema: Schema): SortField {
+  if (typeof spec === 'object') {
+    requireColumn(schema, spec.column, 'rank orderBy');
+    const direction = spec.direction ?? 'ASC';
+    // Flink's default null ordering: NULLS FIRST for ASC, NULLS LAST for DESC.
+    return { column: spec.column, direction, nullsFirst: spec.nulls ? spec.nulls === 'FIRST' : direction === 'ASC' };
+  }
+  const m = /^\s*(\S+)(?:\s+(ASC|DESC))?(?:\s+NULLS\s+(FIRST|LAST))?\s*$/i.exec(spec);
+  if (!m) throw new PlanError(`rank orderBy: cannot read '${spec}' (expected 'column [ASC|DESC] [NULLS FIRST|LAST]')`);
+  const column = m[1] as string;
+  const direction = (m[2]?.toUpperCase() ?? 'ASC') as 'ASC' | 'DESC';
+  return parseOrder({ column, direction, ...(m[3] ? { nulls: m[3].toUpperCase() as 'FIRST' | 'LAST' } : {}) }, schema);
+}
+
+function parseRankRange(spec: RankRangeSpec, schema: Schema): RankRange {
+  const whole = (name: string, v: number): number => {
+    if (!Number.isSafeInteger(v) || v < 1) throw new PlanError(`rank range: ${name} must be a positive integer (given ${v})`);
+    return v;
+  };
+  if ('atMost' in spec) return { type: 'constant', start: 1, end: whole('atMost', spec.atMost) };
+  if ('lessThan' in spec) {
+    if (spec.lessThan <= 1) throw new PlanError(`rank range: lessThan ${spec.lessThan} keeps no rank (rn < ${spec.lessThan})`);
+    return { type: 'constant', start: 1, end: whole('lessThan', spec.lessThan) - 1 };
+  }
+  if ('between' in spec) {
+    const [a, b] = spec.between;
+    if (whole('between start', a) > whole('between end', b)) throw new PlanError(`rank range: BETWEEN ${a} AND ${b} is empty`);
+    return { type: 'constant', start: a, end: b };
+  }
+  if ('equals' in spec) return { type: 'constant', start: whole('equals', spec.equals), end: spec.equals };
+  if ('atMostColumn' in spec) {
+    const t = requireColumn(schema, spec.atMostColumn, 'rank range atMostColumn');
+    if (t.root !== 'INT' && t.root !== 'BIGINT') throw new PlanError(`rank range column '${spec.atMostColumn}' must be INT or BIGINT (it is ${t.root})`);
+    return { type: 'variable', endColumn: spec.atMostColumn };
+  }
+  throw new PlanError(`rank range must be one of atMost, lessThan, between, equals, atMostColumn (an unbounded rank is not supported)`);
 }
 
 /** Options of {@link GroupedStream.aggregate}. */

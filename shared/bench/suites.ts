@@ -79,13 +79,62 @@ export function passthroughGraph(parallelism: number): JobGraph {
   };
 }
 
-/** The group-agg case as a pipeline. */
-export function groupAggPipeline(): Pipeline {
-  const p = new Pipeline('bench-group-agg');
-  p.source('bid', { schema: BID_SCHEMA })
-    .groupBy('auction')
-    .aggregate({ bids: count(), volume: sum('price'), top: max('price') })
-    .sinkTo('out', { connector: { type: 'blackhole' }, upsertKey: ['auction'] });
+/** A measured case: a pipeline over the bid input, sinking to `out`. */
+interface BenchCase {
+  readonly name: string;
+  readonly build: (bid: ReturnType<typeof bidStream>) => void;
+}
+
+function bidStream(p: Pipeline) {
+  return p.source('bid', { schema: BID_SCHEMA });
+}
+
+const blackhole = { connector: { type: 'blackhole' as const } };
+
+/** Cases per suite; `passthrough` has none besides the baseline itself. */
+export const SUITES: Readonly<Record<string, readonly BenchCase[]>> = {
+  passthrough: [],
+  'group-agg': [
+    {
+      name: 'count-sum-max-10k-keys',
+      build: (bid) =>
+        bid.groupBy('auction').aggregate({ bids: count(), volume: sum('price'), top: max('price') }).sinkTo('out', { ...blackhole, upsertKey: ['auction'] }),
+    },
+  ],
+  // 10,000 auctions are the partitions. Append: insert-only bids ranked by price. Retract: a
+  // SUM per (auction, bidder) ranked per auction (SUM is not monotonic). Update: a COUNT per
+  // (auction, bidder), which only grows, ranked DESC.
+  topn: [
+    ...[10, 100].map((n) => ({
+      name: `append-n${n}`,
+      build: (bid: ReturnType<typeof bidStream>) =>
+        bid.topN(n, { partitionBy: ['auction'], orderBy: ['price DESC'] }).sinkTo('out', blackhole),
+    })),
+    ...[10, 100].map((n) => ({
+      name: `retract-n${n}`,
+      build: (bid: ReturnType<typeof bidStream>) =>
+        bid
+          .groupBy('auction', 'bidder')
+          .aggregate({ total: sum('price') })
+          .topN(n, { partitionBy: ['auction'], orderBy: ['total DESC'] })
+          .sinkTo('out', blackhole),
+    })),
+    {
+      name: 'update-n10',
+      build: (bid) =>
+        bid
+          .groupBy('auction', 'bidder')
+          .aggregate({ bids: count() })
+          .topN(10, { partitionBy: ['auction'], orderBy: ['bids DESC'] })
+          .sinkTo('out', blackhole),
+    },
+  ],
+};
+
+/** Builds a case's pipeline. */
+export function casePipeline(c: BenchCase): Pipeline {
+  const p = new Pipeline(`bench-${c.name}`);
+  c.build(bidStream(p));
   return p;
 }
 
@@ -115,37 +164,38 @@ function median(values: readonly number[]): number {
  * reported, so a burst of load on a shared machine moves one sample, not the result.
  */
 export async function runSuite(suite: string, options: BenchOptions): Promise<BenchResult[]> {
-  if (suite !== 'passthrough' && suite !== 'group-agg') {
-    throw new PlanError(`unknown benchmark suite '${suite}' (suites: passthrough, group-agg)`);
-  }
+  const cases = SUITES[suite];
+  if (!cases) throw new PlanError(`unknown benchmark suite '${suite}' (suites: ${Object.keys(SUITES).join(', ')})`);
   const repetitions = options.repetitions ?? 3;
   const input = writeBidFile(options.events, 10_000);
   try {
     const passthrough = passthroughGraph(options.parallelism);
-    const agg = groupAggPipeline();
-    const aggGraph = agg.jobGraph({ parallelism: options.parallelism });
-    const functions = agg.userFunctions as Map<string, unknown>;
-    // Warm-up: let the JIT see both jobs before anything is timed.
+    const jobs = cases.map((c) => {
+      const p = casePipeline(c);
+      return { name: c.name, graph: p.jobGraph({ parallelism: options.parallelism }), functions: p.userFunctions as Map<string, unknown> };
+    });
+    // Warm-up: let the JIT see every job before anything is timed.
     await timeJob(passthrough, input.path, options.events);
-    if (suite === 'group-agg') await timeJob(aggGraph, input.path, options.events, functions);
+    for (const j of jobs) await timeJob(j.graph, input.path, options.events, j.functions);
     const pt: number[] = [];
-    const op: number[] = [];
+    const samples = jobs.map(() => [] as number[]);
     for (let i = 0; i < repetitions; i++) {
       pt.push(await timeJob(passthrough, input.path, options.events));
-      if (suite === 'group-agg') op.push(await timeJob(aggGraph, input.path, options.events, functions));
+      for (const [k, j] of jobs.entries()) (samples[k] as number[]).push(await timeJob(j.graph, input.path, options.events, j.functions));
     }
     const base = { suite, events: options.events, parallelism: options.parallelism, repetitions };
-    if (suite === 'passthrough') return [{ ...base, case: 'two-stage-hash', events_per_s: median(pt) }];
-    const eps = median(op);
-    return [
-      {
+    const baseline = median(pt);
+    if (jobs.length === 0) return [{ ...base, case: 'two-stage-hash', events_per_s: baseline }];
+    return jobs.map((j, k) => {
+      const eps = median(samples[k] as number[]);
+      return {
         ...base,
-        case: 'count-sum-max-10k-keys',
+        case: j.name,
         events_per_s: eps,
-        passthrough_events_per_s: median(pt),
-        ratio_to_passthrough: Math.round((eps / median(pt)) * 1000) / 1000,
-      },
-    ];
+        passthrough_events_per_s: baseline,
+        ratio_to_passthrough: Math.round((eps / baseline) * 1000) / 1000,
+      };
+    });
   } finally {
     input.cleanup();
   }

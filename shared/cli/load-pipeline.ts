@@ -20,7 +20,16 @@ export async function loadPipeline(file: string): Promise<Pipeline> {
     module = (await import(pathToFileURL(path).href)) as { default?: unknown };
   } catch (error) {
     if (error instanceof PlanError) throw new PlanError(`${file}: ${error.message}`, { cause: error });
-    throw new PlanError(`cannot load ${file}: ${(error as Error).message}`, { cause: error });
+    const message = (error as Error).message;
+    if (/\.ts$/.test(path) && /require\(\) ES Module|ERR_REQUIRE_ESM|Cannot use import statement/.test(message)) {
+      // tsx reads a .ts file as CommonJS unless its package says "type": "module"; our API is ESM.
+      throw new PlanError(
+        `cannot load ${file}: it is compiled as CommonJS because no package.json with "type": "module" encloses it; ` +
+          `rename it to .mts, or add {"type": "module"} to a package.json in its directory`,
+        { cause: error },
+      );
+    }
+    throw new PlanError(`cannot load ${file}: ${message}`, { cause: error });
   }
   let exported = module.default;
   if (typeof exported === 'function' && !(exported instanceof Pipeline)) exported = (exported as () => unknown)();

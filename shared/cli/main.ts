@@ -35,6 +35,8 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
     .option('--table', 'print the final result of every sink as a table')
     .option('-q, --quiet', 'no print-sink output and no progress line')
     .option('--print-limit <n>', 'print at most n changelog rows per print sink')
+    .option('--explain', 'print the plan, including the Top-N strategy the planner chose, before running')
+    .option('--live-every <n>', 'print the current result of every sink after each n input records')
     .addOption(new Option('--batch-size <n>', 'records per source batch').default('1024'))
     .action(async (file: string, opts: Record<string, unknown>) => {
       exitCode = await runCommand(
@@ -48,6 +50,8 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
           table: Boolean(opts.table),
           quiet: Boolean(opts.quiet),
           ...(opts.printLimit !== undefined ? { printLimit: parsePositiveInt('--print-limit', opts.printLimit as string) } : {}),
+          ...(opts.liveEvery !== undefined ? { liveEvery: parsePositiveInt('--live-every', opts.liveEvery as string) } : {}),
+          explain: Boolean(opts.explain),
           batchSize: parsePositiveInt('--batch-size', opts.batchSize as string, 1_000_000),
         },
         io,
@@ -75,7 +79,7 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
 
   program
     .command('bench')
-    .description('run a benchmark suite (passthrough, group-agg)')
+    .description('run a benchmark suite (passthrough, group-agg, topn)')
     .argument('<suite>', 'suite name')
     .option('--json', 'one JSON object per result line')
     .option('--events <n>', 'input events per case')

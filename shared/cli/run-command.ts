@@ -2,13 +2,15 @@
  * `flambda run <pipeline> --input <source>=<file.jsonl> … [--parallelism N] [--final <file>]
  * [--changelog <file>] [--dead-letter <file>] [--table] [--quiet]`
  */
-import { existsSync, writeFileSync, createWriteStream } from 'node:fs';
+import { existsSync, statSync, writeFileSync, createWriteStream } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { PlanError } from '../core/errors.ts';
 import { createRowEncoder, type JsonValue } from '../core/codec.ts';
 import type { ChangeRow } from '../core/row.ts';
 import type { Pipeline } from '../api/pipeline.ts';
 import type { JobGraph, JobSink } from '../plan/job-graph.ts';
-import { runEmbeddedJob, type DeadLetter, type JobResult } from '../runtime/embedded/embedded-runtime.ts';
+import { runEmbeddedJob, type DeadLetter, type JobProgress, type JobResult } from '../runtime/embedded/embedded-runtime.ts';
+import { formatStages } from './explain-command.ts';
 import { MaterializedView } from '../runtime/materialized-view.ts';
 import { JsonlChangelogWriter, type SinkObserver } from '../runtime/embedded/sinks.ts';
 import { parseBindings } from './args.ts';
@@ -26,6 +28,10 @@ export interface RunOptions {
   readonly quiet?: boolean;
   readonly printLimit?: number;
   readonly batchSize?: number;
+  /** Print the plan (and the Top-N strategy the planner chose) before running. */
+  readonly explain?: boolean;
+  /** Print the current result table every this many input records. */
+  readonly liveEvery?: number;
 }
 
 /** Streams the CLI writes to; injectable for tests. */
@@ -55,12 +61,20 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
   const inputs = bindInputs(graph, options.input);
   const finals = bindSinkFiles('--final', graph, options.final ?? []);
   const changelogs = bindSinkFiles('--changelog', graph, options.changelog ?? []);
+  // Check every output path before the job runs, so a typo does not cost a whole run.
+  for (const [sink, path] of finals) checkOutputPath(`--final ${sink}=`, path);
+  for (const [sink, path] of changelogs) checkOutputPath(`--changelog ${sink}=`, path);
+  if (options.deadLetter) checkOutputPath('--dead-letter ', options.deadLetter);
   const collectors = new Map<string, FinalCollector>();
   const observers = new Map<string, SinkObserver[]>();
   const observe = (sink: string, o: SinkObserver): void => {
     observers.set(sink, [...(observers.get(sink) ?? []), o]);
   };
-  const wantsFinal = new Set([...finals.keys(), ...(options.table ? graph.sinks.map((s) => s.name) : [])]);
+  if (options.explain) {
+    io.stdout.write(`== Physical Plan ==\n${pipeline.explain()}\n\n== Stages ==\n${formatStages(graph)}\n\n`);
+  }
+  const everySink = options.table || options.liveEvery !== undefined;
+  const wantsFinal = new Set([...finals.keys(), ...(everySink ? graph.sinks.map((s) => s.name) : [])]);
   for (const sink of graph.sinks) {
     if (wantsFinal.has(sink.name)) {
       const collector = new FinalCollector(sink);
@@ -75,6 +89,17 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
   const firstReasons: string[] = [];
   const deadLetterOut = options.deadLetter ? createWriteStream(options.deadLetter) : undefined;
   const progress = progressPrinter(io, options.quiet ?? false);
+  let nextLive = options.liveEvery ?? Infinity;
+  const onProgress = (p: JobProgress): void => {
+    progress.update(p);
+    if (p.recordsRead >= nextLive) {
+      while (nextLive <= p.recordsRead) nextLive += options.liveEvery as number;
+      for (const sink of graph.sinks) {
+        const collector = collectors.get(sink.name) as FinalCollector;
+        io.stdout.write(`\n-- ${sink.name} after ${p.recordsRead} records --\n${renderSinkTable(graph, sink, collector, 10)}\n`);
+      }
+    }
+  };
   const result = await runEmbeddedJob(graph, {
     inputs,
     code: { functions: pipeline.userFunctions, generators: pipeline.generators },
@@ -90,7 +115,9 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
       if (firstReasons.length < 5) firstReasons.push(letter.reason);
       deadLetterOut?.write(`${JSON.stringify(letter)}\n`);
     },
-    onProgress: progress.update,
+    onProgress,
+    // Live tables need a look after every batch; the progress line throttles itself.
+    ...(options.liveEvery !== undefined ? { progressIntervalMs: 0 } : {}),
   });
   progress.done();
   if (deadLetterOut) await new Promise<void>((resolve) => deadLetterOut.end(resolve));
@@ -129,6 +156,7 @@ function bindInputs(graph: JobGraph, bindings: readonly string[]): Map<string, s
       throw new PlanError(`--input ${name}=…: the pipeline has no source '${name}' (sources: ${names.join(', ')})`);
     }
     if (!existsSync(path)) throw new PlanError(`--input ${name}=${path}: file not found`);
+    if (!statSync(path).isFile()) throw new PlanError(`--input ${name}=${path}: not a file (expected a JSON-lines file)`);
   }
   for (const source of graph.sources) {
     const c = source.connector;
@@ -147,6 +175,11 @@ function bindSinkFiles(option: string, graph: JobGraph, values: readonly string[
   for (const v of values) {
     const eq = v.indexOf('=');
     const named = eq > 0 && names.includes(v.slice(0, eq));
+    // `other=file` where `other` looks like a sink name but is none: say so instead of writing a
+    // file literally named `other=file`.
+    if (!named && eq > 0 && /^[A-Za-z_][\w-]*$/.test(v.slice(0, eq))) {
+      throw new PlanError(`${option} ${v}: unknown sink '${v.slice(0, eq)}' (sinks: ${names.join(', ')})`);
+    }
     if (!named && bare === undefined) {
       throw new PlanError(`${option}: the pipeline has ${names.length} sinks (${names.join(', ')}); write ${option} <sink>=<file>`);
     }
@@ -156,6 +189,15 @@ function bindSinkFiles(option: string, graph: JobGraph, values: readonly string[
     out.set(sink, path);
   }
   return out;
+}
+
+/** Fails early, with the path, when an output file cannot be created. */
+function checkOutputPath(option: string, path: string): void {
+  const dir = dirname(resolve(path));
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new PlanError(`${option}${path}: directory ${dir} does not exist`);
+  }
+  if (existsSync(path) && statSync(path).isDirectory()) throw new PlanError(`${option}${path}: is a directory, expected a file`);
 }
 
 function encodeFinal(graph: JobGraph, sinkName: string, collector: FinalCollector): Record<string, JsonValue>[] {
@@ -168,13 +210,22 @@ function printTables(graph: JobGraph, collectors: ReadonlyMap<string, FinalColle
   for (const sink of graph.sinks) {
     const collector = collectors.get(sink.name);
     if (!collector) continue;
-    const columns = sink.schema.fields.map((f) => f.name);
-    const rows = encodeFinal(graph, sink.name, collector).sort((a, b) => compareJsonRows(a, b, columns));
-    const limit = 50;
-    io.stdout.write(`\nFinal result of ${pipeline.name} → sink '${sink.name}' (${rows.length} rows)\n`);
-    io.stdout.write(`${renderTable(columns, rows.slice(0, limit))}\n`);
-    if (rows.length > limit) io.stdout.write(`… ${rows.length - limit} more rows (use --final <file> to get them all)\n`);
+    io.stdout.write(`\nFinal result of ${pipeline.name} → sink '${sink.name}' (${collector.view.size} rows)\n`);
+    io.stdout.write(`${renderSinkTable(graph, sink, collector, 50)}\n`);
   }
+}
+
+/**
+ * A sink's current rows as a table, at most `limit` of them. Rows are sorted by the sink's key
+ * columns (e.g. a rank number) when it has one, else by all columns, so the table reads like a
+ * leaderboard where there is one.
+ */
+function renderSinkTable(graph: JobGraph, sink: JobSink, collector: FinalCollector, limit: number): string {
+  const columns = sink.schema.fields.map((f) => f.name);
+  const sortBy = [...(sink.upsertKey ?? []), ...columns];
+  const rows = encodeFinal(graph, sink.name, collector).sort((a, b) => compareJsonRows(a, b, sortBy));
+  const more = rows.length > limit ? `\n… ${rows.length - limit} more rows (use --final <file> to get them all)` : '';
+  return `${renderTable(columns, rows.slice(0, limit))}${more}`;
 }
 
 /** Orders rows by their columns left to right (numbers numerically, NULLs first) for display. */

@@ -123,6 +123,51 @@ function pad3(n: number): string {
   return n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`;
 }
 
+/** Calendar fields of a timestamp. */
+export interface CalendarFields {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  millis: number;
+  /** 1 = Monday … 7 = Sunday (ISO). */
+  dayOfWeek: number;
+  /** 1-based day of the year. */
+  dayOfYear: number;
+}
+
+/** Splits epoch milliseconds into UTC calendar fields (Howard Hinnant's civil_from_days). */
+export function calendarFields(ms: number): CalendarFields {
+  const days = Math.floor(ms / MS_PER_DAY);
+  let rest = ms - days * MS_PER_DAY;
+  const hour = Math.floor(rest / 3_600_000);
+  rest -= hour * 3_600_000;
+  const minute = Math.floor(rest / 60_000);
+  rest -= minute * 60_000;
+  const second = Math.floor(rest / 1000);
+  const millis = rest - second * 1000;
+
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const dayOfEra = z - era * 146097;
+  const yearOfEra = Math.floor(
+    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36524) - Math.floor(dayOfEra / 146096)) / 365,
+  );
+  const dayOfYearFromMarch = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const monthFromMarch = Math.floor((5 * dayOfYearFromMarch + 2) / 153);
+  const day = dayOfYearFromMarch - Math.floor((153 * monthFromMarch + 2) / 5) + 1;
+  const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const dayOfYear = month > 2 ? dayOfYearFromMarch + 60 + (leap ? 1 : 0) : dayOfYearFromMarch - 305;
+  // 1970-01-01 was a Thursday (ISO 4).
+  const dayOfWeek = ((((days + 3) % 7) + 7) % 7) + 1;
+  return { year, month, day, hour, minute, second, millis, dayOfWeek, dayOfYear };
+}
+
 /**
  * Prints epoch milliseconds as `YYYY-MM-DD HH:MM:SS.fff` (UTC, always three fraction digits),
  * the way Flink prints TIMESTAMP(3).
@@ -136,28 +181,7 @@ export function formatTimestamp(ms: number): string {
       `TIMESTAMP value ${ms} ms is outside the supported range 0000-01-01 00:00:00.000 to 9999-12-31 23:59:59.999`,
     );
   }
-  const days = Math.floor(ms / MS_PER_DAY);
-  let rest = ms - days * MS_PER_DAY;
-  const hour = Math.floor(rest / 3_600_000);
-  rest -= hour * 3_600_000;
-  const minute = Math.floor(rest / 60_000);
-  rest -= minute * 60_000;
-  const second = Math.floor(rest / 1000);
-  const millis = rest - second * 1000;
-
-  // Hinnant's civil_from_days.
-  const z = days + 719468;
-  const era = Math.floor(z / 146097);
-  const dayOfEra = z - era * 146097;
-  const yearOfEra = Math.floor(
-    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36524) - Math.floor(dayOfEra / 146096)) / 365,
-  );
-  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
-  const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153);
-  const day = dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1;
-  const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
-  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
-
+  const { year, month, day, hour, minute, second, millis } = calendarFields(ms);
   const yearText = year < 10 ? `000${year}` : year < 100 ? `00${year}` : year < 1000 ? `0${year}` : `${year}`;
   return `${yearText}-${pad2(month)}-${pad2(day)} ${pad2(hour)}:${pad2(minute)}:${pad2(second)}.${pad3(millis)}`;
 }

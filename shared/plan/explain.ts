@@ -10,6 +10,7 @@
  * ```
  */
 import { formatType } from '../core/type-parse.ts';
+import { STRATEGY_NAMES, type RankStrategy } from '../operators/rank/rank-spec.ts';
 import type { AggCall, LogicalNode, RankRange, SortField, WindowSpec } from './logical.ts';
 import { inputOf } from './logical.ts';
 import { printExpr } from './expr-print.ts';
@@ -89,6 +90,7 @@ export function describePlanNode(node: LogicalNode): string {
     case 'Rank':
     case 'WindowRank':
       return `${node.type}(${attrs([
+        ['strategy', node.type === 'Rank' && node.strategy ? `[${formatStrategy(node.strategy, node.upsertKey)}]` : undefined],
         ['rankType', `[${node.rankType}]`],
         ['rankRange', `[${formatRankRange(node.rankRange)}]`],
         ['partitionBy', fields(node.partitionBy)],
@@ -99,7 +101,7 @@ export function describePlanNode(node: LogicalNode): string {
       return `Deduplicate(${attrs([
         ['keep', `[${node.keep === 'first' ? 'FirstRow' : 'LastRow'}]`],
         ['key', fields(node.keys)],
-        ['order', `[${node.orderColumn}]`],
+        ['order', node.orderColumn === undefined ? '[PROCTIME]' : `[ROWTIME(${node.orderColumn})]`],
       ])})`;
     case 'LookupJoin':
       return `LookupJoin(${attrs([
@@ -131,6 +133,12 @@ export function formatAggCall(call: AggCall): string {
   const arg = call.arg === undefined ? '*' : `${call.distinct ? 'DISTINCT ' : ''}${call.arg}`;
   const filter = call.filterField === undefined ? '' : ` FILTER ${call.filterField}`;
   return `${call.fn}(${arg})${filter} AS ${call.name}`;
+}
+
+/** `RetractStrategy`, `AppendFastStrategy`, `UpdateFastStrategy[key]` as Flink prints them. */
+function formatStrategy(strategy: RankStrategy, upsertKey: readonly string[] | undefined): string {
+  const name = STRATEGY_NAMES[strategy];
+  return strategy === 'UpdateFast' ? `${name}[${(upsertKey ?? []).join(',')}]` : name;
 }
 
 function formatSortField(f: SortField): string {

@@ -18,7 +18,8 @@ import { compileArithmetic, compileNegate } from './expr-arithmetic.ts';
 import { castConverter } from './expr-cast.ts';
 import type { ComparisonOperator } from './expr-compare.ts';
 import { compileComparison, compileIn } from './expr-compare.ts';
-import { calendarFields, compileDatePattern, millisOfDay } from './expr-date-format.ts';
+import { calendarFields } from '../core/timestamp.ts';
+import { compileDatePattern, millisOfDay } from './expr-date-format.ts';
 import type { Call, CastExpr, Expr, UdfCall } from './expr.ts';
 import { printExpr } from './expr-print.ts';
 import {

@@ -6,53 +6,9 @@
  * fields once and concatenates the parts.
  */
 import { PlanError } from '../core/errors.ts';
+import { calendarFields, type CalendarFields } from '../core/timestamp.ts';
 
 const MS_PER_DAY = 86_400_000;
-
-/** Calendar fields of a timestamp. */
-export interface CalendarFields {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-  millis: number;
-  /** 1 = Monday … 7 = Sunday (ISO). */
-  dayOfWeek: number;
-  /** 1-based day of the year. */
-  dayOfYear: number;
-}
-
-/** Splits epoch milliseconds into UTC calendar fields (Howard Hinnant's civil_from_days). */
-export function calendarFields(ms: number): CalendarFields {
-  const days = Math.floor(ms / MS_PER_DAY);
-  let rest = ms - days * MS_PER_DAY;
-  const hour = Math.floor(rest / 3_600_000);
-  rest -= hour * 3_600_000;
-  const minute = Math.floor(rest / 60_000);
-  rest -= minute * 60_000;
-  const second = Math.floor(rest / 1000);
-  const millis = rest - second * 1000;
-
-  const z = days + 719468;
-  const era = Math.floor(z / 146097);
-  const dayOfEra = z - era * 146097;
-  const yearOfEra = Math.floor(
-    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36524) - Math.floor(dayOfEra / 146096)) / 365,
-  );
-  const dayOfYearFromMarch = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
-  const monthFromMarch = Math.floor((5 * dayOfYearFromMarch + 2) / 153);
-  const day = dayOfYearFromMarch - Math.floor((153 * monthFromMarch + 2) / 5) + 1;
-  const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
-  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
-
-  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-  const dayOfYear = month > 2 ? dayOfYearFromMarch + 60 + (leap ? 1 : 0) : dayOfYearFromMarch - 305;
-  // 1970-01-01 was a Thursday (ISO 4).
-  const dayOfWeek = ((((days + 3) % 7) + 7) % 7) + 1;
-  return { year, month, day, hour, minute, second, millis, dayOfWeek, dayOfYear };
-}
 
 /** Milliseconds since midnight UTC of the timestamp's day. */
 export function millisOfDay(ms: number): number {

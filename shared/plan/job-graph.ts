@@ -22,6 +22,7 @@ import type {
 } from './logical.ts';
 import { describePlanNode } from './explain.ts';
 import type { PlannedPipeline } from './planner.ts';
+import type { DeduplicateSpec, RankSpec } from '../operators/rank/rank-spec.ts';
 
 /** Version of the job graph format; bump on incompatible changes. */
 export const JOB_GRAPH_VERSION = 1;
@@ -54,6 +55,8 @@ export interface OperatorSpecs {
     readonly generateUpdateBefore: boolean;
     readonly stateTtlMs?: number;
   };
+  Rank: RankSpec;
+  Deduplicate: DeduplicateSpec;
 }
 
 /** One operator of a stage's chain. */
@@ -215,6 +218,37 @@ function toJobOperator(node: LogicalNode, plan: PlannedPipeline): JobOperator {
         spec: {
           groupBy: node.groupBy,
           aggCalls: node.aggCalls,
+          generateUpdateBefore: plan.needsUpdateBefore.has(node),
+          ...(node.stateTtlMs !== undefined ? { stateTtlMs: node.stateTtlMs } : {}),
+        },
+      };
+    case 'Rank':
+      return {
+        ...common,
+        type: 'Rank',
+        spec: {
+          strategy: node.strategy ?? 'Retract',
+          rankType: node.rankType,
+          partitionBy: node.partitionBy,
+          orderBy: node.orderBy,
+          rankRange: node.rankRange,
+          ...(node.rankNumberColumn !== undefined ? { rankNumberColumn: node.rankNumberColumn } : {}),
+          ...(node.upsertKey !== undefined ? { upsertKey: node.upsertKey } : {}),
+          generateUpdateBefore: plan.needsUpdateBefore.has(node),
+          ...(node.stateTtlMs !== undefined ? { stateTtlMs: node.stateTtlMs } : {}),
+          ...(node.cacheSize !== undefined ? { cacheSize: node.cacheSize } : {}),
+        },
+      };
+    case 'Deduplicate':
+      return {
+        ...common,
+        type: 'Deduplicate',
+        spec: {
+          keys: node.keys,
+          keep: node.keep,
+          // Processing-time deduplication orders by arrival; the column name is then informative only.
+          orderColumn: node.orderColumn ?? 'PROCTIME()',
+          timeDomain: node.orderColumn === undefined ? 'processing' : 'event',
           generateUpdateBefore: plan.needsUpdateBefore.has(node),
           ...(node.stateTtlMs !== undefined ? { stateTtlMs: node.stateTtlMs } : {}),
         },

@@ -9,6 +9,7 @@
 import type { RowKind } from '../core/row.ts';
 import type { Schema } from '../core/types.ts';
 import type { Expr } from './expr.ts';
+import type { RankStrategy } from '../operators/rank/rank-spec.ts';
 
 /**
  * The kinds of rows a node may emit (Flink's ChangelogMode). `['+I']` is insert-only;
@@ -140,6 +141,12 @@ export interface RankNode extends NodeBase {
   /** Name of the rank number column when it is output. */
   readonly rankNumberColumn?: string;
   readonly stateTtlMs?: number;
+  /** Partition buffers cached in memory (`table.exec.topn.cache-size`). */
+  readonly cacheSize?: number;
+  /** Chosen by the planner (Flink's RankProcessStrategy); absent before planning. */
+  readonly strategy?: RankStrategy;
+  /** UpdateFast only: the input's upsert key the planner relies on. */
+  readonly upsertKey?: readonly string[];
 }
 
 /** Keep the first or last row per key by a time attribute (`ROW_NUMBER … = 1`). */
@@ -148,7 +155,8 @@ export interface DeduplicateNode extends NodeBase {
   readonly input: LogicalNode;
   readonly keys: readonly string[];
   readonly keep: 'first' | 'last';
-  readonly orderColumn: string;
+  /** The time attribute ordering rows; absent means processing time (arrival order). */
+  readonly orderColumn?: string;
   readonly stateTtlMs?: number;
 }
 

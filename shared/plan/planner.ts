@@ -10,14 +10,18 @@
  * Planned nodes are new objects; the declared nodes are never mutated.
  */
 import { PlanError } from '../core/errors.ts';
+import type { RankStrategy } from '../operators/rank/rank-spec.ts';
 import type {
   ChangelogMode,
+  DeduplicateNode,
   Distribution,
   ExchangeNode,
   GroupAggregateNode,
   LogicalNode,
+  RankNode,
   SinkNode,
 } from './logical.ts';
+import { modifiedMonotonicity } from './monotonicity.ts';
 import { INSERT_ONLY, RETRACT, UPSERT, inputOf } from './logical.ts';
 import { mergeCalcs } from './rules/merge-calcs.ts';
 
@@ -123,7 +127,18 @@ export function planPipeline(name: string, sinks: readonly SinkNode[], nextId: (
         });
         input = exchange;
       }
-      result = input === node.input ? node : ({ ...node, input } as LogicalNode);
+      if (node.type === 'Deduplicate' && !isInsertOnly(traits.get(input))) {
+        // Flink plans ROW_NUMBER() … = 1 over an updating input as a Rank, not a Deduplicate.
+        result = plan(deduplicateAsRank(node));
+        rebuilt.set(node, result);
+        return result;
+      }
+      if (node.type === 'Rank') {
+        const choice = chooseRankStrategy(node, input, traits.get(input));
+        result = { ...node, input, strategy: choice.strategy, ...(choice.upsertKey ? { upsertKey: choice.upsertKey } : {}) };
+      } else {
+        result = input === node.input ? node : ({ ...node, input } as LogicalNode);
+      }
     }
     traits.set(result, deriveTraits(result, traits));
     rebuilt.set(node, result);
@@ -133,9 +148,9 @@ export function planPipeline(name: string, sinks: readonly SinkNode[], nextId: (
   const planned = sinks.map((s) => plan(s) as SinkNode);
   const needsUpdateBefore = new Set<LogicalNode>();
   for (const sink of planned) markUpdateBefore(sink, sinkNeedsUpdateBefore(sink), needsUpdateBefore);
-  // Aggregates that may omit -U emit an upsert changelog; record that in their traits.
+  // Producers of updates that may omit -U emit an upsert changelog; record that in their traits.
   for (const [node, t] of traits) {
-    if (node.type === 'GroupAggregate' && !needsUpdateBefore.has(node)) {
+    if (UPDATE_PRODUCERS.has(node.type) && !needsUpdateBefore.has(node) && t.changelogMode.includes('-U')) {
       traits.set(node, { ...t, changelogMode: UPSERT });
     }
   }
@@ -148,24 +163,76 @@ function sinkNeedsUpdateBefore(sink: SinkNode): boolean {
   return sink.upsertKey === undefined;
 }
 
+/** Node types whose operators produce update changelogs and can leave out `-U` rows. */
+const UPDATE_PRODUCERS: ReadonlySet<LogicalNode['type']> = new Set(['GroupAggregate', 'Rank', 'Deduplicate']);
+
 /**
- * Walks from a consumer down to the producers of updates, telling each GroupAggregate whether
- * a consumer needs `-U` rows (Flink's ChangelogModeInferenceProgram, reduced to our nodes).
+ * Walks from a consumer down to the producers of updates, telling each whether a consumer needs
+ * `-U` rows (Flink's ChangelogModeInferenceProgram, reduced to our nodes).
  */
 function markUpdateBefore(node: LogicalNode, needed: boolean, out: Set<LogicalNode>): void {
   const input = inputOf(node);
-  if (node.type === 'GroupAggregate' && needed) out.add(node);
+  if (UPDATE_PRODUCERS.has(node.type) && needed) out.add(node);
   if (!input) return;
-  // Stateful consumers retract their own earlier results, so they need their input's -U rows.
+  // Stateful consumers retract their own earlier results, so they need their input's -U rows;
+  // UpdateFast Top-N is the exception: it applies its upsert input by key.
   const inputNeeds =
-    node.type === 'GroupAggregate' ||
-    node.type === 'Rank' ||
-    node.type === 'WindowAggregate' ||
-    node.type === 'WindowRank' ||
-    node.type === 'Deduplicate'
-      ? true
-      : needed;
+    node.type === 'Rank'
+      ? node.strategy !== 'UpdateFast'
+      : node.type === 'GroupAggregate' || node.type === 'WindowAggregate' || node.type === 'WindowRank' || node.type === 'Deduplicate'
+        ? true
+        : needed;
   markUpdateBefore(input, inputNeeds, out);
+}
+
+function isInsertOnly(t: NodeTraits | undefined): boolean {
+  return t === undefined || (t.changelogMode.length === 1 && t.changelogMode[0] === '+I');
+}
+
+/** `ROW_NUMBER() OVER (PARTITION BY keys ORDER BY t ASC|DESC) = 1` as a Rank node. */
+function deduplicateAsRank(node: DeduplicateNode): RankNode {
+  if (node.orderColumn === undefined) {
+    throw new PlanError(
+      `Deduplicate #${node.id} keeps the ${node.keep} row by processing time, which needs an insert-only input; ` +
+        `its input is an update stream: order by an event-time column instead`,
+    );
+  }
+  return {
+    type: 'Rank',
+    id: node.id,
+    input: node.input,
+    schema: node.schema,
+    rankType: 'ROW_NUMBER',
+    partitionBy: node.keys,
+    orderBy: [{ column: node.orderColumn, direction: node.keep === 'first' ? 'ASC' : 'DESC', nullsFirst: node.keep === 'first' }],
+    rankRange: { type: 'constant', start: 1, end: 1 },
+    ...(node.stateTtlMs !== undefined ? { stateTtlMs: node.stateTtlMs } : {}),
+  };
+}
+
+/**
+ * Flink's RankProcessStrategy.analyzeRankProcessStrategies: AppendFast for insert-only input;
+ * UpdateFast when the input has an upsert key containing the partition key and every order
+ * column only moves rows towards the top (INCREASING and DESC, DECREASING and ASC, or
+ * CONSTANT); Retract otherwise.
+ */
+export function chooseRankStrategy(
+  node: RankNode,
+  input: LogicalNode,
+  inputTraits: NodeTraits | undefined,
+): { strategy: RankStrategy; upsertKey?: readonly string[] } {
+  if (isInsertOnly(inputTraits)) return { strategy: 'AppendFast' };
+  const key = (inputTraits?.upsertKeys ?? []).find((k) => node.partitionBy.every((p) => k.includes(p)));
+  if (!key) return { strategy: 'Retract' };
+  const mono = modifiedMonotonicity(input);
+  const monotonic =
+    mono !== undefined &&
+    node.orderBy.length > 0 &&
+    node.orderBy.every((f) => {
+      const m = mono.get(f.column);
+      return (m === 'DECREASING' && f.direction === 'ASC') || (m === 'INCREASING' && f.direction === 'DESC') || m === 'CONSTANT';
+    });
+  return monotonic ? { strategy: 'UpdateFast', upsertKey: key } : { strategy: 'Retract' };
 }
 
 function deriveTraits(node: LogicalNode, traits: ReadonlyMap<LogicalNode, NodeTraits>): NodeTraits {
@@ -192,18 +259,28 @@ function deriveTraits(node: LogicalNode, traits: ReadonlyMap<LogicalNode, NodeTr
     case 'Exchange':
       return { ...inputTraits(node.input), distribution: node.distribution };
     case 'GroupAggregate':
-      return aggregateTraits(node, inputTraits(node.input));
+      return aggregateTraits(node);
     case 'Sink':
       return inputTraits(node.input);
-    case 'Rank':
-    case 'Deduplicate':
+    case 'Rank': {
+      const t = inputTraits(node.input);
+      const keys: (readonly string[])[] = [];
+      if (node.rankNumberColumn) keys.push([...node.partitionBy, node.rankNumberColumn]);
+      const top1 = node.rankType === 'ROW_NUMBER' && node.rankRange.type === 'constant' && node.rankRange.end === 1;
+      if (top1) keys.push(node.partitionBy);
+      for (const k of t.upsertKeys) if (node.partitionBy.every((p) => k.includes(p))) keys.push(k);
+      return { changelogMode: RETRACT, upsertKeys: keys, distribution: undefined };
+    }
+    case 'Deduplicate': {
+      const insertOnly = node.keep === 'first' && node.orderColumn === undefined;
+      return { changelogMode: insertOnly ? INSERT_ONLY : RETRACT, upsertKeys: [node.keys], distribution: undefined };
+    }
     case 'WindowRank':
     case 'WindowAggregate':
     case 'LookupJoin': {
       const t = inputTraits(node.input);
-      const insertOnlyOut = node.type === 'WindowAggregate' || node.type === 'WindowRank';
       return {
-        changelogMode: insertOnlyOut ? INSERT_ONLY : node.type === 'LookupJoin' ? t.changelogMode : RETRACT,
+        changelogMode: node.type === 'LookupJoin' ? t.changelogMode : INSERT_ONLY,
         upsertKeys: [],
         distribution: t.distribution,
       };
@@ -211,8 +288,15 @@ function deriveTraits(node: LogicalNode, traits: ReadonlyMap<LogicalNode, NodeTr
   }
 }
 
-function aggregateTraits(node: GroupAggregateNode, input: NodeTraits): NodeTraits {
-  return { changelogMode: RETRACT, upsertKeys: [node.groupBy], distribution: input.distribution };
+/**
+ * Stateful operators report no output distribution, as Flink's streaming planner does: a keyed
+ * operator above another one gets its own Exchange even when the keys agree (the seed article's
+ * plan shows `Rank` over `Exchange(hash[merchandiseId])` over the GroupAggregate by
+ * merchandiseId). Keeping the stages separate also keeps each stage's state and scaling
+ * independent on AWS.
+ */
+function aggregateTraits(node: GroupAggregateNode): NodeTraits {
+  return { changelogMode: RETRACT, upsertKeys: [node.groupBy], distribution: undefined };
 }
 
 /** After update-before decisions, modes of downstream pass-through nodes follow their inputs. */

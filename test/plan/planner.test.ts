@@ -76,7 +76,7 @@ describe('Function: planPipeline / explain', () => {
     expect(text.match(/Calc\(/g)).toHaveLength(1);
   });
 
-  it('does not re-shuffle when the input is already hashed by the same keys', () => {
+  it('gives each keyed operator its own exchange, as Flink streaming plans do', () => {
     const p = new Pipeline('rehash');
     p.source('orders', { schema: ORDERS })
       .groupBy('merchandiseId')
@@ -85,7 +85,7 @@ describe('Function: planPipeline / explain', () => {
       .groupBy('merchandiseId')
       .aggregate({ n: count() })
       .sinkTo('out');
-    expect(p.explain().match(/Exchange/g)).toHaveLength(1);
+    expect(p.explain().match(/Exchange\(distribution=\[hash\[merchandiseId\]\]\)/g)).toHaveLength(2);
   });
 
   it('rejects a stream consumed twice, a pipeline without sinks and unknown columns, naming them', () => {

@@ -1,0 +1,47 @@
+/**
+ * `flambda bench <suite> --json --events 2000`: one JSON line per result (timings only checked > 0).
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type CliResult } from './cli.ts';
+
+/** Parses stdout that must be exactly one JSON line. */
+function oneJsonLine(r: CliResult): Record<string, unknown> {
+  const lines = r.stdout.split('\n').filter((l) => l !== '');
+  expect(lines).toHaveLength(1);
+  return JSON.parse(lines[0] as string) as Record<string, unknown>;
+}
+
+describe('flambda bench --json', () => {
+  let passthrough: CliResult;
+  let groupAgg: CliResult;
+
+  beforeAll(async () => {
+    // One after the other: the two suites should not compete for the CPU.
+    passthrough = await runCli(['bench', 'passthrough', '--json', '--events', '2000']);
+    groupAgg = await runCli(['bench', 'group-agg', '--json', '--events', '2000']);
+  });
+
+  it('passthrough prints one JSON line with suite, case and events_per_s', () => {
+    expect(passthrough.code, passthrough.stderr).toBe(0);
+    const r = oneJsonLine(passthrough);
+    expect(r.suite).toBe('passthrough');
+    expect(r.events).toBe(2000);
+    expect(typeof r.case).toBe('string');
+    expect(r.case).not.toBe('');
+    expect(typeof r.events_per_s).toBe('number');
+    expect(r.events_per_s as number).toBeGreaterThan(0);
+    expect(r).not.toHaveProperty('ratio_to_passthrough');
+  });
+
+  it('group-agg prints one JSON line with suite, case, events_per_s and ratio_to_passthrough', () => {
+    expect(groupAgg.code, groupAgg.stderr).toBe(0);
+    const r = oneJsonLine(groupAgg);
+    expect(r.suite).toBe('group-agg');
+    expect(r.events).toBe(2000);
+    expect(typeof r.case).toBe('string');
+    expect(r.case).not.toBe('');
+    expect(r.events_per_s as number).toBeGreaterThan(0);
+    expect(typeof r.ratio_to_passthrough).toBe('number');
+    expect(r.ratio_to_passthrough as number).toBeGreaterThan(0);
+  });
+});
