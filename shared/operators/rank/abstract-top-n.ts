@@ -3,9 +3,9 @@
  * collector, the batch loop and metrics.
  *
  * A batch is processed in three steps: encode every row's partition key once and prefetch those
- * keys with one call (one await for a remote backend), visit each distinct partition once
- * (idle-state retention and cache recency, so nothing of that happens per record), then process
- * the rows in order, synchronously.
+ * keys with one call (one await for a remote backend), with a TTL visit each distinct partition
+ * once (idle-state retention is per partition and per batch, not per record), then process the
+ * rows in order, synchronously.
  */
 import { PlanError } from '../../core/errors.ts';
 import type { ChangeRow } from '../../core/row.ts';
@@ -93,8 +93,11 @@ export abstract class AbstractTopN implements Operator {
   /** Declares the operator's state. */
   protected abstract openState(store: KeyedStateStore): void;
 
-  /** Visits a partition the current batch touches, once per batch, at processing time `now`. */
-  protected abstract beginPartition(key: string, now: number): void;
+  /**
+   * Idle-state retention: records that the current batch touches partition `key`, once per
+   * batch, at processing time `now`. Called only when the operator has a state TTL.
+   */
+  protected abstract touchPartition(key: string, now: number): void;
 
   /** Processes one row of partition `key`. */
   protected abstract processRecord(key: string, change: ChangeRow): void;
@@ -106,8 +109,10 @@ export abstract class AbstractTopN implements Operator {
 
   private run(batch: readonly ChangeRow[], keys: readonly string[], distinct: ReadonlySet<string>, out: Output): void {
     this.collector.out = out;
-    const now = this.context.timers.currentProcessingTime();
-    for (const key of distinct) this.beginPartition(key, now);
+    if (this.plan.ttlMs !== undefined) {
+      const now = this.context.timers.currentProcessingTime();
+      for (const key of distinct) this.touchPartition(key, now);
+    }
     for (let i = 0; i < batch.length; i++) this.processRecord(keys[i]!, batch[i]!);
     this.publishMetrics();
   }

@@ -30,8 +30,7 @@ export class AppendOnlyFirstN extends AbstractTopN {
     this.counters = store.valueState<FirstNCounter>(FIRST_N_STATE, ttlMs === undefined ? undefined : { ttl: { ttlMs } });
   }
 
-  protected beginPartition(key: string): void {
-    if (this.plan.ttlMs === undefined) return;
+  protected touchPartition(key: string): void {
     const counter = this.counters.get(key);
     if (counter !== undefined) this.counters.put(key, counter);
   }

@@ -9,19 +9,19 @@
  */
 import type { ChangeRow } from '../../core/row.ts';
 import type { Row } from '../../core/types.ts';
-import type { KeyedStateStore, SortedMapState, StateOptions } from '../../state/state.ts';
+import type { KeyedStateStore, MapState, StateOptions } from '../../state/state.ts';
 import { requireInsert } from './abstract-top-n.ts';
 import { BufferedTopN, type PartitionBuffer } from './buffered-top-n.ts';
 import type { RankPlan } from './rank-plan.ts';
 import type { DroppedRow } from './ranker.ts';
-import { TopNBuffer } from './topn-buffer.ts';
+import { loadGroups } from './topn-buffer.ts';
 
 /** Name of the row state, as in AppendOnlyTopNFunction. */
 export const APPEND_DATA_STATE = 'data-state-with-append';
 
 /** The AppendFast Top-N; see the module documentation. */
 export class AppendOnlyTopN extends BufferedTopN<PartitionBuffer> {
-  private data!: SortedMapState<Row[]>;
+  private data!: MapState<Row[]>;
   /** Partition of the record being processed, for {@link dropped}. */
   private currentKey = '';
   /** Mirrors a trimmed group into state; bound once so trimming allocates nothing. */
@@ -35,14 +35,11 @@ export class AppendOnlyTopN extends BufferedTopN<PartitionBuffer> {
   }
 
   protected openData(store: KeyedStateStore, options: StateOptions | undefined): void {
-    this.data = store.sortedMapState<Row[]>(APPEND_DATA_STATE, options);
+    this.data = store.mapState<Row[]>(APPEND_DATA_STATE, options);
   }
 
   protected load(key: string): PartitionBuffer {
-    const buffer = new TopNBuffer();
-    // Sorted state iterates in sort-key order, so the groups arrive in rank order.
-    for (const [sortKey, rows] of this.data.ascending(key)) buffer.insertGroup(sortKey, rows);
-    return { buffer, end: this.initialEnd(key) };
+    return { buffer: loadGroups(this.data.entries(key)), end: this.initialEnd(key) };
   }
 
   protected clearData(key: string): void {
@@ -50,7 +47,7 @@ export class AppendOnlyTopN extends BufferedTopN<PartitionBuffer> {
   }
 
   protected rewriteData(key: string): void {
-    for (const [sortKey, rows] of this.data.ascending(key)) this.data.put(key, sortKey, rows);
+    for (const [sortKey, rows] of this.data.entries(key)) this.data.put(key, sortKey, rows);
   }
 
   protected processRecord(key: string, change: ChangeRow): void {

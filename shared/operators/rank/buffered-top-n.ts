@@ -42,7 +42,6 @@ export abstract class BufferedTopN<P extends PartitionBuffer> extends AbstractTo
   protected readonly ranker: Ranker;
   protected meta!: PartitionMetaStore;
   private readonly cache: PartitionCache<P>;
-  private now = 0;
 
   constructor(plan: RankPlan, top1: boolean) {
     super(plan);
@@ -61,8 +60,7 @@ export abstract class BufferedTopN<P extends PartitionBuffer> extends AbstractTo
     this.openData(store, PartitionMetaStore.dataTtl(ttlMs));
   }
 
-  protected beginPartition(key: string, now: number): void {
-    this.now = now;
+  protected touchPartition(key: string, now: number): void {
     const liveness = this.meta.touch(key, now);
     if (liveness === 'expired') {
       this.cache.delete(key);
@@ -70,7 +68,6 @@ export abstract class BufferedTopN<P extends PartitionBuffer> extends AbstractTo
     } else if (liveness === 'refresh') {
       this.rewriteData(key);
     }
-    this.cache.touch(key);
   }
 
   /** Declares the row state with the given options (TTL of row entries). */
@@ -119,7 +116,7 @@ export abstract class BufferedTopN<P extends PartitionBuffer> extends AbstractTo
         return false;
       }
       part.end = value;
-      this.meta.setRankEnd(key, value, this.now);
+      this.meta.setRankEnd(key, value, this.context.timers.currentProcessingTime());
     } else if (value !== part.end) {
       this.count(RANK_METRICS.invalidTopSize);
     }

@@ -29,8 +29,7 @@ export class FastTop1 extends AbstractTopN {
     this.top = store.valueState<Row>(TOP1_STATE, ttlMs === undefined ? undefined : { ttl: { ttlMs } });
   }
 
-  protected beginPartition(key: string): void {
-    if (this.plan.ttlMs === undefined) return;
+  protected touchPartition(key: string): void {
     // Activity keeps the partition alive: rewriting its one value refreshes its TTL.
     const row = this.top.get(key);
     if (row !== undefined) this.top.put(key, row);

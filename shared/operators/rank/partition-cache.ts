@@ -1,7 +1,13 @@
 /**
  * The in-memory cache of partition buffers in front of keyed state: Flink's `kvSortedMap` /
- * `kvRowKeyMap` (a Guava LRU cache sized by `table.exec.topn.cache-size`). Here the capacity
- * counts partitions, and a JavaScript Map's insertion order is the recency order.
+ * `kvRowKeyMap`, a Guava cache bounded by `table.exec.topn.cache-size`. Here the capacity counts
+ * partitions.
+ *
+ * Eviction is least-recently-used, approximated by CLOCK (second chance), as Guava's own cache
+ * approximates LRU: a hit only sets a flag on its entry, and eviction walks the entries in
+ * insertion order, giving each flagged entry a second chance (flag cleared, moved to the back)
+ * and dropping the first unflagged one. Exact recency would cost two hash-map operations per
+ * access; this costs a field write, and eviction is amortized O(1).
  *
  * Operators write every change through to state as it happens, so an entry can be dropped at any
  * time and rebuilt from state with identical content: the cache changes speed, never results.
@@ -10,37 +16,32 @@
 /** Flink's default `table.exec.topn.cache-size`. */
 export const DEFAULT_CACHE_SIZE = 10_000;
 
-/** A least-recently-used map from partition key to its cached buffer. */
-export class PartitionCache<P> {
-  private readonly entries = new Map<string, P>();
+/** A cache entry and its CLOCK reference flag. */
+interface Slot<P> {
+  readonly value: P;
+  referenced: boolean;
+}
 
-  /** @param capacity partitions kept; the least recently used is dropped beyond it */
+/** A bounded map from partition key to its cached buffer; see the module documentation. */
+export class PartitionCache<P> {
+  private readonly entries = new Map<string, Slot<P>>();
+
+  /** @param capacity partitions kept; beyond it the least recently used one is dropped */
   constructor(private readonly capacity: number) {}
 
-  /** The cached entry, without changing its recency. */
+  /** The cached entry, marking it as used. */
   get(key: string): P | undefined {
-    return this.entries.get(key);
+    const slot = this.entries.get(key);
+    if (slot === undefined) return undefined;
+    slot.referenced = true;
+    return slot.value;
   }
 
-  /** Caches an entry as the most recently used, dropping the least recently used beyond capacity. */
+  /** Caches an entry (as just used), evicting one beyond capacity. */
   put(key: string, value: P): void {
     this.entries.delete(key);
-    this.entries.set(key, value);
-    if (this.entries.size > this.capacity) {
-      const oldest = this.entries.keys().next().value as string;
-      this.entries.delete(oldest);
-    }
-  }
-
-  /**
-   * Marks an entry as just used. Operators call this once per batch for each partition the
-   * batch touches, so recency costs nothing per record.
-   */
-  touch(key: string): void {
-    const value = this.entries.get(key);
-    if (value === undefined) return;
-    this.entries.delete(key);
-    this.entries.set(key, value);
+    this.entries.set(key, { value, referenced: true });
+    if (this.entries.size > this.capacity) this.evict();
   }
 
   /** Drops an entry (its state expired). */
@@ -56,5 +57,18 @@ export class PartitionCache<P> {
   /** Number of cached partitions. */
   get size(): number {
     return this.entries.size;
+  }
+
+  /**
+   * Drops the oldest entry not used since its last second chance. Entries moved to the back
+   * come up again, flag cleared, after one pass, so the loop ends.
+   */
+  private evict(): void {
+    for (const [key, slot] of this.entries) {
+      this.entries.delete(key);
+      if (!slot.referenced) return;
+      slot.referenced = false;
+      this.entries.set(key, slot);
+    }
   }
 }

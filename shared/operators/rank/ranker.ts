@@ -34,10 +34,3 @@ export interface Ranker {
   trim(buffer: TopNBuffer, end: number, dropped: DroppedRow): void;
 }
 
-/** Appends `row` to the group of `key`, creating the group when it is new. */
-export function addRow(buffer: TopNBuffer, key: string, row: Row): SortGroup {
-  const group = buffer.find(key);
-  if (group === undefined) return buffer.insertGroup(key, [row]);
-  buffer.appendRow(group, row);
-  return group;
-}

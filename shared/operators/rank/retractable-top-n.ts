@@ -14,31 +14,29 @@
  */
 import type { ChangeRow } from '../../core/row.ts';
 import type { Row } from '../../core/types.ts';
-import type { KeyedStateStore, SortedMapState, StateOptions } from '../../state/state.ts';
+import type { KeyedStateStore, MapState, StateOptions } from '../../state/state.ts';
 import { RANK_METRICS } from './abstract-top-n.ts';
 import { BufferedTopN, type PartitionBuffer } from './buffered-top-n.ts';
 import type { RankPlan } from './rank-plan.ts';
-import { TopNBuffer } from './topn-buffer.ts';
+import { loadGroups } from './topn-buffer.ts';
 
 /** Name of the row state, as in RetractableTopNFunction. */
 export const RETRACT_DATA_STATE = 'data-state';
 
 /** The Retract Top-N; see the module documentation. */
 export class RetractableTopN extends BufferedTopN<PartitionBuffer> {
-  private data!: SortedMapState<Row[]>;
+  private data!: MapState<Row[]>;
 
   constructor(plan: RankPlan) {
     super(plan, false);
   }
 
   protected openData(store: KeyedStateStore, options: StateOptions | undefined): void {
-    this.data = store.sortedMapState<Row[]>(RETRACT_DATA_STATE, options);
+    this.data = store.mapState<Row[]>(RETRACT_DATA_STATE, options);
   }
 
   protected load(key: string): PartitionBuffer {
-    const buffer = new TopNBuffer();
-    for (const [sortKey, rows] of this.data.ascending(key)) buffer.insertGroup(sortKey, rows);
-    return { buffer, end: this.initialEnd(key) };
+    return { buffer: loadGroups(this.data.entries(key)), end: this.initialEnd(key) };
   }
 
   protected clearData(key: string): void {
@@ -46,7 +44,7 @@ export class RetractableTopN extends BufferedTopN<PartitionBuffer> {
   }
 
   protected rewriteData(key: string): void {
-    for (const [sortKey, rows] of this.data.ascending(key)) this.data.put(key, sortKey, rows);
+    for (const [sortKey, rows] of this.data.entries(key)) this.data.put(key, sortKey, rows);
   }
 
   protected processRecord(key: string, change: ChangeRow): void {

@@ -24,7 +24,7 @@
  */
 import type { Row } from '../../core/types.ts';
 import type { RankCollector } from './rank-collector.ts';
-import { addRow, type DroppedRow, type Ranker } from './ranker.ts';
+import type { DroppedRow, Ranker } from './ranker.ts';
 import { RowCursor, type SortGroup, type TopNBuffer } from './topn-buffer.ts';
 
 /** ROW_NUMBER over a {@link TopNBuffer}; see the module documentation. */
@@ -50,7 +50,7 @@ export class RowNumberRanker implements Ranker {
   }
 
   insert(buffer: TopNBuffer, key: string, row: Row): SortGroup {
-    const group = addRow(buffer, key, row);
+    const group = buffer.addRow(key, row);
     const c = this.c;
     const end = c.end;
     const rank = buffer.rowsBefore(group) + group.rows.length;
@@ -58,7 +58,7 @@ export class RowNumberRanker implements Ranker {
     const size = buffer.rowCount;
     if (!this.positional) {
       if (size > end) {
-        const pushed = buffer.rowAt(end + 1)!;
+        const pushed = lastRowAt(buffer, end + 1);
         if (this.top1) {
           c.updateBeforeRow(pushed);
           c.updateAfterRow(row);
@@ -97,7 +97,7 @@ export class RowNumberRanker implements Ranker {
     if (rank > end) return;
     if (!this.positional) {
       // The row ranked end + 1 moves up into the top.
-      const promoted = oldSize > end ? buffer.rowAt(end) : undefined;
+      const promoted = oldSize > end ? lastRowAt(buffer, end) : undefined;
       if (this.top1 && promoted !== undefined) {
         c.updateBeforeRow(row);
         c.updateAfterRow(promoted);
@@ -150,7 +150,7 @@ export class RowNumberRanker implements Ranker {
     }
     const oldRank = buffer.rowsBefore(group) + index + 1;
     buffer.removeRowAt(group, index);
-    const target = addRow(buffer, key, row);
+    const target = buffer.addRow(key, row);
     const rank = buffer.rowsBefore(target) + target.rows.length;
     if (rank > end) return target;
     if (!this.positional) {
@@ -196,4 +196,16 @@ export class RowNumberRanker implements Ranker {
       dropped(last, row);
     }
   }
+}
+
+/**
+ * The row at `position`, in O(1) when it is the last row — always so for a buffer that keeps
+ * only the top (AppendFast, UpdateFast), whose pushed-out or promoted row sits at its end.
+ */
+function lastRowAt(buffer: TopNBuffer, position: number): Row {
+  if (position === buffer.rowCount) {
+    const last = buffer.last()!;
+    return last.rows[last.rows.length - 1]!;
+  }
+  return buffer.rowAt(position)!;
 }

@@ -46,11 +46,8 @@ export class TiedRanker implements Ranker {
   }
 
   insert(buffer: TopNBuffer, key: string, row: Row): SortGroup {
-    let group = buffer.find(key);
-    const created = group === undefined;
-    if (group === undefined) group = buffer.insertGroup(key, [row]);
-    else buffer.appendRow(group, row);
-    const shift = this.dense && !created ? 0 : 1;
+    const group = buffer.addRow(key, row);
+    const shift = this.dense && !buffer.created ? 0 : 1;
     this.emit(buffer, undefined, 0, row, this.rankOf(buffer, group), shift === 0 ? null : buffer.next(group), null, shift);
     return group;
   }
@@ -76,10 +73,8 @@ export class TiedRanker implements Ranker {
     const afterOld = buffer.next(group);
     buffer.removeRowAt(group, index);
     const removed = !group.attached;
-    let target = buffer.find(key);
-    const created = target === undefined;
-    if (target === undefined) target = buffer.insertGroup(key, [row]);
-    else buffer.appendRow(target, row);
+    const target = buffer.addRow(key, row);
+    const created = buffer.created;
     // The row moved up past the groups between its new and its old key (RANK: they and the rest
     // of its old group now have one more row before them). DENSE_RANK shifts by the groups
     // created and removed: +1 after a new group, -1 after a vanished one.

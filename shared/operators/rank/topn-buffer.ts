@@ -76,17 +76,33 @@ export class RowCursor {
   }
 }
 
+/**
+ * Builds a buffer from stored groups (sort key → rows) in any order: state is read whole, never
+ * by range, so it need not be sorted, and sorting the keys here is cheaper than keeping them
+ * sorted on every write.
+ */
+export function loadGroups(entries: Iterable<[string, Row[]]>): TopNBuffer {
+  const groups = [...entries].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const buffer = new TopNBuffer();
+  for (const [key, rows] of groups) buffer.insertGroup(key, rows);
+  return buffer;
+}
+
 const rowsIn = (g: SortGroup | null): number => (g === null ? 0 : g.subtreeRows);
 const groupsIn = (g: SortGroup | null): number => (g === null ? 0 : g.subtreeGroups);
 
 /** A partition's rows ordered by sort key, with O(log n) rank and select. */
 export class TopNBuffer {
   private root: SortGroup | null = null;
+  /** The last group, kept because every append-only record compares against it. */
+  private lastGroup: SortGroup | undefined;
   /**
    * Index within the group returned by the last {@link groupAtRow}: returned this way so that
    * the per-record path allocates nothing.
    */
   offset = 0;
+  /** Whether the last {@link addRow} created its group. */
+  created = false;
 
   /** Rows in the buffer. */
   get rowCount(): number {
@@ -111,6 +127,7 @@ export class TopNBuffer {
   /** Adds a group for a key that is not in the buffer yet; `rows` must not be empty. */
   insertGroup(key: string, rows: Row[]): SortGroup {
     const node = new SortGroup(key, rows, Math.random());
+    if (this.lastGroup === undefined || key > this.lastGroup.key) this.lastGroup = node;
     if (this.root === null) {
       this.root = node;
       return node;
@@ -124,11 +141,44 @@ export class TopNBuffer {
       if (next === null) break;
       parent = next;
     }
-    if (key < parent.key) parent.left = node;
-    else parent.right = node;
-    node.parent = parent;
-    while (node.parent !== null && node.parent.priority < node.priority) this.rotateUp(node);
+    this.attach(node, parent);
     return node;
+  }
+
+  /**
+   * Appends `row` to the group of `key`, creating the group when there is none ({@link created}
+   * tells which). One descent serves both the search and the insertion: this is the per-record
+   * path of every insertion.
+   */
+  addRow(key: string, row: Row): SortGroup {
+    let node = this.root;
+    let parent: SortGroup | null = null;
+    while (node !== null) {
+      if (key < node.key) {
+        parent = node;
+        node = node.left;
+      } else if (key === node.key) {
+        this.created = false;
+        this.appendRow(node, row);
+        return node;
+      } else {
+        parent = node;
+        node = node.right;
+      }
+    }
+    this.created = true;
+    const group = new SortGroup(key, [row], Math.random());
+    if (this.lastGroup === undefined || key > this.lastGroup.key) this.lastGroup = group;
+    if (parent === null) {
+      this.root = group;
+      return group;
+    }
+    for (let ancestor: SortGroup | null = parent; ancestor !== null; ancestor = ancestor.parent) {
+      ancestor.subtreeRows += 1;
+      ancestor.subtreeGroups += 1;
+    }
+    this.attach(group, parent);
+    return group;
   }
 
   /** Appends a row to an attached group (ties keep arrival order). */
@@ -152,6 +202,7 @@ export class TopNBuffer {
 
   /** Removes a whole group (its rows stay in its `rows` array). */
   removeGroup(group: SortGroup): void {
+    if (group === this.lastGroup) this.lastGroup = this.prev(group) ?? undefined;
     // Rotate the node down until it has at most one child, then splice it out.
     while (group.left !== null && group.right !== null) {
       this.rotateUp(group.left.priority > group.right.priority ? group.left : group.right);
@@ -181,10 +232,7 @@ export class TopNBuffer {
 
   /** The last group. */
   last(): SortGroup | undefined {
-    let node = this.root;
-    if (node === null) return undefined;
-    while (node.right !== null) node = node.right;
-    return node;
+    return this.lastGroup;
   }
 
   /** The group after `group`, or null. */
@@ -262,6 +310,14 @@ export class TopNBuffer {
   /** All groups in order (for loading, snapshots in tests and debugging; not the hot path). */
   *groups(): IterableIterator<SortGroup> {
     for (let g = this.first() ?? null; g !== null; g = this.next(g)) yield g;
+  }
+
+  /** Hangs a new leaf under `parent` (whose counts already include it), then restores the heap order. */
+  private attach(node: SortGroup, parent: SortGroup): void {
+    if (node.key < parent.key) parent.left = node;
+    else parent.right = node;
+    node.parent = parent;
+    while (node.parent !== null && node.parent.priority < node.priority) this.rotateUp(node);
   }
 
   private addRows(group: SortGroup, delta: number): void {

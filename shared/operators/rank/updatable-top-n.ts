@@ -30,7 +30,7 @@ import { RANK_METRICS } from './abstract-top-n.ts';
 import { BufferedTopN, type PartitionBuffer } from './buffered-top-n.ts';
 import type { RankPlan } from './rank-plan.ts';
 import { isTop1 } from './rank-range.ts';
-import { addRow, type DroppedRow } from './ranker.ts';
+import type { DroppedRow } from './ranker.ts';
 import { TopNBuffer, type SortGroup } from './topn-buffer.ts';
 
 /** Name of the row state, as in UpdatableTopNFunction. */
@@ -66,6 +66,7 @@ interface Candidate {
 export class UpdatableTopN extends BufferedTopN<UpdatablePartition> {
   private rows!: MapState<StoredRow>;
   private readonly upsertKey: (row: Row) => string;
+  private readonly dense: boolean;
   /** Partition of the record being processed, for {@link dropped}. */
   private current: UpdatablePartition | undefined;
   /** A row trimmed from the top stays in state only. */
@@ -78,6 +79,7 @@ export class UpdatableTopN extends BufferedTopN<UpdatablePartition> {
   constructor(plan: RankPlan) {
     super(plan, plan.spec.rankType === 'ROW_NUMBER' && isTop1(plan.range));
     this.upsertKey = plan.upsertKey!;
+    this.dense = plan.spec.rankType === 'DENSE_RANK';
   }
 
   protected openData(store: KeyedStateStore, options: StateOptions | undefined): void {
@@ -139,6 +141,9 @@ export class UpdatableTopN extends BufferedTopN<UpdatablePartition> {
         // "the new sort key must be higher than old sort key, this is guaranteed by rules"
         seq = order === 0 ? buffered.seq : part.nextSeq++;
         const sortKey = order === 0 ? group.key : this.plan.order.encode(row);
+        // Under DENSE_RANK a row leaving its key empty moves every later key up one rank, so
+        // the first key after the buffer may enter the range.
+        if (order < 0 && part.overflow && this.dense && group.rows.length === 1) this.bufferNextGroup(key, part);
         buffered.group = this.ranker.update(part.buffer, group, index, sortKey, row);
         buffered.row = row;
         buffered.seq = seq;
@@ -210,7 +215,7 @@ export class UpdatableTopN extends BufferedTopN<UpdatablePartition> {
 
   /** Adds a stored row to the buffer after its ties, without emitting. */
   private buffer(part: UpdatablePartition, candidate: Candidate, sortKey: string): void {
-    const group = addRow(part.buffer, sortKey, candidate.row);
+    const group = part.buffer.addRow(sortKey, candidate.row);
     part.index.set(candidate.key, { row: candidate.row, seq: candidate.seq, group });
   }
 }
