@@ -5,7 +5,8 @@
  *   `WATERMARK FOR ts AS ts - INTERVAL …` (the TypeScript API uses the same rule).
  * - An operator's input watermark is the minimum over its input channels (upstream shards).
  *   A channel that has been idle longer than the idleness timeout drops out of the minimum
- *   until it sends again; when every channel is idle the last combined value holds.
+ *   until it sends again; when every channel is idle the combined watermark advances to the
+ *   maximum over the channels (Flink's StatusWatermarkValve does the same).
  * - Bounded input ends with a +∞ watermark on every channel, so all pending timers fire.
  */
 
@@ -75,8 +76,10 @@ export class InputWatermarks {
   /** Re-evaluates idleness at processing time `now`; returns the new watermark if it advanced. */
   recompute(now: number): number | undefined {
     let min = Infinity;
+    let max = -Infinity;
     let anyActive = false;
     for (let i = 0; i < this.channels.length; i++) {
+      if ((this.channels[i] ?? -Infinity) > max) max = this.channels[i] ?? -Infinity;
       if (this.idleTimeoutMs !== undefined && this.channels[i] !== Infinity && now - (this.lastActive[i] ?? 0) > this.idleTimeoutMs) {
         this.idle[i] = 1;
       }
@@ -85,8 +88,8 @@ export class InputWatermarks {
       const w = this.channels[i] ?? -Infinity;
       if (w < min) min = w;
     }
-    // All idle: hold the last combined value (Flink's behaviour when every input is idle).
-    if (!anyActive) return undefined;
+    // All idle: the maximum over the channels, as Flink's StatusWatermarkValve emits.
+    if (!anyActive) min = max;
     if (min > this.combined) {
       this.combined = min;
       return min;

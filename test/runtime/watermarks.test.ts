@@ -39,13 +39,14 @@ describe('Class: InputWatermarks', () => {
     expect(w.update(0, 1000, 1700)).toBe(900);
   });
 
-  it('holds the last value when every channel is idle', () => {
+  it('advances to the maximum over the channels when every channel is idle (StatusWatermarkValve)', () => {
     const w = new InputWatermarks(2, 10);
     w.update(0, 10, 0);
     w.update(1, 20, 0);
     expect(w.current).toBe(10);
-    expect(w.recompute(1000)).toBeUndefined();
-    expect(w.current).toBe(10);
+    expect(w.recompute(1000)).toBe(20);
+    expect(w.recompute(2000)).toBeUndefined();
+    expect(w.current).toBe(20);
   });
 
   it('reaches +Infinity when every channel ends', () => {

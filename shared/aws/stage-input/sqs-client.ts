@@ -1,0 +1,52 @@
+/**
+ * The SQS client for the dead-letter queue, built like the Kinesis and DynamoDB clients
+ * (kinesis/client.ts, clients.ts): endpoint, region, credentials and retry settings come from
+ * the options or the environment as any SDK v3 client reads them (`AWS_ENDPOINT_URL_SQS`, then
+ * `AWS_ENDPOINT_URL`; `AWS_REGION`; `AWS_MAX_ATTEMPTS`), and the SDK's standard retry mode
+ * retries whole-request failures (throttling, 5xx, timeouts). Per-entry failures inside a
+ * successful SendMessageBatch response are not retried by the SDK; `SqsDeadLetterQueue` retries
+ * those itself.
+ *
+ * Added here: HTTP/1.1 keep-alive (`NodeHttpHandler`, which local emulators speak) and
+ * timeouts, since Node's defaults never time a request out and one stalled connection would
+ * burn a whole Lambda timeout. A timed-out SendMessageBatch may deliver its messages twice;
+ * dead letters are at-least-once.
+ */
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClientConfig } from '@aws-sdk/client-sqs';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+
+/** Defaults of {@link createSqsClient}'s HTTP handler. */
+export const SQS_HTTP_DEFAULTS = {
+  /** Milliseconds to establish a TCP connection. */
+  connectionTimeoutMs: 3_000,
+  /** Milliseconds for a whole request and response (a batch is at most 256 KiB). */
+  requestTimeoutMs: 10_000,
+} as const;
+
+/** Options of {@link createSqsClient}: any SQS client config, plus timeouts. */
+export interface SqsClientOptions extends Omit<SQSClientConfig, 'requestHandler'> {
+  /**
+   * Connection timeout in milliseconds (0 disables it).
+   * @default SQS_HTTP_DEFAULTS.connectionTimeoutMs (3000)
+   */
+  readonly connectionTimeoutMs?: number;
+  /**
+   * Whole-request timeout in milliseconds (0 disables it).
+   * @default SQS_HTTP_DEFAULTS.requestTimeoutMs (10000)
+   */
+  readonly requestTimeoutMs?: number;
+}
+
+/** An SQS client speaking HTTP/1.1 with timeouts; see the module header. */
+export function createSqsClient(options: SqsClientOptions = {}): SQSClient {
+  const { connectionTimeoutMs, requestTimeoutMs, ...config } = options;
+  return new SQSClient({
+    ...config,
+    requestHandler: new NodeHttpHandler({
+      connectionTimeout: connectionTimeoutMs ?? SQS_HTTP_DEFAULTS.connectionTimeoutMs,
+      requestTimeout: requestTimeoutMs ?? SQS_HTTP_DEFAULTS.requestTimeoutMs,
+      throwOnRequestTimeout: true,
+    }),
+  });
+}
