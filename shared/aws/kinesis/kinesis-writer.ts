@@ -389,7 +389,6 @@ export class KinesisStageWriter {
     if (Number.isNaN(batch.watermark)) throw new FlambdaError('watermark must not be NaN', 'internal', 'fail');
     return this.exclusive(async (stats) => {
       const map = await this.shardMapNow();
-      this.currentWatermark = batch.watermark;
       const origin: BundleOrigin = {
         producerStage: this.producerStage,
         producerShard: this.producerShard,
@@ -410,6 +409,9 @@ export class KinesisStageWriter {
         });
         return this.planRows(newMap, batch.rows, routed, origin, batch.watermark, keptIds);
       });
+      // Only a delivered batch's watermark may travel in later heartbeats: a heartbeat after a
+      // failed write must not carry a watermark ahead of rows that never arrived.
+      this.currentWatermark = batch.watermark;
     });
   }
 
