@@ -58,6 +58,7 @@
  * A writer is for one producer shard and is used sequentially (one write at a time): it keeps
  * the shard map and the last watermark sent to each shard between writes.
  */
+import { retryPolicy, type RetryOptions, type RetryPolicy } from '../retry.ts';
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { ListShardsCommand, PutRecordsCommand } from '@aws-sdk/client-kinesis';
@@ -109,8 +110,11 @@ export interface TargetShard {
   readonly range: HashKeyRange;
 }
 
-/** Options of {@link KinesisStageWriter}. */
-export interface KinesisStageWriterOptions {
+/**
+ * Options of {@link KinesisStageWriter}. Retries default to 8 attempts per record with a 100 ms
+ * backoff base (see shared/aws/retry.ts).
+ */
+export interface KinesisStageWriterOptions extends RetryOptions {
   /** A client from `createKinesisClient`. */
   readonly client: KinesisClient;
   /** The exchange's stream. */
@@ -124,35 +128,10 @@ export interface KinesisStageWriterOptions {
   /** The producer shard (its input shard id), written into every bundle id. */
   readonly producerShard: string;
   /**
-   * Failed attempts of one record before the write gives up with a TransientError (1..100).
-   * @default 8
-   */
-  readonly maxAttempts?: number;
-  /**
-   * Backoff base in milliseconds: the first retry waits up to this long.
-   * @default 100
-   */
-  readonly baseDelayMs?: number;
-  /**
-   * Backoff cap in milliseconds.
-   * @default 5000
-   */
-  readonly maxDelayMs?: number;
-  /**
    * Largest record (body plus partition key) in bytes.
    * @default MAX_KINESIS_RECORD_BYTES (1 MiB)
    */
   readonly maxRecordBytes?: number;
-  /**
-   * Source of jitter in [0, 1).
-   * @default Math.random
-   */
-  readonly random?: () => number;
-  /**
-   * Waits between attempts.
-   * @default - a setTimeout promise
-   */
-  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 /** One batch of a producer's output. */
@@ -230,11 +209,6 @@ function emptyStats(): StageWriteStats {
   };
 }
 
-/** Default `sleep`. */
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /** Name, message and retryability of an error thrown by `client.send`. */
 function describeCallError(err: unknown): { readonly text: string; readonly retryable: boolean } {
   if (!(err instanceof Error)) return { text: String(err), retryable: false };
@@ -310,11 +284,7 @@ export class KinesisStageWriter {
   private readonly partitionKey: string;
   /** UTF-8 bytes of the partition key, counted against record and call limits. */
   private readonly partitionKeyBytes: number;
-  private readonly maxAttempts: number;
-  private readonly baseDelayMs: number;
-  private readonly maxDelayMs: number;
-  private readonly random: () => number;
-  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly retry: RetryPolicy;
   /** Key columns of a hash distribution. */
   private readonly keyColumns: readonly string[];
 
@@ -336,17 +306,7 @@ export class KinesisStageWriter {
     if (this.producerStage.length === 0 || this.producerShard.length === 0) {
       throw new PlanError('producerStage and producerShard must be non-empty');
     }
-    this.maxAttempts = options.maxAttempts ?? 8;
-    this.baseDelayMs = options.baseDelayMs ?? 100;
-    this.maxDelayMs = options.maxDelayMs ?? 5_000;
-    if (!Number.isInteger(this.maxAttempts) || this.maxAttempts < 1 || this.maxAttempts > 100) {
-      throw new PlanError(`maxAttempts must be an integer 1..100 (given ${this.maxAttempts})`);
-    }
-    if (!(this.baseDelayMs >= 0) || !(this.maxDelayMs >= this.baseDelayMs)) {
-      throw new PlanError(`backoff delays must satisfy 0 <= baseDelayMs <= maxDelayMs (given ${this.baseDelayMs}, ${this.maxDelayMs})`);
-    }
-    this.random = options.random ?? Math.random;
-    this.sleep = options.sleep ?? delay;
+    this.retry = retryPolicy(options, { maxAttempts: 8, baseDelayMs: 100 });
     this.keyColumns = options.distribution.type === 'hash' ? options.distribution.keys : [];
     const names = new Set(options.schema.fields.map((f) => f.name));
     for (const key of this.keyColumns) {
@@ -557,7 +517,7 @@ export class KinesisStageWriter {
           } else {
             p.failures++;
             failed = Math.max(failed, p.failures);
-            if (p.failures >= this.maxAttempts) {
+            if (p.failures >= this.retry.maxAttempts) {
               exhausted ??= `shard ${p.target.shardId} failed ${p.failures} times (last: ${outcome.error})`;
             } else {
               stats.retriedEntries++;
@@ -576,7 +536,7 @@ export class KinesisStageWriter {
         }
         pending = await this.reroute(pending, stats, replan);
       }
-      if (failed > 0) await this.sleep(this.backoff(failed));
+      if (failed > 0) await this.retry.sleep(this.retry.delay(failed));
     }
   }
 
@@ -695,9 +655,4 @@ export class KinesisStageWriter {
     });
   }
 
-  /** Full-jitter exponential backoff before attempt `failures + 1`. */
-  private backoff(failures: number): number {
-    const ceiling = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (failures - 1));
-    return Math.floor(this.random() * ceiling);
-  }
 }

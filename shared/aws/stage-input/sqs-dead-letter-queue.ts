@@ -33,6 +33,7 @@
  * (queue missing, access denied), throws a FlambdaError with retry hint `fail`: sending it again
  * cannot succeed.
  */
+import { retryPolicy, type RetryOptions, type RetryPolicy } from '../retry.ts';
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
@@ -83,7 +84,7 @@ export interface DeadLetterMessage {
 }
 
 /** Options of {@link SqsDeadLetterQueue}. */
-export interface SqsDeadLetterQueueOptions {
+export interface SqsDeadLetterQueueOptions extends RetryOptions {
   /** A client, e.g. from `createSqsClient`. */
   readonly client: SQSClient;
   /** The queue's URL. */
@@ -93,31 +94,6 @@ export interface SqsDeadLetterQueueOptions {
    * @default MAX_SQS_MESSAGE_BYTES (262144)
    */
   readonly maxMessageBytes?: number;
-  /**
-   * Failed attempts of one entry before `send` gives up with a TransientError (1..100).
-   * @default 8
-   */
-  readonly maxAttempts?: number;
-  /**
-   * Backoff base in milliseconds: the first retry waits up to this long.
-   * @default 100
-   */
-  readonly baseDelayMs?: number;
-  /**
-   * Backoff cap in milliseconds.
-   * @default 5000
-   */
-  readonly maxDelayMs?: number;
-  /**
-   * Source of jitter in [0, 1).
-   * @default Math.random
-   */
-  readonly random?: () => number;
-  /**
-   * Waits between attempts.
-   * @default - a setTimeout promise
-   */
-  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 /** What one {@link SqsDeadLetterQueue.send} did. */
@@ -216,11 +192,6 @@ export function deadLetterMessage(letter: DeadLetter, maxMessageBytes: number = 
   return { body, attributes, bytes, dataTruncated: letter.truncated || cutToFit, cutToFit };
 }
 
-/** Default `sleep`. */
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /** Name, message and retryability of an error thrown by `client.send`. */
 function describeCallError(err: unknown): { readonly text: string; readonly retryable: boolean } {
   if (!(err instanceof Error)) return { text: String(err), retryable: false };
@@ -242,11 +213,7 @@ export class SqsDeadLetterQueue {
   private readonly client: SQSClient;
   private readonly fifo: boolean;
   private readonly maxMessageBytes: number;
-  private readonly maxAttempts: number;
-  private readonly baseDelayMs: number;
-  private readonly maxDelayMs: number;
-  private readonly random: () => number;
-  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly retry: RetryPolicy;
 
   /** @throws PlanError for bad options. */
   constructor(options: SqsDeadLetterQueueOptions) {
@@ -255,14 +222,7 @@ export class SqsDeadLetterQueue {
     this.queueUrl = options.queueUrl;
     this.fifo = options.queueUrl.endsWith('.fifo');
     this.maxMessageBytes = checkIntegerOption('maxMessageBytes', options.maxMessageBytes ?? MAX_SQS_MESSAGE_BYTES, MIN_MESSAGE_BYTES, MAX_SQS_MESSAGE_BYTES);
-    this.maxAttempts = checkIntegerOption('maxAttempts', options.maxAttempts ?? 8, 1, 100);
-    this.baseDelayMs = options.baseDelayMs ?? 100;
-    this.maxDelayMs = options.maxDelayMs ?? 5_000;
-    if (!(this.baseDelayMs >= 0) || !(this.maxDelayMs >= this.baseDelayMs)) {
-      throw new PlanError(`backoff delays must satisfy 0 <= baseDelayMs <= maxDelayMs (given ${this.baseDelayMs}, ${this.maxDelayMs})`);
-    }
-    this.random = options.random ?? Math.random;
-    this.sleep = options.sleep ?? delay;
+    this.retry = retryPolicy(options, { maxAttempts: 8, baseDelayMs: 100 });
   }
 
   /**
@@ -299,14 +259,14 @@ export class SqsDeadLetterQueue {
       }
       if (failed.length === 0) break;
       const worst = failed.reduce((a, b) => (b.failures > a.failures ? b : a));
-      if (worst.failures >= this.maxAttempts) {
+      if (worst.failures >= this.retry.maxAttempts) {
         throw new TransientError(
           `SendMessageBatch to ${this.queueUrl}: the dead letter of ${worst.letter.shardId}@${worst.letter.sequenceNumber} failed ` +
             `${worst.failures} times (last: ${lastError}); ${stats.messages} of ${letters.length} letters were sent before giving up`,
         );
       }
       stats.retriedEntries += failed.length;
-      await this.sleep(this.backoff(worst.failures));
+      await this.retry.sleep(this.retry.delay(worst.failures));
       pending = failed;
     }
     return stats;
@@ -376,9 +336,4 @@ export class SqsDeadLetterQueue {
     return id.length <= 128 && /^[\x21-\x7e]+$/.test(id) ? id : digest([letter.stream, letter.shardId]);
   }
 
-  /** Full-jitter exponential backoff before attempt `failures + 1`. */
-  private backoff(failures: number): number {
-    const ceiling = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (failures - 1));
-    return Math.floor(this.random() * ceiling);
-  }
 }
