@@ -265,7 +265,8 @@ function deriveTraits(node: LogicalNode, traits: ReadonlyMap<LogicalNode, NodeTr
     case 'Rank': {
       const t = inputTraits(node.input);
       const keys: (readonly string[])[] = [];
-      if (node.rankNumberColumn) keys.push([...node.partitionBy, node.rankNumberColumn]);
+      // Ties share a RANK / DENSE_RANK number, so only ROW_NUMBER's number identifies a row.
+      if (node.rankNumberColumn && node.rankType === 'ROW_NUMBER') keys.push([...node.partitionBy, node.rankNumberColumn]);
       const top1 = node.rankType === 'ROW_NUMBER' && node.rankRange.type === 'constant' && node.rankRange.end === 1;
       if (top1) keys.push(node.partitionBy);
       for (const k of t.upsertKeys) if (node.partitionBy.every((p) => k.includes(p))) keys.push(k);

@@ -84,7 +84,9 @@ export abstract class AbstractTopN implements Operator {
     const keys = new Array<string>(n);
     const partitionKey = this.plan.partitionKey;
     for (let i = 0; i < n; i++) keys[i] = partitionKey(batch[i]!.row);
-    const distinct = new Set(keys);
+    // Distinct partitions are only needed to visit each once for idle-state retention; the
+    // backend's prefetch deduplicates on its own.
+    const distinct = this.plan.ttlMs === undefined ? keys : new Set(keys);
     const loading = this.context.state.prefetch(distinct);
     if (loading !== undefined) return loading.then(() => this.run(batch, keys, distinct, out));
     this.run(batch, keys, distinct, out);
@@ -107,7 +109,7 @@ export abstract class AbstractTopN implements Operator {
     this.pendingMetrics.set(metric, (this.pendingMetrics.get(metric) ?? 0) + 1);
   }
 
-  private run(batch: readonly ChangeRow[], keys: readonly string[], distinct: ReadonlySet<string>, out: Output): void {
+  private run(batch: readonly ChangeRow[], keys: readonly string[], distinct: Iterable<string>, out: Output): void {
     this.collector.out = out;
     if (this.plan.ttlMs !== undefined) {
       const now = this.context.timers.currentProcessingTime();

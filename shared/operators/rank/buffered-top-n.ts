@@ -10,7 +10,7 @@
 import type { Row } from '../../core/types.ts';
 import type { KeyedStateStore, StateOptions } from '../../state/state.ts';
 import { AbstractTopN, RANK_METRICS } from './abstract-top-n.ts';
-import { PartitionCache } from './partition-cache.ts';
+import { PartitionCache, type Cached } from './partition-cache.ts';
 import { PartitionMetaStore } from './partition-meta.ts';
 import type { RankCollector } from './rank-collector.ts';
 import type { RankPlan } from './rank-plan.ts';
@@ -20,7 +20,7 @@ import { TiedRanker } from './tied-ranker.ts';
 import type { TopNBuffer } from './topn-buffer.ts';
 
 /** A partition's cached buffer. */
-export interface PartitionBuffer {
+export interface PartitionBuffer extends Cached {
   readonly buffer: TopNBuffer;
   /** The partition's rank end: the constant one, or the variable one once fixed. */
   end: number | undefined;

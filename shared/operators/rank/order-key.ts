@@ -59,6 +59,27 @@ export function compileOrderKey(orderBy: readonly SortField[], schema: Schema): 
     return encodeSortKey(values, directions, nullsFirst);
   };
 
+  // The common ORDER BY is one numeric column: compare it inline (Double.compare's order with
+  // -0 = 0, as compareValues) instead of through the generic per-column loop.
+  const only = columns[0]!;
+  const root = n === 1 ? requireField(schema, only).type.root : undefined;
+  if (root === 'BIGINT' || root === 'INT' || root === 'DOUBLE' || root === 'TIMESTAMP') {
+    const desc = descending[0]!;
+    const nullFirst = nullsFirst[0]!;
+    const compareNumber = (a: Row, b: Row): number => {
+      const x = a[only] ?? null;
+      const y = b[only] ?? null;
+      if (typeof x === 'number' && typeof y === 'number' && x === x && y === y) {
+        const c = x < y ? -1 : x > y ? 1 : 0;
+        return desc ? -c : c;
+      }
+      if (x === null || y === null) return x === y ? 0 : (x === null) === nullFirst ? -1 : 1;
+      const c = compareValues(x, y);
+      return desc ? -c : c;
+    };
+    return { encode, compare: compareNumber };
+  }
+
   const compare = (a: Row, b: Row): number => {
     for (let i = 0; i < n; i++) {
       const column = columns[i]!;

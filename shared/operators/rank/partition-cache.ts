@@ -16,31 +16,31 @@
 /** Flink's default `table.exec.topn.cache-size`. */
 export const DEFAULT_CACHE_SIZE = 10_000;
 
-/** A cache entry and its CLOCK reference flag. */
-interface Slot<P> {
-  readonly value: P;
+/** What the cache needs of an entry: its CLOCK reference flag, kept on the entry itself. */
+export interface Cached {
+  /** Set on each use; cleared when the entry gets its second chance. */
   referenced: boolean;
 }
 
 /** A bounded map from partition key to its cached buffer; see the module documentation. */
-export class PartitionCache<P> {
-  private readonly entries = new Map<string, Slot<P>>();
+export class PartitionCache<P extends Cached> {
+  private readonly entries = new Map<string, P>();
 
   /** @param capacity partitions kept; beyond it the least recently used one is dropped */
   constructor(private readonly capacity: number) {}
 
   /** The cached entry, marking it as used. */
   get(key: string): P | undefined {
-    const slot = this.entries.get(key);
-    if (slot === undefined) return undefined;
-    slot.referenced = true;
-    return slot.value;
+    const entry = this.entries.get(key);
+    if (entry !== undefined) entry.referenced = true;
+    return entry;
   }
 
   /** Caches an entry (as just used), evicting one beyond capacity. */
   put(key: string, value: P): void {
+    value.referenced = true;
     this.entries.delete(key);
-    this.entries.set(key, { value, referenced: true });
+    this.entries.set(key, value);
     if (this.entries.size > this.capacity) this.evict();
   }
 
@@ -64,11 +64,11 @@ export class PartitionCache<P> {
    * come up again, flag cleared, after one pass, so the loop ends.
    */
   private evict(): void {
-    for (const [key, slot] of this.entries) {
+    for (const [key, entry] of this.entries) {
       this.entries.delete(key);
-      if (!slot.referenced) return;
-      slot.referenced = false;
-      this.entries.set(key, slot);
+      if (!entry.referenced) return;
+      entry.referenced = false;
+      this.entries.set(key, entry);
     }
   }
 }

@@ -33,7 +33,10 @@ export interface PartitionMeta {
   end: number | null;
 }
 
-/** What a touch found: the partition's state is alive, needs a rewrite, or had expired. */
+/**
+ * What a touch found: the partition's state is alive, is alive but due for a rewrite, or is gone
+ * (expired, or the partition is new) so that any leftovers must be dropped.
+ */
 export type Liveness = 'alive' | 'refresh' | 'expired';
 
 /** Name of the bookkeeping state. */

@@ -25,6 +25,7 @@ import type { RankSpec } from './rank-spec.ts';
 import { RetractableTopN } from './retractable-top-n.ts';
 import { UpdatableTopN } from './updatable-top-n.ts';
 
+/** The spec types, re-exported so that callers need one import. */
 export type { RankSpec, RankStrategy } from './rank-spec.ts';
 
 /**

@@ -36,7 +36,7 @@ export class RetractableTopN extends BufferedTopN<PartitionBuffer> {
   }
 
   protected load(key: string): PartitionBuffer {
-    return { buffer: loadGroups(this.data.entries(key)), end: this.initialEnd(key) };
+    return { buffer: loadGroups(this.data.entries(key)), end: this.initialEnd(key), referenced: true };
   }
 
   protected clearData(key: string): void {

@@ -25,7 +25,8 @@
 import type { Row } from '../../core/types.ts';
 import type { RankCollector } from './rank-collector.ts';
 import type { DroppedRow, Ranker } from './ranker.ts';
-import { RowCursor, type SortGroup, type TopNBuffer } from './topn-buffer.ts';
+import { RowCursor } from './row-cursor.ts';
+import type { SortGroup, TopNBuffer } from './topn-buffer.ts';
 
 /** ROW_NUMBER over a {@link TopNBuffer}; see the module documentation. */
 export class RowNumberRanker implements Ranker {

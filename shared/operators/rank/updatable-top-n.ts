@@ -95,7 +95,14 @@ export class UpdatableTopN extends BufferedTopN<UpdatablePartition> {
     }
     const compare = this.plan.order.compare;
     candidates.sort((a, b) => compare(a.row, b.row) || a.seq - b.seq);
-    const part: UpdatablePartition = { buffer: new TopNBuffer(), end: this.initialEnd(key), index: new Map(), overflow: false, nextSeq };
+    const part: UpdatablePartition = {
+      buffer: new TopNBuffer(),
+      end: this.initialEnd(key),
+      referenced: true,
+      index: new Map(),
+      overflow: false,
+      nextSeq,
+    };
     for (const candidate of candidates) {
       if (part.end !== undefined && this.ranker.beyondEnd(part.buffer, candidate.row, part.end)) {
         part.overflow = true;

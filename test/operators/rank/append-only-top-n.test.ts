@@ -4,9 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PlanError } from '../../../shared/core/errors.ts';
-import { AppendOnlyTopN } from '../../../shared/operators/rank/append-only-top-n.ts';
+import { encodeKey } from '../../../shared/partition/key-encoding.ts';
+import { APPEND_DATA_STATE, AppendOnlyTopN } from '../../../shared/operators/rank/append-only-top-n.ts';
 import { createRankOperator } from '../../../shared/operators/rank/rank-operator.ts';
-import { D, I, INPUT, VARIABLE_RANGE, constantRange, feed, openRank, topNSpec } from './rank-test-kit.ts';
+import { D, I, INPUT, VARIABLE_RANGE, constantRange, feed, openRank, row, topNSpec } from './rank-test-kit.ts';
 
 describe('Class: AppendOnlyTopN', () => {
   it('is what AppendFast builds outside the top-1 and first-N fast paths', () => {
@@ -33,8 +34,9 @@ describe('Class: AppendOnlyTopN', () => {
     const h = await openRank(topNSpec({ strategy: 'AppendFast', range: constantRange(1, 2), generateUpdateBefore: true, outputRankNumber: false }));
     await feed(h, [I('a', 1, 1), I('a', 2, 2), I('a', 3, 3), I('a', 4, 4), I('a', 5, 0)]);
     expect(h.output()).toEqual([I('a', 1, 1), I('a', 2, 2), D('a', 2, 2), I('a', 5, 0)]);
-    // Two rows in two sort-key groups remain in state.
-    expect(h.state.stats().entries).toBe(2);
+    // State holds the partition's two kept rows, in rank order, as one value.
+    const table = h.snapshot().state.tables.find((t) => t.name === APPEND_DATA_STATE);
+    expect(table?.entries).toEqual([[encodeKey(['a']), [row('a', 5, 0), row('a', 1, 1)]]]);
   });
 
   it('rejects a retraction: AppendFast needs an insert-only input', async () => {

@@ -13,7 +13,8 @@ import { createRankOperator, rankOutputSchema } from '../../../shared/operators/
 import type { RankSpec } from '../../../shared/operators/rank/rank-spec.ts';
 import { RetractableTopN } from '../../../shared/operators/rank/retractable-top-n.ts';
 import { UpdatableTopN } from '../../../shared/operators/rank/updatable-top-n.ts';
-import { INPUT, constantRange, topNSpec } from './rank-test-kit.ts';
+import { RANK_METRICS } from '../../../shared/operators/rank/abstract-top-n.ts';
+import { D, I, INPUT, constantRange, feed, openRank, topNSpec } from './rank-test-kit.ts';
 
 const base = topNSpec({ strategy: 'Retract', range: constantRange(1, 3), generateUpdateBefore: true, outputRankNumber: true });
 
@@ -90,4 +91,17 @@ describe('createRankOperator dispatch (StreamExecRank)', () => {
       expect(createRankOperator(spec, schema)).toBeInstanceOf(type as new (...args: never[]) => unknown);
     });
   }
+});
+
+describe('variable rank range (`rn <= column`)', () => {
+  it('counts rows disagreeing with their partition’s end, and drops a first row without a usable end', async () => {
+    const spec = topNSpec({ strategy: 'Retract', range: { type: 'variable', endColumn: 'id' }, generateUpdateBefore: true, outputRankNumber: false });
+    const h = await openRank(spec);
+    // id 0 cannot fix an end (ranks start at 1): dropped, counted.
+    await feed(h, [I('a', 0, 5), I('a', 2, 5), I('a', 3, 4), I('a', 2, 3)]);
+    expect(h.output()).toEqual([I('a', 2, 5), I('a', 3, 4), D('a', 2, 5), I('a', 2, 3)]);
+    expect(h.metrics.get(RANK_METRICS.invalidRankEnd)).toBe(1);
+    // Flink's topn.invalidTopSize: (a, 3, 4) says 3 where the partition's end is 2.
+    expect(h.metrics.get(RANK_METRICS.invalidTopSize)).toBe(1);
+  });
 });

@@ -93,6 +93,24 @@ describe('DENSE_RANK', () => {
   });
 });
 
+describe('generateUpdateBefore = false with ties', () => {
+  const moves = [I('a', 1, 10), I('a', 2, 20), I('a', 3, 5)];
+
+  it('keeps -U under AppendFast and Retract: no key identifies a row whose rank moves', async () => {
+    for (const strategy of ['AppendFast', 'Retract'] as const) {
+      const h = await openRank({ ...spec(strategy, 'RANK', 3, true), generateUpdateBefore: false });
+      await feed(h, moves);
+      expect(h.output().filter((c) => c.kind === '-U')).toEqual([UB('a', 1, 10, 1), UB('a', 2, 20, 2)]);
+    }
+  });
+
+  it('drops -U under UpdateFast, whose upsert key identifies the row', async () => {
+    const h = await openRank({ ...spec('UpdateFast', 'RANK', 3, true), generateUpdateBefore: false });
+    await feed(h, moves);
+    expect(h.output()).toEqual([I('a', 1, 10, 1), I('a', 2, 20, 2), I('a', 3, 5, 1), UA('a', 1, 10, 2), UA('a', 2, 20, 3)]);
+  });
+});
+
 describe('multi-column ORDER BY', () => {
   const schema = schemaOf({ g: 'STRING', x: 'INT', y: 'STRING' });
   const r = (x: number | null, y: string | null): Row => ({ g: 'a', x, y });

@@ -5,15 +5,26 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { Row } from '../../../shared/core/types.ts';
-import { RowCursor, TopNBuffer, type SortGroup } from '../../../shared/operators/rank/topn-buffer.ts';
+import { RowCursor } from '../../../shared/operators/rank/row-cursor.ts';
+import { FLAT_LIMIT, TopNBuffer, type SortGroup } from '../../../shared/operators/rank/topn-buffer.ts';
 
-type Op = { readonly op: 'add'; readonly key: number } | { readonly op: 'removeRow'; readonly pick: number } | { readonly op: 'removeGroup'; readonly pick: number };
+type Op =
+  | { readonly op: 'add'; readonly key: number }
+  | { readonly op: 'addRow'; readonly key: number }
+  | { readonly op: 'removeRow'; readonly pick: number }
+  | { readonly op: 'removeGroup'; readonly pick: number };
 
-const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.integer({ min: 0, max: 40 }).map((key): Op => ({ op: 'add', key })) },
-  { weight: 2, arbitrary: fc.nat().map((pick): Op => ({ op: 'removeRow', pick })) },
-  { weight: 1, arbitrary: fc.nat().map((pick): Op => ({ op: 'removeGroup', pick })) },
-);
+/**
+ * Operations over keys 0..maxKey; a key range above FLAT_LIMIT, with insertions `addWeight`
+ * times likelier, drives the buffer into its tree layout.
+ */
+const opArb = (maxKey: number, addWeight: number): fc.Arbitrary<Op> =>
+  fc.oneof(
+    { weight: addWeight, arbitrary: fc.integer({ min: 0, max: maxKey }).map((key): Op => ({ op: 'add', key })) },
+    { weight: addWeight, arbitrary: fc.integer({ min: 0, max: maxKey }).map((key): Op => ({ op: 'addRow', key })) },
+    { weight: 2, arbitrary: fc.nat().map((pick): Op => ({ op: 'removeRow', pick })) },
+    { weight: 1, arbitrary: fc.nat().map((pick): Op => ({ op: 'removeGroup', pick })) },
+  );
 
 /** Keys as fixed-width strings so string order is numeric order. */
 const keyOf = (n: number): string => String(n).padStart(3, '0');
@@ -45,44 +56,61 @@ function check(buffer: TopNBuffer, model: readonly (readonly [string, readonly R
 }
 
 describe('Class: TopNBuffer', () => {
-  it('matches a sorted-array model under random insertions and removals', () => {
-    fc.assert(
-      fc.property(fc.array(opArb, { maxLength: 120 }), (ops) => {
-        const buffer = new TopNBuffer();
-        const model: [string, Row[]][] = [];
-        let serial = 0;
-        for (const op of ops) {
-          if (op.op === 'add') {
-            const key = keyOf(op.key);
-            const row: Row = { serial: serial++ };
-            const group = buffer.find(key);
-            if (group === undefined) buffer.insertGroup(key, [row]);
-            else buffer.appendRow(group, row);
-            const at = model.findIndex(([k]) => k >= key);
-            if (at >= 0 && model[at]![0] === key) model[at]![1].push(row);
-            else model.splice(at < 0 ? model.length : at, 0, [key, [row]]);
-          } else if (model.length > 0) {
-            const [key] = model[op.pick % model.length]!;
-            const group = buffer.find(key)!;
-            if (op.op === 'removeGroup') {
-              buffer.removeGroup(group);
-              expect(group.attached).toBe(false);
-              model.splice(op.pick % model.length, 1);
-            } else {
-              const index = op.pick % group.rows.length;
-              buffer.removeRowAt(group, index);
-              const entry = model[op.pick % model.length]!;
-              const left = entry[1].filter((_, i) => i !== index);
-              if (left.length === 0) model.splice(op.pick % model.length, 1);
-              else model[op.pick % model.length] = [key, left];
+  const layouts: [string, number, number, number, number][] = [
+    // name, largest key, insertion weight, most operations, check every n operations
+    ['flat', 40, 2, 120, 1],
+    ['tree, beyond FLAT_LIMIT groups', 3 * FLAT_LIMIT, 4, 500, 10],
+  ];
+  for (const [layout, maxKey, addWeight, maxOps, every] of layouts) {
+    it(`matches a sorted-array model under random insertions and removals (${layout})`, () => {
+      let largest = 0;
+      fc.assert(
+        fc.property(fc.array(opArb(maxKey, addWeight), { maxLength: maxOps, size: 'max' }), (ops) => {
+          const buffer = new TopNBuffer();
+          const model: [string, Row[]][] = [];
+          let serial = 0;
+          ops.forEach((op, i) => {
+            if (op.op === 'add' || op.op === 'addRow') {
+              const key = keyOf(op.key);
+              const row: Row = { serial: serial++ };
+              const group = buffer.find(key);
+              if (op.op === 'addRow') {
+                expect(buffer.addRow(key, row)).toBe(group ?? buffer.find(key));
+                expect(buffer.created).toBe(group === undefined);
+              } else if (group === undefined) {
+                buffer.insertGroup(key, [row]);
+              } else {
+                buffer.appendRow(group, row);
+              }
+              const at = model.findIndex(([k]) => k >= key);
+              if (at >= 0 && model[at]![0] === key) model[at]![1].push(row);
+              else model.splice(at < 0 ? model.length : at, 0, [key, [row]]);
+            } else if (model.length > 0) {
+              const pick = op.pick % model.length;
+              const [key, rows] = model[pick]!;
+              const group = buffer.find(key)!;
+              if (op.op === 'removeGroup') {
+                buffer.removeGroup(group);
+                expect(group.attached).toBe(false);
+                model.splice(pick, 1);
+              } else {
+                const index = op.pick % group.rows.length;
+                buffer.removeRowAt(group, index);
+                const left = rows.filter((_, j) => j !== index);
+                if (left.length === 0) model.splice(pick, 1);
+                else model[pick] = [key, left];
+              }
             }
-          }
+            largest = Math.max(largest, buffer.groupCount);
+            if (i % every === 0) check(buffer, model);
+          });
           check(buffer, model);
-        }
-      }),
-      { numRuns: 150 },
-    );
-  });
+        }),
+        { numRuns: 60 },
+      );
+      if (maxKey > FLAT_LIMIT) expect(largest).toBeGreaterThan(FLAT_LIMIT);
+    });
+  }
 
   it('RowCursor walks rows in rank order across groups', () => {
     const buffer = new TopNBuffer();
