@@ -17,7 +17,7 @@
  * Values are kept by reference, as in Flink's heap backend: an operator that mutates a value it
  * got must still `put` it back, which is what the DynamoDB backend needs to mark it dirty.
  */
-import BTreeModule from 'sorted-btree';
+import { BTree } from './btree.ts';
 import { FlambdaError, PlanError } from '../core/errors.ts';
 import type {
   KeyedStateStore,
@@ -28,11 +28,6 @@ import type {
   ValueState,
 } from './state.ts';
 
-// sorted-btree is CommonJS with `exports.default`: Node's ESM loader (and tsx) hand a default
-// import the whole `module.exports`, while Vite's interop unwraps `default`. Accept both.
-const BTree: typeof BTreeModule.default =
-  (BTreeModule as unknown as { default?: typeof BTreeModule.default }).default ??
-  (BTreeModule as unknown as typeof BTreeModule.default);
 type SubKeyTree = InstanceType<typeof BTree<string, unknown>>;
 
 /** A processing-time clock in epoch milliseconds; injected so tests control TTL. */

@@ -8,15 +8,9 @@
  * registered while firing with a timestamp that is already due fires in the same advance — the
  * `while (peek().timestamp <= time)` loop of Flink's `advanceWatermark` and `onProcessingTime`.
  */
-import BTreeModule from 'sorted-btree';
+import { BTree } from './btree.ts';
 import { FlambdaError, PlanError } from '../core/errors.ts';
 import type { TimeDomain, Timer, TimerService } from './state.ts';
-
-// sorted-btree is CommonJS with `exports.default`: Node's ESM loader (and tsx) hand a default
-// import the whole `module.exports`, while Vite's interop unwraps `default`. Accept both.
-const BTree: typeof BTreeModule.default =
-  (BTreeModule as unknown as { default?: typeof BTreeModule.default }).default ??
-  (BTreeModule as unknown as typeof BTreeModule.default);
 
 /** One timer in a snapshot; the domain is given by the list it is in. */
 export type TimerEntrySnapshot = readonly [key: string, namespace: string, timestamp: number];

@@ -36,7 +36,7 @@
  * or on access are dropped and deleted at the next flush, so state stays bounded even where
  * DynamoDB TTL is not enabled on the table.
  */
-import BTreeModule from 'sorted-btree';
+import { BTree } from '../../state/btree.ts';
 import type { WriteRequest } from '@aws-sdk/client-dynamodb';
 import { FlambdaError, PlanError } from '../../core/errors.ts';
 import { DEFAULT_KEY_GROUPS, checkKeyGroups, keyGroupOf } from '../../partition/key-groups.ts';
@@ -58,10 +58,6 @@ import { batchWrite, newIoCounters, queryPartition } from './table-io.ts';
 import type { BatchWriteOptions, DynamoDbSender, IoCounters } from './table-io.ts';
 import { decodeValue, encodeValue } from './value-codec.ts';
 
-// sorted-btree is CommonJS with `exports.default`; see shared/state/memory-backend.ts.
-const BTree: typeof BTreeModule.default =
-  (BTreeModule as unknown as { default?: typeof BTreeModule.default }).default ??
-  (BTreeModule as unknown as typeof BTreeModule.default);
 type SubKeyTree = InstanceType<typeof BTree<string, unknown>>;
 
 /** Options of {@link DynamoDbStateStore}. */
