@@ -247,3 +247,13 @@ export default p;
     expect(readJson(tmp.file('big-quiet.json'))).toEqual(expect.arrayContaining([{ k: 1, v: 5 }, { k: 3, v: 7 }]));
   });
 });
+
+describe.each(['q18', 'q19'])('flambda run examples/nexmark/%s.ts (acceptance)', (query) => {
+  it.each([1, 4])('--final equals the fixture at --parallelism %i', async (p) => {
+    const out = tmp.file(`${query}-p${p}.json`);
+    const r = await runCli(['run', `examples/nexmark/${query}.ts`, '--input', `bid=${BID_FIXTURE}`, '--final', out, '--parallelism', String(p)]);
+    expect(r.code, r.stderr).toBe(0);
+    const expected = readJson(join(FIXTURE_DIR, `expected_${query}.json`)) as Record<string, unknown>[];
+    expect(sortRows(readJson(out) as Record<string, unknown>[])).toEqual(sortRows(expected));
+  });
+});
