@@ -17,6 +17,7 @@ import type { Clock, StateSnapshot } from '../state/memory-backend.ts';
 import { MemoryStateStore } from '../state/memory-backend.ts';
 import type { TimerSnapshot } from '../state/timer-service.ts';
 import { MemoryTimerService } from '../state/timer-service.ts';
+import type { KeyedStateStore } from '../state/state.ts';
 
 /** Everything needed to resume an operator instance: keyed state, timers and watermark. */
 export interface OperatorSnapshot {
@@ -41,6 +42,11 @@ export interface OperatorRunnerOptions {
   readonly clock?: Clock;
   /** Resume from this snapshot instead of starting empty; it must be of the same operator and shard. */
   readonly snapshot?: OperatorSnapshot;
+  /**
+   * Use this keyed state store (e.g. the DynamoDB backend, whose caller flushes it) instead of a
+   * fresh memory store. Such a runner cannot snapshot: the store persists itself.
+   */
+  readonly state?: KeyedStateStore;
 }
 
 /** Operator metrics as plain counters: a `Map` from metric name to its running total. */
@@ -93,8 +99,10 @@ export class OperatorRunner {
   readonly operatorId: string;
   readonly shard: number;
   readonly parallelism: number;
-  /** The instance's keyed state; exposed for stats and tests. */
-  readonly state: MemoryStateStore;
+  /** The keyed state the operator uses. */
+  readonly state: KeyedStateStore;
+  /** The memory store when the runner owns its state (undefined with an external store). */
+  private readonly memory: MemoryStateStore | undefined;
   /** The instance's timers; exposed for inspection and tests. */
   readonly timers: MemoryTimerService;
   /** Counters bumped by the operator and by the runner ({@link RUNNER_METRICS}). */
@@ -115,12 +123,17 @@ export class OperatorRunner {
     this.parallelism = options.parallelism;
     this.clock = options.clock ?? Date.now;
     const snapshot = options.snapshot;
+    if (options.state !== undefined && snapshot !== undefined) {
+      throw new PlanError(`Operator ${this.operatorId}: a runner restores from a snapshot or uses an external state store, not both`);
+    }
     if (snapshot === undefined) {
-      this.state = new MemoryStateStore(this.clock);
+      this.memory = options.state === undefined ? new MemoryStateStore(this.clock) : undefined;
+      this.state = options.state ?? (this.memory as MemoryStateStore);
       this.timers = new MemoryTimerService(this.clock());
     } else {
       this.checkSnapshot(snapshot);
-      this.state = MemoryStateStore.restore(snapshot.state, this.clock);
+      this.memory = MemoryStateStore.restore(snapshot.state, this.clock);
+      this.state = this.memory;
       this.timers = MemoryTimerService.restore(snapshot.timers);
       // Processing time after a restore is the wall clock again (never earlier than saved), so
       // overdue processing-time timers fire on the next tick, as in Flink.
@@ -251,6 +264,12 @@ export class OperatorRunner {
     return this.timers.currentWatermark();
   }
 
+  /** The runner's own memory store (stats, TTL purging in tests); fails with an external store. */
+  get memoryState(): MemoryStateStore {
+    if (this.memory === undefined) throw lifecycleError(`Operator ${this.operatorId} uses an external state store`);
+    return this.memory;
+  }
+
   /** A deep, structuredClone-able copy of state, timers and watermark; not allowed mid-call. */
   snapshot(): OperatorSnapshot {
     if (this.busy) throw lifecycleError(`Cannot snapshot operator ${this.operatorId} during a call`);
@@ -259,7 +278,7 @@ export class OperatorRunner {
       operatorId: this.operatorId,
       shard: this.shard,
       parallelism: this.parallelism,
-      state: this.state.snapshot(),
+      state: this.memoryState.snapshot(),
       timers: this.timers.snapshot(),
     };
   }

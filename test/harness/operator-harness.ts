@@ -172,7 +172,7 @@ export class OperatorHarness {
 
   /** The operator's keyed state store (e.g. for `stats()` or `purgeExpired()`). */
   get state(): MemoryStateStore {
-    return this.runner.state;
+    return this.runner.memoryState;
   }
 
   /** The operator's timer service (e.g. to count pending timers). */
