@@ -17,7 +17,7 @@
  * Values are kept by reference, as in Flink's heap backend: an operator that mutates a value it
  * got must still `put` it back, which is what the DynamoDB backend needs to mark it dirty.
  */
-import { BTree } from './btree.ts';
+import { BTree, seekPair, walkSorted } from './btree.ts';
 import { FlambdaError, PlanError } from '../core/errors.ts';
 import type {
   KeyedStateStore,
@@ -455,12 +455,8 @@ class MemorySortedMapState<V> extends MapTableBase<V> implements SortedMapState<
     return this.walk(key, undefined, false);
   }
 
-  private *walk(key: string, fromKey: string | undefined, descending: boolean): IterableIterator<[string, V]> {
-    let pair = this.seek(key, fromKey, descending, true);
-    while (pair !== undefined) {
-      yield pair;
-      pair = this.seek(key, pair[0], descending, false);
-    }
+  private walk(key: string, fromKey: string | undefined, descending: boolean): IterableIterator<[string, V]> {
+    return walkSorted((from, inclusive) => this.seek(key, from, descending, inclusive), fromKey);
   }
 
   /**
@@ -476,18 +472,7 @@ class MemorySortedMapState<V> extends MapTableBase<V> implements SortedMapState<
     // Re-fetch the tree on every step: it may have been dropped and recreated meanwhile.
     const tree = this.data.get(key) as SubKeyTree | undefined;
     if (tree === undefined) return undefined;
-    let pair =
-      from === undefined
-        ? descending
-          ? tree.nextLowerPair(undefined)
-          : tree.nextHigherPair(undefined)
-        : inclusive
-          ? descending
-            ? tree.getPairOrNextLower(from)
-            : tree.getPairOrNextHigher(from)
-          : descending
-            ? tree.nextLowerPair(from)
-            : tree.nextHigherPair(from);
+    let pair = seekPair(tree, from, descending, inclusive);
     if (!this.hasTtl) return pair as [string, V] | undefined;
     const now = this.clock();
     while (pair !== undefined) {

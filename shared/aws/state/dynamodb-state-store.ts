@@ -36,7 +36,7 @@
  * or on access are dropped and deleted at the next flush, so state stays bounded even where
  * DynamoDB TTL is not enabled on the table.
  */
-import { BTree } from '../../state/btree.ts';
+import { BTree, seekPair, walkSorted } from '../../state/btree.ts';
 import type { WriteRequest } from '@aws-sdk/client-dynamodb';
 import { FlambdaError, PlanError } from '../../core/errors.ts';
 import { DEFAULT_KEY_GROUPS, checkKeyGroups, keyGroupOf } from '../../partition/key-groups.ts';
@@ -591,12 +591,8 @@ class DynamoSortedMapState<V> extends MapStateBase<V> implements SortedMapState<
     return this.walk(key, undefined, false);
   }
 
-  private *walk(key: string, fromKey: string | undefined, descending: boolean): IterableIterator<[string, V]> {
-    let pair = this.seek(key, fromKey, descending, true);
-    while (pair !== undefined) {
-      yield pair;
-      pair = this.seek(key, pair[0], descending, false);
-    }
+  private walk(key: string, fromKey: string | undefined, descending: boolean): IterableIterator<[string, V]> {
+    return walkSorted((from, inclusive) => this.seek(key, from, descending, inclusive), fromKey);
   }
 
   /** The first live entry at or beyond `from` in the given direction; drops expired ones passed. */
@@ -606,18 +602,7 @@ class DynamoSortedMapState<V> extends MapStateBase<V> implements SortedMapState<
     // Re-fetch the tree on every step: it may have been dropped and recreated meanwhile.
     const tree = slot?.map as SubKeyTree | undefined;
     if (tree === undefined) return undefined;
-    let pair =
-      from === undefined
-        ? descending
-          ? tree.nextLowerPair(undefined)
-          : tree.nextHigherPair(undefined)
-        : inclusive
-          ? descending
-            ? tree.getPairOrNextLower(from)
-            : tree.getPairOrNextHigher(from)
-          : descending
-            ? tree.nextLowerPair(from)
-            : tree.nextHigherPair(from);
+    let pair = seekPair(tree, from, descending, inclusive);
     if (!this.hasTtl) return pair as [string, V] | undefined;
     const now = this.store.clock();
     while (pair !== undefined) {
