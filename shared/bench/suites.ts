@@ -6,6 +6,10 @@
  *
  * - `passthrough`: decode → hash exchange → encode, through two stages (4 shards each).
  * - `group-agg`: decode → exchange → GroupAggregate (COUNT, SUM, MAX per auction) → encode.
+ * - `topn`: Top-N variants (append, retract, update).
+ * - `state-io`: DynamoDB requests per 1,000 events of the DynamoDB state backend against a
+ *   write-through baseline, on dynalite (state-io.ts; loaded only when asked for, since it
+ *   pulls in the AWS SDK).
  */
 import { PlanError } from '../core/errors.ts';
 import { schemaOf } from '../core/type-parse.ts';
@@ -23,7 +27,8 @@ export interface BenchResult {
   readonly suite: string;
   readonly case: string;
   readonly events: number;
-  readonly events_per_s: number;
+  /** Absent for suites that do not measure throughput (`state-io`). */
+  readonly events_per_s?: number;
   readonly ratio_to_passthrough?: number;
   readonly [figure: string]: string | number | undefined;
 }
@@ -131,6 +136,17 @@ export const SUITES: Readonly<Record<string, readonly BenchCase[]>> = {
   ],
 };
 
+/** The suite that counts DynamoDB requests instead of timing the embedded runtime. */
+export const STATE_IO_SUITE = 'state-io';
+
+/** Every suite name, in the order help and errors list them. */
+export const SUITE_NAMES: readonly string[] = [...Object.keys(SUITES), STATE_IO_SUITE];
+
+/** Default input events per suite (state-io runs on dynalite, which is slow: about 55 s here). */
+export function defaultEvents(suite: string): number {
+  return suite === STATE_IO_SUITE ? 20_000 : 300_000;
+}
+
 /** Builds a case's pipeline. */
 export function casePipeline(c: BenchCase): Pipeline {
   const p = new Pipeline(`bench-${c.name}`);
@@ -164,8 +180,12 @@ function median(values: readonly number[]): number {
  * reported, so a burst of load on a shared machine moves one sample, not the result.
  */
 export async function runSuite(suite: string, options: BenchOptions): Promise<BenchResult[]> {
+  if (suite === STATE_IO_SUITE) {
+    const { runStateIoSuite } = await import('./state-io.ts');
+    return runStateIoSuite(options.events);
+  }
   const cases = SUITES[suite];
-  if (!cases) throw new PlanError(`unknown benchmark suite '${suite}' (suites: ${Object.keys(SUITES).join(', ')})`);
+  if (!cases) throw new PlanError(`unknown benchmark suite '${suite}' (suites: ${SUITE_NAMES.join(', ')})`);
   const repetitions = options.repetitions ?? 3;
   const input = writeBidFile(options.events, 10_000);
   try {

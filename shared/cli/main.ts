@@ -79,7 +79,7 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
 
   program
     .command('bench')
-    .description('run a benchmark suite (passthrough, group-agg, topn)')
+    .description('run a benchmark suite (passthrough, group-agg, topn, state-io)')
     .argument('<suite>', 'suite name')
     .option('--json', 'one JSON object per result line')
     .option('--events <n>', 'input events per case')

@@ -45,3 +45,29 @@ describe('flambda bench --json', () => {
     expect(r.ratio_to_passthrough as number).toBeGreaterThan(0);
   });
 });
+
+describe('flambda bench state-io --json', () => {
+  let stateIo: CliResult;
+
+  beforeAll(async () => {
+    stateIo = await runCli(['bench', 'state-io', '--json', '--events', '2000'], { timeoutMs: 120_000 });
+  }, 120_000);
+
+  it('prints one JSON line per case with request rates of both backends and the write reduction', () => {
+    expect(stateIo.code, stateIo.stderr).toBe(0);
+    const lines = stateIo.stdout.split('\n').filter((l) => l !== '');
+    const results = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(results.map((r) => r.case)).toEqual(['q19', 'group-agg']);
+    for (const r of results) {
+      expect(r.suite).toBe('state-io');
+      expect(r.events).toBe(2000);
+      for (const field of ['writes_per_1000', 'reads_per_1000', 'baseline_writes_per_1000', 'baseline_reads_per_1000', 'write_reduction']) {
+        expect(typeof r[field], field).toBe('number');
+      }
+      expect(r.writes_per_1000 as number).toBeGreaterThan(0);
+      expect(r.reads_per_1000 as number).toBeGreaterThan(0);
+      expect(r.baseline_writes_per_1000 as number).toBeGreaterThan(r.writes_per_1000 as number);
+      expect(r.write_reduction as number).toBeGreaterThan(1);
+    }
+  });
+});

@@ -1,0 +1,233 @@
+/**
+ * The `state-io` benchmark suite: DynamoDB requests per 1,000 input events of the DynamoDB
+ * keyed state backend, against a naive write-through-per-record baseline
+ * (write-through-state-store.ts) measured in the same run, on the same input and emulator.
+ *
+ * dynalite is started in-process on 127.0.0.1 on a free port; every (case, backend) pair gets
+ * its own table. The case's job graph is planned at parallelism 1 and its operators are driven
+ * in-process with {@link OperatorRunner}s over the store, without Kinesis and without the
+ * embedded runtime's exchanges: at parallelism 1 every exchange sends every row to the single
+ * downstream shard, so each batch's rows simply flow through every stage's operator chain in
+ * order. Input is fed in batches of {@link STATE_IO_BATCH} events; per batch the operators
+ * prefetch (inside processBatch), process, and then every store is flushed (DynamoDB backend)
+ * or drained (baseline). Bounded input ends with every operator's `finish` and a last flush.
+ *
+ * Figures: `writes_per_1000` = BatchWriteItem requests, `reads_per_1000` = Query requests;
+ * `baseline_writes_per_1000` = PutItem + DeleteItem, `baseline_reads_per_1000` = GetItem +
+ * Query; `write_items_per_1000` = items the DynamoDB backend put or deleted (what on-demand
+ * capacity bills); `write_reduction` = baseline writes / writes.
+ */
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sum, count, max } from '../api/aggregates.ts';
+import { Pipeline } from '../api/pipeline.ts';
+import { createDynamoDbClient } from '../aws/clients.ts';
+import { createStateTable } from '../aws/state/create-state-table.ts';
+import { DynamoDbStateStore } from '../aws/state/dynamodb-state-store.ts';
+import type { DynamoDbSender } from '../aws/state/table-io.ts';
+import { PlanError } from '../core/errors.ts';
+import { createRowDecoder, decodeJsonLine } from '../core/codec.ts';
+import { schemaOf } from '../core/type-parse.ts';
+import type { ChangeRow } from '../core/row.ts';
+import type { Row } from '../core/types.ts';
+import { createOperator } from '../operators/registry.ts';
+import type { JobGraph } from '../plan/job-graph.ts';
+import { OperatorRunner } from '../runtime/operator-runner.ts';
+import type { KeyedStateStore } from '../state/state.ts';
+import { BID_SCHEMA, writeBidFile } from './bench-input.ts';
+import type { BenchResult } from './suites.ts';
+import { WriteThroughStateStore } from './write-through-state-store.ts';
+
+/** Input events per batch (prefetch, process, flush). */
+export const STATE_IO_BATCH = 500;
+
+const blackhole = { connector: { type: 'blackhole' as const } };
+
+/** The cases: q19 (Top-10 price per auction, as examples/nexmark/q19.ts) and group-agg. */
+const CASES: readonly { readonly name: string; readonly build: (p: Pipeline) => void }[] = [
+  {
+    name: 'q19',
+    build: (p) =>
+      p
+        .source('bid', { schema: BID_SCHEMA })
+        .topN(10, { partitionBy: ['auction'], orderBy: ['price DESC'], rankNumber: 'rank_number' })
+        .sinkTo('out', { ...blackhole, upsertKey: ['auction', 'rank_number'] }),
+  },
+  {
+    name: 'group-agg',
+    build: (p) =>
+      p
+        .source('bid', { schema: BID_SCHEMA })
+        .groupBy('auction')
+        .aggregate({ bids: count(), volume: sum('price'), top: max('price') })
+        .sinkTo('out', { ...blackhole, upsertKey: ['auction'] }),
+  },
+];
+
+/** A store the driver can end a batch on. */
+interface BatchStore {
+  readonly store: KeyedStateStore;
+  endBatch(): Promise<unknown>;
+}
+
+/** dynalite's factory (CommonJS, no type declarations). */
+type DynaliteFactory = (options: { createTableMs: number; deleteTableMs: number; updateTableMs: number }) => Server;
+
+/** Starts dynalite in-process on 127.0.0.1 on a free port. */
+async function startDynalite(): Promise<{ endpoint: string; stop: () => Promise<void> }> {
+  const dynalite = createRequire(import.meta.url)('dynalite') as DynaliteFactory;
+  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((err) => (err ? reject(err) : resolve()));
+      }),
+  };
+}
+
+/** Checks the graph is one chain of stages from one source, as the driver assumes. */
+function checkLinear(graph: JobGraph): void {
+  let previous: string | undefined;
+  for (const stage of graph.stages) {
+    const input = stage.input;
+    const ok = previous === undefined ? input.type === 'source' : input.type === 'exchange' && input.fromStage === previous;
+    if (!ok || stage.parallelism !== 1) throw new PlanError(`internal: state-io job '${graph.name}' is not a single chain of stages at parallelism 1`);
+    previous = stage.id;
+  }
+}
+
+/**
+ * Runs `rows` through every operator of `graph` in batches, each operator over its own store
+ * from `makeStore`; returns the rows the last stage emitted.
+ */
+async function drive(graph: JobGraph, rows: readonly Row[], makeStore: (operatorId: string) => BatchStore): Promise<number> {
+  checkLinear(graph);
+  const stores: BatchStore[] = [];
+  const runners: OperatorRunner[] = [];
+  const code = { functions: new Map<string, unknown>() };
+  for (const stage of graph.stages) {
+    for (const op of stage.operators) {
+      const store = makeStore(op.id);
+      stores.push(store);
+      const runner = new OperatorRunner(() => createOperator(op, code), { operatorId: op.id, shard: 0, parallelism: 1, state: store.store });
+      await runner.open();
+      runners.push(runner);
+    }
+  }
+  const through = async (input: ChangeRow[], from: number): Promise<ChangeRow[]> => {
+    let current = input;
+    for (let i = from; i < runners.length && current.length > 0; i++) current = await (runners[i] as OperatorRunner).processBatch(current);
+    return current;
+  };
+  const endBatch = async (): Promise<void> => {
+    for (const s of stores) await s.endBatch();
+  };
+  let emitted = 0;
+  for (let start = 0; start < rows.length; start += STATE_IO_BATCH) {
+    const batch = rows.slice(start, start + STATE_IO_BATCH).map((row): ChangeRow => ({ kind: '+I', row }));
+    emitted += (await through(batch, 0)).length;
+    await endBatch();
+  }
+  for (let i = 0; i < runners.length; i++) emitted += (await through(await (runners[i] as OperatorRunner).finish(), i + 1)).length;
+  await endBatch();
+  for (const runner of runners) await runner.close();
+  return emitted;
+}
+
+function per1000(requests: number, events: number): number {
+  return Math.round((requests * 1_000_000) / events) / 1000;
+}
+
+/** Runs the suite: one result per case. */
+export async function runStateIoSuite(events: number): Promise<BenchResult[]> {
+  const input = writeBidFile(events, 10_000);
+  const emulator = await startDynalite();
+  const client: DynamoDbSender & { destroy(): void } = createDynamoDbClient({
+    endpoint: emulator.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' },
+  });
+  try {
+    const decoder = createRowDecoder(schemaOf(BID_SCHEMA));
+    const rows = readFileSync(input.path, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line, i) => decodeJsonLine(line, decoder, `bid:${i + 1}`));
+    if (rows.length !== events) throw new PlanError(`state-io read ${rows.length} of ${events} events`);
+    const results: BenchResult[] = [];
+    for (const c of CASES) {
+      const p = new Pipeline(`bench-state-io-${c.name}`);
+      c.build(p);
+      const graph = p.jobGraph({ parallelism: 1 });
+      const stateTable = `state-io-${c.name}-dynamodb`;
+      const baselineTable = `state-io-${c.name}-baseline`;
+      await createStateTable(client, stateTable);
+      await createStateTable(client, baselineTable);
+
+      const dynamo: DynamoDbStateStore[] = [];
+      const started = Date.now();
+      const rowsOut = await drive(graph, rows, (operatorId) => {
+        const store = new DynamoDbStateStore({ client, tableName: stateTable, operatorId, keyGroups: graph.keyGroups });
+        dynamo.push(store);
+        return { store, endBatch: () => store.flush() };
+      });
+      const dynamoMs = Date.now() - started;
+
+      const baseline: WriteThroughStateStore[] = [];
+      const baselineStarted = Date.now();
+      const baselineRowsOut = await drive(graph, rows, (operatorId) => {
+        const store = new WriteThroughStateStore({ client, tableName: baselineTable, operatorId, keyGroups: graph.keyGroups });
+        baseline.push(store);
+        return { store, endBatch: () => store.drain() };
+      });
+      const baselineMs = Date.now() - baselineStarted;
+      // Both backends must have computed the same thing, or the comparison means nothing.
+      if (rowsOut !== baselineRowsOut) throw new PlanError(`internal: state-io ${c.name} emitted ${rowsOut} rows on DynamoDB state, ${baselineRowsOut} on the baseline`);
+
+      let writes = 0;
+      let reads = 0;
+      let writeItems = 0;
+      for (const s of dynamo) {
+        const stats = s.stats();
+        writes += stats.writeRequests;
+        reads += stats.readRequests;
+        writeItems += stats.writeItems;
+      }
+      let baselineWrites = 0;
+      let baselineReads = 0;
+      for (const s of baseline) {
+        const stats = s.stats();
+        baselineWrites += stats.writeRequests;
+        baselineReads += stats.readRequests;
+      }
+      results.push({
+        suite: 'state-io',
+        case: c.name,
+        events,
+        batch: STATE_IO_BATCH,
+        writes_per_1000: per1000(writes, events),
+        reads_per_1000: per1000(reads, events),
+        write_items_per_1000: per1000(writeItems, events),
+        baseline_writes_per_1000: per1000(baselineWrites, events),
+        baseline_reads_per_1000: per1000(baselineReads, events),
+        write_reduction: writes === 0 ? 0 : Math.round((baselineWrites / writes) * 10) / 10,
+        elapsed_ms: dynamoMs,
+        baseline_elapsed_ms: baselineMs,
+      });
+    }
+    return results;
+  } finally {
+    client.destroy();
+    await emulator.stop();
+    input.cleanup();
+  }
+}
