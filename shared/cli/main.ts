@@ -1,5 +1,5 @@
 /**
- * The `flambda` command line: `run`, `explain` and `bench`. Every failure prints
+ * The `flambda` command line: `run`, `local`, `explain` and `bench`. Every failure prints
  * `flambda: error: <what is wrong and what was expected>` and exits non-zero.
  */
 import { Command, CommanderError, Option } from 'commander';
@@ -7,6 +7,7 @@ import { FlambdaError } from '../core/errors.ts';
 import { parsePositiveInt } from './args.ts';
 import { benchCommand } from './bench-command.ts';
 import { explainCommand } from './explain-command.ts';
+import { localCommand } from './local-command.ts';
 import { runCommand, type CliIo } from './run-command.ts';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -53,6 +54,48 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
           ...(opts.liveEvery !== undefined ? { liveEvery: parsePositiveInt('--live-every', opts.liveEvery as string) } : {}),
           explain: Boolean(opts.explain),
           batchSize: parsePositiveInt('--batch-size', opts.batchSize as string, 1_000_000),
+        },
+        io,
+      );
+    });
+
+  program
+    .command('local')
+    .description('run a pipeline the AWS way (Kinesis streams, one stage handler per stage, DynamoDB state) on local emulators')
+    .argument('<pipeline>', 'pipeline module (.ts or .js) whose default export is a Pipeline')
+    .option('-i, --input <source=file>', 'put a JSON-lines file into the source\'s Kinesis stream, one record per line (repeatable)', collect, [])
+    .option('-p, --parallelism <n>', 'shards per stage (and per stream)', '1')
+    .option('--final <[sink=]file>', "write the sink's final materialized rows as a JSON array (repeatable)", collect, [])
+    .option('--changelog <[sink=]file>', 'write every changelog row as a JSON line with an "op" field (repeatable)', collect, [])
+    .option('-q, --quiet', 'no print-sink output and no progress lines')
+    .option('--print-limit <n>', 'print at most n changelog rows per print sink')
+    .addOption(new Option('--batch-size <n>', 'records per handler invocation (the mapping\'s BatchSize)').default('500'))
+    .addHelpText(
+      'after',
+      `
+Starts kinesalite and dynalite in-process on 127.0.0.1 (free ports) and closes them at the end,
+unless AWS_ENDPOINT_URL_KINESIS / AWS_ENDPOINT_URL_DYNAMODB (or AWS_ENDPOINT_URL) name endpoints
+to use instead. Creates a stream per source (shards = the source stage's parallelism), a stream
+per exchange (shards = the next stage's parallelism) and the state table; puts every input line
+as a record (partition key = line number); runs one local event source mapping and stage handler
+per stage until each has drained, upstream first, printing a line per stage.
+
+Limits: delivery is at-least-once (a retried batch can repeat or, across an exchange, lose rows);
+a Kinesis source never ends, so no end-of-input watermark is sent and windowed or other
+event-time-timer results never close; generator sources and kinesis/dynamodb sinks are not
+supported.`,
+    )
+    .action(async (file: string, opts: Record<string, unknown>) => {
+      exitCode = await localCommand(
+        file,
+        {
+          input: opts.input as string[],
+          parallelism: parsePositiveInt('--parallelism', opts.parallelism as string, 1_000),
+          final: opts.final as string[],
+          changelog: opts.changelog as string[],
+          quiet: Boolean(opts.quiet),
+          ...(opts.printLimit !== undefined ? { printLimit: parsePositiveInt('--print-limit', opts.printLimit as string) } : {}),
+          batchSize: parsePositiveInt('--batch-size', opts.batchSize as string, 10_000),
         },
         io,
       );

@@ -2,18 +2,14 @@
  * `flambda run <pipeline> --input <source>=<file.jsonl> … [--parallelism N] [--final <file>]
  * [--changelog <file>] [--dead-letter <file>] [--table] [--quiet]`
  */
-import { existsSync, statSync, writeFileSync, createWriteStream } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { PlanError } from '../core/errors.ts';
-import { createRowEncoder, type JsonValue } from '../core/codec.ts';
-import type { ChangeRow } from '../core/row.ts';
+import { writeFileSync, createWriteStream } from 'node:fs';
+import type { JsonValue } from '../core/codec.ts';
 import type { Pipeline } from '../api/pipeline.ts';
 import type { JobGraph, JobSink } from '../plan/job-graph.ts';
-import { runEmbeddedJob, type DeadLetter, type JobProgress, type JobResult } from '../runtime/embedded/embedded-runtime.ts';
+import { runEmbeddedJob, type DeadLetter, type JobProgress } from '../runtime/embedded/embedded-runtime.ts';
 import { formatStages } from './explain-command.ts';
-import { MaterializedView } from '../runtime/materialized-view.ts';
 import { JsonlChangelogWriter, type SinkObserver } from '../runtime/embedded/sinks.ts';
-import { parseBindings } from './args.ts';
+import { FinalCollector, bindInputs, bindSinkFiles, checkOutputPath, describeSchema, encodeFinal, summaryLine } from './bindings.ts';
 import { loadPipeline } from './load-pipeline.ts';
 import { renderTable } from './table.ts';
 
@@ -38,20 +34,6 @@ export interface RunOptions {
 export interface CliIo {
   readonly stdout: NodeJS.WritableStream;
   readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
-}
-
-/** Collects a sink's changelog into a materialized view. */
-class FinalCollector implements SinkObserver {
-  readonly view: MaterializedView;
-  constructor(sink: JobSink) {
-    this.view = new MaterializedView({
-      ...(sink.upsertKey ? { key: sink.upsertKey } : {}),
-      columns: sink.schema.fields.map((f) => f.name),
-    });
-  }
-  write(rows: readonly ChangeRow[]): void {
-    for (const r of rows) this.view.apply(r);
-  }
 }
 
 /** Runs a pipeline module on the embedded runtime; returns the process exit code. */
@@ -143,69 +125,6 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
   return 0;
 }
 
-function describeSchema(graph: JobGraph, source: string): string {
-  const spec = graph.sources.find((s) => s.name === source);
-  return spec ? spec.schema.fields.map((f) => f.name).join(', ') : '?';
-}
-
-function bindInputs(graph: JobGraph, bindings: readonly string[]): Map<string, string> {
-  const inputs = parseBindings('--input', bindings, graph.sources.length === 1 ? graph.sources[0]?.name : undefined);
-  const names = graph.sources.map((s) => s.name);
-  for (const [name, path] of inputs) {
-    if (!names.includes(name)) {
-      throw new PlanError(`--input ${name}=…: the pipeline has no source '${name}' (sources: ${names.join(', ')})`);
-    }
-    if (!existsSync(path)) throw new PlanError(`--input ${name}=${path}: file not found`);
-    if (!statSync(path).isFile()) throw new PlanError(`--input ${name}=${path}: not a file (expected a JSON-lines file)`);
-  }
-  for (const source of graph.sources) {
-    const c = source.connector;
-    const hasOwnInput = c.type === 'generator' || (c.type === 'jsonl' && c.path !== undefined);
-    if (!inputs.has(source.name) && !hasOwnInput) {
-      throw new PlanError(`source '${source.name}' needs an input: pass --input ${source.name}=<file.jsonl>`);
-    }
-  }
-  return inputs;
-}
-
-function bindSinkFiles(option: string, graph: JobGraph, values: readonly string[]): Map<string, string> {
-  const names = graph.sinks.map((s) => s.name);
-  const bare = names.length === 1 ? names[0] : undefined;
-  const out = new Map<string, string>();
-  for (const v of values) {
-    const eq = v.indexOf('=');
-    const named = eq > 0 && names.includes(v.slice(0, eq));
-    // `other=file` where `other` looks like a sink name but is none: say so instead of writing a
-    // file literally named `other=file`.
-    if (!named && eq > 0 && /^[A-Za-z_][\w-]*$/.test(v.slice(0, eq))) {
-      throw new PlanError(`${option} ${v}: unknown sink '${v.slice(0, eq)}' (sinks: ${names.join(', ')})`);
-    }
-    if (!named && bare === undefined) {
-      throw new PlanError(`${option}: the pipeline has ${names.length} sinks (${names.join(', ')}); write ${option} <sink>=<file>`);
-    }
-    const sink = named ? v.slice(0, eq) : (bare as string);
-    const path = named ? v.slice(eq + 1) : v;
-    if (out.has(sink)) throw new PlanError(`${option} given twice for sink '${sink}'`);
-    out.set(sink, path);
-  }
-  return out;
-}
-
-/** Fails early, with the path, when an output file cannot be created. */
-function checkOutputPath(option: string, path: string): void {
-  const dir = dirname(resolve(path));
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    throw new PlanError(`${option}${path}: directory ${dir} does not exist`);
-  }
-  if (existsSync(path) && statSync(path).isDirectory()) throw new PlanError(`${option}${path}: is a directory, expected a file`);
-}
-
-function encodeFinal(graph: JobGraph, sinkName: string, collector: FinalCollector): Record<string, JsonValue>[] {
-  const sink = graph.sinks.find((s) => s.name === sinkName) as JobSink;
-  const encode = createRowEncoder(sink.schema);
-  return collector.view.rows().map((r) => encode(r));
-}
-
 function printTables(graph: JobGraph, collectors: ReadonlyMap<string, FinalCollector>, io: CliIo, pipeline: Pipeline): void {
   for (const sink of graph.sinks) {
     const collector = collectors.get(sink.name);
@@ -240,14 +159,6 @@ function compareJsonRows(a: Record<string, JsonValue>, b: Record<string, JsonVal
     return String(x) < String(y) ? -1 : 1;
   }
   return 0;
-}
-
-function summaryLine(result: JobResult, deadLetters: ReadonlyMap<string, number>): string {
-  const dead = [...deadLetters.values()].reduce((a, b) => a + b, 0);
-  const secs = (result.elapsedMs / 1000).toFixed(2);
-  const rate = result.elapsedMs > 0 ? Math.round((result.recordsRead * 1000) / result.elapsedMs) : result.recordsRead;
-  const sinks = [...result.sinks].map(([n, s]) => `sink '${n}': ${s.rowsWritten} changelog rows`).join(', ');
-  return `flambda: read ${result.recordsRead} records${dead > 0 ? ` (${dead} dead-lettered)` : ''} in ${secs} s (${rate} records/s); ${sinks}`;
 }
 
 /** Prints a progress line on stderr: rewritten in place on a terminal, every few seconds otherwise. */

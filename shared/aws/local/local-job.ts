@@ -1,0 +1,359 @@
+/**
+ * Runs a job graph the AWS way on one machine: Kinesis streams between stages, one
+ * {@link StageHandler} per stage fed by a {@link LocalEventSourceMapping} (as Lambda would feed
+ * it), operator state in a DynamoDB table.
+ *
+ * ```
+ *  input files ─► PutRecords (≤ 500 per call, partition key = line number)
+ *     ─► source stream (shards = source stage's parallelism) ─► ESM ─► StageHandler
+ *     ─► exchange stream (shards = next stage's parallelism)  ─► ESM ─► StageHandler ─► sink callback
+ * ```
+ *
+ * Endpoints: for each of Kinesis and DynamoDB, the endpoint configured in the environment
+ * (`AWS_ENDPOINT_URL_KINESIS` / `AWS_ENDPOINT_URL_DYNAMODB`, else `AWS_ENDPOINT_URL`) is used
+ * when there is one; otherwise an emulator (kinesalite, dynalite) is started in-process on
+ * 127.0.0.1 and closed at the end. Streams and the table get names unique to the run; on
+ * configured endpoints they are deleted again at the end (best effort).
+ *
+ * Delivery is at-least-once, as the stage handler's (see stage-handler.ts). Kinesis sources are
+ * unbounded: no end-of-input (+∞) watermark is sent, so event-time timers that need one never fire.
+ */
+import { Buffer } from 'node:buffer';
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { CreateStreamCommand, DeleteStreamCommand, DescribeStreamSummaryCommand, PutRecordsCommand } from '@aws-sdk/client-kinesis';
+import type { KinesisClient, PutRecordsRequestEntry } from '@aws-sdk/client-kinesis';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { FlambdaError, PlanError } from '../../core/errors.ts';
+import type { ChangeRow } from '../../core/row.ts';
+import type { UserCode } from '../../operators/registry.ts';
+import type { JobGraph, JobStage } from '../../plan/job-graph.ts';
+import { createDynamoDbClient } from '../clients.ts';
+import { LocalEventSourceMapping } from '../esm/local-event-source-mapping.ts';
+import { StageHandler } from '../handler/stage-handler.ts';
+import { createKinesisClient } from '../kinesis/client.ts';
+import type { DeadLetter } from '../stage-input/types.ts';
+import { createStateTable } from '../state/create-state-table.ts';
+import { startDynalite, startKinesalite } from './emulators.ts';
+import type { LocalEmulator } from './emulators.ts';
+
+/** PutRecords takes at most 500 records and 5 MiB per call; a record's data at most 1 MiB. */
+const PUT_RECORDS_MAX = 500;
+const PUT_RECORDS_MAX_BYTES = 5 * 1024 * 1024;
+const RECORD_MAX_BYTES = 1024 * 1024;
+
+/** How a stage went, reported when its mapping has drained. */
+export interface LocalStageReport {
+  readonly stage: JobStage;
+  /** Records the stage's handler received (retries included). */
+  readonly records: number;
+  /** Rows it sent to its exchange or sink. */
+  readonly outputRows: number;
+  readonly deadLetters: number;
+  /** Invocations that returned a partial batch failure. */
+  readonly failedBatches: number;
+  /** Records discarded by the mapping after its retries. */
+  readonly discardedRecords: number;
+  /** Since the job started. */
+  readonly elapsedMs: number;
+}
+
+/** Options of {@link runLocalJob}. */
+export interface LocalJobOptions {
+  readonly graph: JobGraph;
+  readonly code: UserCode;
+  /** The JSON-lines file of every source, by source name. */
+  readonly inputs: ReadonlyMap<string, string>;
+  /** Receives every sink batch (at-least-once: a retried batch repeats). */
+  readonly sink: (sink: string, rows: readonly ChangeRow[]) => void;
+  /** Receives dead letters; `source` is the source name for a source stage's input, else undefined. */
+  readonly onDeadLetters?: (letters: readonly DeadLetter[], source: string | undefined) => void;
+  /** Called once per stage, upstream first, when its mapping has drained. */
+  readonly onStageDrained?: (report: LocalStageReport) => void;
+  /** Called when the emulators are up / the endpoints are chosen. */
+  readonly onEndpoints?: (endpoints: { kinesis: string; dynamoDb: string }) => void;
+  /** The environment endpoints are read from. @default process.env */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Records per handler invocation (BatchSize). @default 500 */
+  readonly batchSize?: number;
+  /** Retries of a failed batch before the mapping discards it. @default 3 */
+  readonly maximumRetryAttempts?: number;
+  /** Fail when one stage does not drain within this many ms. @default 600000 */
+  readonly drainTimeoutMs?: number;
+}
+
+/** What {@link runLocalJob} did. */
+export interface LocalJobResult {
+  /** Input lines put, over all sources. */
+  readonly recordsRead: number;
+  /** Input lines put per source. */
+  readonly recordsBySource: ReadonlyMap<string, number>;
+  readonly elapsedMs: number;
+  readonly stages: readonly LocalStageReport[];
+  /** Rows written per sink. */
+  readonly sinks: ReadonlyMap<string, { readonly rowsWritten: number }>;
+  /** Handler failures (each was retried by the mapping), first few. */
+  readonly errors: readonly unknown[];
+}
+
+/** Runs the job over the input files until every stage has drained; see the module header. */
+export async function runLocalJob(options: LocalJobOptions): Promise<LocalJobResult> {
+  const { graph } = options;
+  const env = options.env ?? process.env;
+  const started = Date.now();
+  for (const source of graph.sources) {
+    if (!options.inputs.has(source.name)) throw new PlanError(`source '${source.name}' needs an input: pass --input ${source.name}=<file.jsonl>`);
+  }
+  const emulators: LocalEmulator[] = [];
+  const mappings: LocalEventSourceMapping[] = [];
+  let kinesis: KinesisClient | undefined;
+  let dynamoDb: DynamoDBClient | undefined;
+  const external = { kinesis: false, dynamoDb: false };
+  const prefix = `flambda-${graph.name.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 60)}-${randomBytes(4).toString('hex')}`;
+  const tableName = `${prefix}-state`;
+  const createdStreams: string[] = [];
+  let tableCreated = false;
+  try {
+    // ── endpoints and clients ──
+    const kinesisEnv = env.AWS_ENDPOINT_URL_KINESIS || env.AWS_ENDPOINT_URL;
+    const dynamoEnv = env.AWS_ENDPOINT_URL_DYNAMODB || env.AWS_ENDPOINT_URL;
+    const region = env.AWS_REGION || 'us-east-1';
+    const dummy = { accessKeyId: 'local', secretAccessKey: 'local' };
+    let kinesisEndpoint: string;
+    if (kinesisEnv) {
+      external.kinesis = true;
+      kinesisEndpoint = kinesisEnv;
+      kinesis = createKinesisClient({ region });
+    } else {
+      const emulator = await startKinesalite();
+      emulators.push(emulator);
+      kinesisEndpoint = emulator.endpoint;
+      kinesis = createKinesisClient({ endpoint: emulator.endpoint, region, credentials: dummy });
+    }
+    let dynamoEndpoint: string;
+    if (dynamoEnv) {
+      external.dynamoDb = true;
+      dynamoEndpoint = dynamoEnv;
+      dynamoDb = createDynamoDbClient({ region });
+    } else {
+      const emulator = await startDynalite();
+      emulators.push(emulator);
+      dynamoEndpoint = emulator.endpoint;
+      dynamoDb = createDynamoDbClient({ endpoint: emulator.endpoint, region, credentials: dummy });
+    }
+    options.onEndpoints?.({ kinesis: kinesisEndpoint, dynamoDb: dynamoEndpoint });
+    const kinesisClient = kinesis;
+    const dynamoClient = dynamoDb;
+
+    // ── streams and table ──
+    const sourceStreams = new Map<string, string>();
+    const inputStreams = new Map<string, string>();
+    const sourceOfStage = new Map<string, string>();
+    const creations: Promise<void>[] = [];
+    const addStream = (name: string, shards: number): void => {
+      createdStreams.push(name);
+      creations.push(createStream(kinesisClient, name, shards));
+    };
+    for (const stage of graph.stages) {
+      if (stage.input.type === 'source') {
+        const source = stage.input.source;
+        sourceOfStage.set(stage.id, source);
+        let stream = sourceStreams.get(source);
+        if (stream === undefined) {
+          stream = `${prefix}-source-${sanitize(source)}`;
+          sourceStreams.set(source, stream);
+          addStream(stream, stage.parallelism);
+        }
+        inputStreams.set(stage.id, stream);
+      } else {
+        const stream = `${prefix}-exchange-${sanitize(stage.id)}`;
+        inputStreams.set(stage.id, stream);
+        addStream(stream, stage.parallelism);
+      }
+    }
+    for (const source of graph.sources) {
+      if (!sourceStreams.has(source.name)) throw new PlanError(`source '${source.name}' feeds no stage`);
+    }
+    creations.push(createStateTable(dynamoClient, tableName).then(() => void (tableCreated = true)));
+    await settleAll(creations);
+
+    // ── input ──
+    const recordsBySource = new Map<string, number>();
+    for (const [source, stream] of sourceStreams) {
+      recordsBySource.set(source, await putFile(kinesisClient, stream, options.inputs.get(source) as string));
+    }
+
+    // ── one handler and one mapping per stage ──
+    const errors: unknown[] = [];
+    const discarded = new Map<string, number>();
+    const sinkRows = new Map<string, number>(graph.sinks.map((s) => [s.name, 0]));
+    const handlers = new Map<string, StageHandler>();
+    for (const stage of graph.stages) {
+      const output = stage.output;
+      const source = sourceOfStage.get(stage.id);
+      const handler = new StageHandler({
+        graph,
+        stageId: stage.id,
+        code: options.code,
+        dynamoDb: dynamoClient,
+        tableName,
+        ...(output.type === 'exchange'
+          ? { kinesis: kinesisClient, outputStreams: new Map([[output.toStage, inputStreams.get(output.toStage) as string]]) }
+          : {
+              sink: (rows: readonly ChangeRow[], info: { sink: string }) => {
+                sinkRows.set(info.sink, (sinkRows.get(info.sink) ?? 0) + rows.length);
+                options.sink(info.sink, rows);
+              },
+            }),
+        onDeadLetters: (letters) => options.onDeadLetters?.(letters, source),
+        onError: (error) => {
+          if (errors.length < 10) errors.push(error);
+        },
+      });
+      handlers.set(stage.id, handler);
+      mappings.push(
+        new LocalEventSourceMapping({
+          client: kinesisClient,
+          streamName: inputStreams.get(stage.id) as string,
+          startingPosition: 'TRIM_HORIZON',
+          batchSize: options.batchSize ?? 500,
+          pollIntervalMs: 20,
+          shardDiscoveryIntervalMs: 1_000,
+          retryDelayMs: 50,
+          maximumRetryAttempts: options.maximumRetryAttempts ?? 3,
+          functionName: `${prefix}-${sanitize(stage.id)}`.slice(0, 64),
+          onFailure: (record) => {
+            discarded.set(stage.id, (discarded.get(stage.id) ?? 0) + record.KinesisBatchInfo.batchSize);
+          },
+          handler: (event) => handler.handle(event),
+        }),
+      );
+    }
+    await settleAll(mappings.map((m) => m.start()));
+
+    // ── drain upstream first: once a stage drained, all it wrote is in the next stream ──
+    const reports: LocalStageReport[] = [];
+    for (const [i, stage] of graph.stages.entries()) {
+      const mapping = mappings[i] as LocalEventSourceMapping;
+      await mapping.drain({ timeoutMs: options.drainTimeoutMs ?? 600_000 });
+      const stats = (handlers.get(stage.id) as StageHandler).stats();
+      const report: LocalStageReport = {
+        stage,
+        records: stats.records,
+        outputRows: stats.outputRows,
+        deadLetters: stats.deadLetters,
+        failedBatches: stats.failedBatches,
+        discardedRecords: discarded.get(stage.id) ?? 0,
+        elapsedMs: Date.now() - started,
+      };
+      reports.push(report);
+      options.onStageDrained?.(report);
+    }
+    const discardedTotal = [...discarded.values()].reduce((a, b) => a + b, 0);
+    if (discardedTotal > 0) {
+      const first = errors[0] instanceof Error ? `; first error: ${errors[0].message}` : '';
+      throw new FlambdaError(
+        `${discardedTotal} records were discarded after ${options.maximumRetryAttempts ?? 3} retries ` +
+          `(${[...discarded].map(([s, n]) => `${s}: ${n}`).join(', ')})${first}`,
+        'internal',
+        'fail',
+      );
+    }
+    return {
+      recordsRead: [...recordsBySource.values()].reduce((a, b) => a + b, 0),
+      recordsBySource,
+      elapsedMs: Date.now() - started,
+      stages: reports,
+      sinks: new Map([...sinkRows].map(([name, rowsWritten]) => [name, { rowsWritten }])),
+      errors,
+    };
+  } finally {
+    await Promise.allSettled(mappings.map((m) => m.stop()));
+    if (external.kinesis && kinesis !== undefined) {
+      const client = kinesis;
+      await Promise.allSettled(createdStreams.map((s) => client.send(new DeleteStreamCommand({ StreamName: s, EnforceConsumerDeletion: true }))));
+    }
+    if (external.dynamoDb && dynamoDb !== undefined && tableCreated) {
+      await Promise.allSettled([dynamoDb.send(new DeleteTableCommand({ TableName: tableName }))]);
+    }
+    kinesis?.destroy();
+    dynamoDb?.destroy();
+    await Promise.allSettled(emulators.map((e) => e.close()));
+  }
+}
+
+/** Waits for every promise, then throws the first failure (so none is left running unobserved). */
+async function settleAll(promises: readonly Promise<unknown>[]): Promise<void> {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+}
+
+function sanitize(name: string): string {
+  return name.replace(/[^A-Za-z0-9_.-]/g, '_');
+}
+
+/** Creates a stream and waits until it is ACTIVE. */
+async function createStream(client: KinesisClient, streamName: string, shardCount: number): Promise<void> {
+  await client.send(new CreateStreamCommand({ StreamName: streamName, ShardCount: shardCount }));
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const out = await client.send(new DescribeStreamSummaryCommand({ StreamName: streamName }));
+    if (out.StreamDescriptionSummary?.StreamStatus === 'ACTIVE') return;
+    if (Date.now() > deadline) throw new FlambdaError(`stream ${streamName} did not become ACTIVE`, 'external', 'fail');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * Puts every non-blank line of `file` as one record (partition key = its 1-based line number),
+ * in PutRecords calls of at most 500 records and 5 MiB, retrying failed entries. Returns the
+ * number of records put.
+ */
+async function putFile(client: KinesisClient, streamName: string, file: string): Promise<number> {
+  let lineNumber = 0;
+  let count = 0;
+  let chunk: PutRecordsRequestEntry[] = [];
+  let chunkBytes = 0;
+  const flush = async (): Promise<void> => {
+    if (chunk.length > 0) await putChunk(client, streamName, chunk);
+    chunk = [];
+    chunkBytes = 0;
+  };
+  const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
+  for await (const line of lines) {
+    lineNumber++;
+    if (line.trim() === '') continue;
+    const data = Buffer.from(line, 'utf8');
+    const key = String(lineNumber);
+    if (data.length > RECORD_MAX_BYTES) {
+      throw new PlanError(`${file}:${lineNumber}: the line is ${data.length} bytes; a Kinesis record holds at most ${RECORD_MAX_BYTES}`);
+    }
+    const bytes = data.length + key.length;
+    if (chunk.length >= PUT_RECORDS_MAX || chunkBytes + bytes > PUT_RECORDS_MAX_BYTES) await flush();
+    chunk.push({ PartitionKey: key, Data: data });
+    chunkBytes += bytes;
+    count++;
+  }
+  await flush();
+  return count;
+}
+
+/** One PutRecords call, re-sending the entries that failed (throttling) with a backoff. */
+async function putChunk(client: KinesisClient, streamName: string, entries: readonly PutRecordsRequestEntry[]): Promise<void> {
+  let pending = entries;
+  for (let attempt = 0; ; attempt++) {
+    const out = await client.send(new PutRecordsCommand({ StreamName: streamName, Records: [...pending] }));
+    if ((out.FailedRecordCount ?? 0) === 0) return;
+    const results = out.Records ?? [];
+    const failed = pending.filter((_, i) => results[i]?.ErrorCode !== undefined);
+    if (attempt >= 10) {
+      const code = results.find((r) => r.ErrorCode !== undefined);
+      throw new FlambdaError(`PutRecords to ${streamName}: ${failed.length} records still failing (${code?.ErrorCode ?? '?'}: ${code?.ErrorMessage ?? ''})`, 'external', 'fail');
+    }
+    pending = failed;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 50 * 2 ** attempt)));
+  }
+}

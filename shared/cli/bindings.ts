@@ -1,0 +1,114 @@
+/**
+ * What `flambda run` and `flambda local` share: binding sources to `--input` files and sinks to
+ * `--final` / `--changelog` files, checking output paths before a job runs, collecting a sink's
+ * final result, and the summary line.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { PlanError } from '../core/errors.ts';
+import { createRowEncoder, type JsonValue } from '../core/codec.ts';
+import type { ChangeRow } from '../core/row.ts';
+import type { JobGraph, JobSink } from '../plan/job-graph.ts';
+import { MaterializedView } from '../runtime/materialized-view.ts';
+import type { SinkObserver } from '../runtime/embedded/sinks.ts';
+import { parseBindings } from './args.ts';
+
+/** Collects a sink's changelog into a materialized view. */
+export class FinalCollector implements SinkObserver {
+  readonly view: MaterializedView;
+  constructor(sink: JobSink) {
+    this.view = new MaterializedView({
+      ...(sink.upsertKey ? { key: sink.upsertKey } : {}),
+      columns: sink.schema.fields.map((f) => f.name),
+    });
+  }
+  write(rows: readonly ChangeRow[]): void {
+    for (const r of rows) this.view.apply(r);
+  }
+}
+
+/** The source's column names, for error messages. */
+export function describeSchema(graph: JobGraph, source: string): string {
+  const spec = graph.sources.find((s) => s.name === source);
+  return spec ? spec.schema.fields.map((f) => f.name).join(', ') : '?';
+}
+
+/**
+ * Binds `--input <source>=<file>` values to the graph's sources and checks the files exist.
+ * Every source must get an input unless it has its own (a generator, or a jsonl path).
+ */
+export function bindInputs(graph: JobGraph, bindings: readonly string[]): Map<string, string> {
+  const inputs = parseBindings('--input', bindings, graph.sources.length === 1 ? graph.sources[0]?.name : undefined);
+  const names = graph.sources.map((s) => s.name);
+  for (const [name, path] of inputs) {
+    if (!names.includes(name)) {
+      throw new PlanError(`--input ${name}=…: the pipeline has no source '${name}' (sources: ${names.join(', ')})`);
+    }
+    if (!existsSync(path)) throw new PlanError(`--input ${name}=${path}: file not found`);
+    if (!statSync(path).isFile()) throw new PlanError(`--input ${name}=${path}: not a file (expected a JSON-lines file)`);
+  }
+  for (const source of graph.sources) {
+    const c = source.connector;
+    const hasOwnInput = c.type === 'generator' || (c.type === 'jsonl' && c.path !== undefined);
+    if (!inputs.has(source.name) && !hasOwnInput) {
+      throw new PlanError(`source '${source.name}' needs an input: pass --input ${source.name}=<file.jsonl>`);
+    }
+  }
+  return inputs;
+}
+
+/** Binds `[<sink>=]<file>` values of `option` to the graph's sinks. */
+export function bindSinkFiles(option: string, graph: JobGraph, values: readonly string[]): Map<string, string> {
+  const names = graph.sinks.map((s) => s.name);
+  const bare = names.length === 1 ? names[0] : undefined;
+  const out = new Map<string, string>();
+  for (const v of values) {
+    const eq = v.indexOf('=');
+    const named = eq > 0 && names.includes(v.slice(0, eq));
+    // `other=file` where `other` looks like a sink name but is none: say so instead of writing a
+    // file literally named `other=file`.
+    if (!named && eq > 0 && /^[A-Za-z_][\w-]*$/.test(v.slice(0, eq))) {
+      throw new PlanError(`${option} ${v}: unknown sink '${v.slice(0, eq)}' (sinks: ${names.join(', ')})`);
+    }
+    if (!named && bare === undefined) {
+      throw new PlanError(`${option}: the pipeline has ${names.length} sinks (${names.join(', ')}); write ${option} <sink>=<file>`);
+    }
+    const sink = named ? v.slice(0, eq) : (bare as string);
+    const path = named ? v.slice(eq + 1) : v;
+    if (out.has(sink)) throw new PlanError(`${option} given twice for sink '${sink}'`);
+    out.set(sink, path);
+  }
+  return out;
+}
+
+/** Fails early, with the path, when an output file cannot be created. */
+export function checkOutputPath(option: string, path: string): void {
+  const dir = dirname(resolve(path));
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new PlanError(`${option}${path}: directory ${dir} does not exist`);
+  }
+  if (existsSync(path) && statSync(path).isDirectory()) throw new PlanError(`${option}${path}: is a directory, expected a file`);
+}
+
+/** A sink's final rows, encoded as JSON objects. */
+export function encodeFinal(graph: JobGraph, sinkName: string, collector: FinalCollector): Record<string, JsonValue>[] {
+  const sink = graph.sinks.find((s) => s.name === sinkName) as JobSink;
+  const encode = createRowEncoder(sink.schema);
+  return collector.view.rows().map((r) => encode(r));
+}
+
+/** What the summary line reports. */
+export interface SummaryCounts {
+  readonly recordsRead: number;
+  readonly elapsedMs: number;
+  readonly sinks: ReadonlyMap<string, { readonly rowsWritten: number }>;
+}
+
+/** `flambda: read N records (k dead-lettered) in s (rate); sink '…': n changelog rows`. */
+export function summaryLine(result: SummaryCounts, deadLetters: ReadonlyMap<string, number>): string {
+  const dead = [...deadLetters.values()].reduce((a, b) => a + b, 0);
+  const secs = (result.elapsedMs / 1000).toFixed(2);
+  const rate = result.elapsedMs > 0 ? Math.round((result.recordsRead * 1000) / result.elapsedMs) : result.recordsRead;
+  const sinks = [...result.sinks].map(([n, s]) => `sink '${n}': ${s.rowsWritten} changelog rows`).join(', ');
+  return `flambda: read ${result.recordsRead} records${dead > 0 ? ` (${dead} dead-lettered)` : ''} in ${secs} s (${rate} records/s); ${sinks}`;
+}

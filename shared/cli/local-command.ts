@@ -1,0 +1,135 @@
+/**
+ * `flambda local <pipeline> --input <source>=<file.jsonl> … [--parallelism N] [--final <file>]
+ * [--changelog <file>] [--quiet]`: runs a pipeline the AWS way — Kinesis streams, one stage
+ * handler per stage fed by a local event source mapping, state in DynamoDB — against emulators
+ * started in-process (kinesalite, dynalite), or against the endpoints configured in the
+ * environment. See shared/aws/local/local-job.ts.
+ */
+import { writeFileSync } from 'node:fs';
+import { FlambdaError, PlanError } from '../core/errors.ts';
+import type { JobGraph } from '../plan/job-graph.ts';
+import { runLocalJob, type LocalStageReport } from '../aws/local/local-job.ts';
+import { createSink, JsonlChangelogWriter, type SinkInstance } from '../runtime/embedded/sinks.ts';
+import { FinalCollector, bindInputs, bindSinkFiles, checkOutputPath, describeSchema, encodeFinal, summaryLine } from './bindings.ts';
+import { loadPipeline } from './load-pipeline.ts';
+import type { CliIo } from './run-command.ts';
+
+/** Options of the local command, as parsed by the CLI. */
+export interface LocalOptions {
+  readonly input: readonly string[];
+  readonly parallelism: number;
+  readonly final?: readonly string[];
+  readonly changelog?: readonly string[];
+  readonly quiet?: boolean;
+  readonly printLimit?: number;
+  readonly batchSize?: number;
+}
+
+/** Runs a pipeline module on the local AWS runtime; returns the process exit code. */
+export async function localCommand(file: string, options: LocalOptions, io: CliIo): Promise<number> {
+  const pipeline = await loadPipeline(file);
+  const graph = pipeline.jobGraph({ parallelism: options.parallelism });
+  const inputs = localInputs(graph, options.input);
+  const finals = bindSinkFiles('--final', graph, options.final ?? []);
+  const changelogs = bindSinkFiles('--changelog', graph, options.changelog ?? []);
+  for (const [sink, path] of finals) checkOutputPath(`--final ${sink}=`, path);
+  for (const [sink, path] of changelogs) checkOutputPath(`--changelog ${sink}=`, path);
+
+  const sinks = new Map<string, SinkInstance>();
+  const collectors = new Map<string, FinalCollector>();
+  for (const spec of graph.sinks) {
+    // Print sinks print (unless --quiet); jsonl sinks write their file; others only count.
+    const sink = createSink(spec, { quiet: options.quiet ?? false, printTo: io.stdout, ...(options.printLimit !== undefined ? { printLimit: options.printLimit } : {}) });
+    if (finals.has(spec.name)) {
+      const collector = new FinalCollector(spec);
+      collectors.set(spec.name, collector);
+      sink.observers.push(collector);
+    }
+    const changelogFile = changelogs.get(spec.name);
+    if (changelogFile) sink.observers.push(new JsonlChangelogWriter(spec.schema, changelogFile));
+    sinks.set(spec.name, sink);
+  }
+
+  const deadLetters = new Map<string, number>();
+  const firstReasons: string[] = [];
+  const quiet = options.quiet ?? false;
+  let result;
+  try {
+    result = await runLocalJob({
+      graph,
+      code: { functions: pipeline.userFunctions },
+      inputs,
+      ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
+      sink: (name, rows) => sinks.get(name)?.write(rows),
+      onDeadLetters: (letters, source) => {
+        for (const letter of letters) {
+          const key = source ?? `stage ${letter.stage}`;
+          deadLetters.set(key, (deadLetters.get(key) ?? 0) + 1);
+          if (firstReasons.length < 5) firstReasons.push(letter.reason);
+        }
+      },
+      onEndpoints: (e) => {
+        if (!quiet) io.stderr.write(`flambda local: Kinesis at ${e.kinesis}, DynamoDB at ${e.dynamoDb}\n`);
+      },
+      onStageDrained: (report) => {
+        if (!quiet) io.stderr.write(`${stageLine(report)}\n`);
+      },
+    });
+  } catch (error) {
+    // AWS SDK errors (an endpoint that does not answer, a denied call) get the CLI's error format.
+    if (error instanceof FlambdaError) throw error;
+    throw new FlambdaError(`local run failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`, 'external', 'fail', { cause: error });
+  } finally {
+    for (const sink of sinks.values()) await sink.close();
+  }
+
+  for (const [sinkName, path] of finals) {
+    writeFileSync(path, `${JSON.stringify(encodeFinal(graph, sinkName, collectors.get(sinkName) as FinalCollector), null, 1)}\n`);
+  }
+  io.stderr.write(`${summaryLine(result, deadLetters)}\n`);
+  for (const reason of firstReasons) io.stderr.write(`  dead letter: ${reason}\n`);
+  for (const error of result.errors.slice(0, 3)) {
+    io.stderr.write(`  retried after: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+  for (const source of graph.sources) {
+    const bad = deadLetters.get(source.name) ?? 0;
+    if (bad > 0 && bad >= (result.recordsBySource.get(source.name) ?? 0)) {
+      io.stderr.write(
+        `flambda: error: schema mismatch: none of the ${bad} records of source '${source.name}' matched its schema ` +
+          `(${describeSchema(graph, source.name)}); first error: ${firstReasons[0] ?? ''}\n`,
+      );
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/** `--input` bindings, else a jsonl source's own path; generator sources cannot run locally. */
+function localInputs(graph: JobGraph, bindings: readonly string[]): Map<string, string> {
+  const inputs = bindInputs(graph, bindings);
+  for (const source of graph.sources) {
+    if (inputs.has(source.name)) continue;
+    const c = source.connector;
+    if (c.type === 'jsonl' && c.path !== undefined) inputs.set(source.name, c.path);
+    else {
+      throw new PlanError(
+        `source '${source.name}' is a ${c.type} source; flambda local reads Kinesis streams filled from files: pass --input ${source.name}=<file.jsonl>`,
+      );
+    }
+  }
+  return inputs;
+}
+
+function stageLine(r: LocalStageReport): string {
+  const ops = r.stage.operators.map((o) => o.type).join(' → ') || 'no operators';
+  const out = r.stage.output.type === 'sink' ? `sink '${r.stage.output.sink}'` : `exchange to ${r.stage.output.toStage}`;
+  const extra = [
+    r.deadLetters > 0 ? `${r.deadLetters} dead-lettered` : '',
+    r.failedBatches > 0 ? `${r.failedBatches} batches retried` : '',
+    r.discardedRecords > 0 ? `${r.discardedRecords} records discarded` : '',
+  ].filter((s) => s !== '');
+  return (
+    `stage ${r.stage.id} (${ops}, ${r.stage.parallelism} shard${r.stage.parallelism === 1 ? '' : 's'}) drained: ` +
+    `${r.records} records in, ${r.outputRows} rows to ${out}${extra.length > 0 ? `, ${extra.join(', ')}` : ''} (${(r.elapsedMs / 1000).toFixed(1)} s)`
+  );
+}
