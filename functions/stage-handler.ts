@@ -1,0 +1,51 @@
+/**
+ * The Lambda entry point of one operator stage: wiring only. Everything is built once per cold
+ * start (Lambda's init phase, via top-level await); the configuration comes from the
+ * environment (shared/aws/env.ts).
+ *
+ * Middlewares, outermost first: Powertools Logger (request context in every log line), Metrics
+ * (flushes EMF after the invocation), then the stage metrics (counter deltas of the batch).
+ */
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import type { KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
+import { createDynamoDbClient } from '../shared/aws/clients.ts';
+import { loadJobGraph, loadUserCode, readStageEnvironment } from '../shared/aws/env.ts';
+import { StageHandler } from '../shared/aws/handler/stage-handler.ts';
+import { createKinesisClient } from '../shared/aws/kinesis/client.ts';
+import { createSqsClient } from '../shared/aws/stage-input/sqs-client.ts';
+import { SqsDeadLetterQueue } from '../shared/aws/stage-input/sqs-dead-letter-queue.ts';
+import { countingDynamoDb, stageMetrics } from '../shared/aws/stage-metrics.ts';
+
+const env = readStageEnvironment(process.env, dirname(fileURLToPath(import.meta.url)));
+const graph = loadJobGraph(env.jobGraphPath);
+const code = await loadUserCode(env.pipelineModule);
+
+const logger = new Logger({ serviceName: graph.name });
+const metrics = new Metrics({ namespace: 'Flambda', serviceName: graph.name, defaultDimensions: { Pipeline: graph.name, Stage: env.stageId } });
+
+const state = countingDynamoDb(createDynamoDbClient());
+const deadLetterQueue = env.deadLetterQueueUrl === undefined ? undefined : new SqsDeadLetterQueue({ client: createSqsClient(), queueUrl: env.deadLetterQueueUrl });
+
+const stage = new StageHandler({
+  graph,
+  stageId: env.stageId,
+  code,
+  dynamoDb: state.client,
+  tableName: env.tableName,
+  kinesis: createKinesisClient(),
+  outputStreams: env.outputStreams,
+  ...(deadLetterQueue === undefined ? {} : { onDeadLetters: async (letters) => void (await deadLetterQueue.send(letters)) }),
+  onError: (error, shardId) => logger.error('batch failed', { shardId, error: error as Error }),
+});
+
+export const handler = middy<KinesisStreamEvent, KinesisStreamBatchResponse>()
+  .use(injectLambdaContext(logger))
+  .use(logMetrics(metrics))
+  .use(stageMetrics({ metrics, counters: () => ({ handler: stage.stats(), state: { ...state.counts } }) }))
+  .handler((event) => stage.handle(event));

@@ -1,0 +1,126 @@
+/**
+ * The environment of a stage function: variable names (imported by infra, which sets them, and
+ * by functions/, which reads them) and their parser.
+ *
+ * The job graph is not inlined in a variable: Lambda caps all variables of a function at 4 KB
+ * together, which a real graph exceeds, so the graph is a file bundled next to the handler and
+ * the variable only names it.
+ */
+import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { PlanError } from '../core/errors.ts';
+import { parseJobGraph } from '../plan/job-graph.ts';
+import type { JobGraph } from '../plan/job-graph.ts';
+import type { UserCode } from '../operators/registry.ts';
+
+/** Names of the environment variables of a stage function. */
+export const STAGE_ENV = {
+  /** Path of the job graph JSON file; relative paths are resolved against the handler's directory. Optional. */
+  jobGraphPath: 'FLAMBDA_JOB_GRAPH_PATH',
+  /** The id of the stage the function runs. Required. */
+  stageId: 'FLAMBDA_STAGE_ID',
+  /** The DynamoDB state table. Required. */
+  stateTable: 'FLAMBDA_STATE_TABLE',
+  /** JSON object: downstream stage id → exchange stream name. Optional (`{}`). */
+  outputStreams: 'FLAMBDA_OUTPUT_STREAMS',
+  /** URL of the SQS dead-letter queue. Optional: without it dead letters are only counted. */
+  deadLetterQueueUrl: 'FLAMBDA_DEAD_LETTER_QUEUE_URL',
+  /** Path of the pipeline module whose default export's `userFunctions` the operators call. Optional. */
+  pipelineModule: 'FLAMBDA_PIPELINE_MODULE',
+} as const;
+
+/** Default of {@link STAGE_ENV.jobGraphPath}, relative to the handler's directory. */
+export const DEFAULT_JOB_GRAPH_PATH = './job-graph.json';
+
+/** A stage function's configuration, parsed from its environment. */
+export interface StageEnvironment {
+  /** Absolute path of the job graph file. */
+  readonly jobGraphPath: string;
+  readonly stageId: string;
+  readonly tableName: string;
+  /** Downstream stage id → exchange stream name. */
+  readonly outputStreams: ReadonlyMap<string, string>;
+  readonly deadLetterQueueUrl: string | undefined;
+  /** Absolute path of the pipeline module, when set. */
+  readonly pipelineModule: string | undefined;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function optional(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value.length === 0 ? undefined : value;
+}
+
+function required(env: Env, name: string): string {
+  const value = optional(env, name);
+  if (value === undefined) throw new PlanError(`environment variable ${name} is missing or empty`);
+  return value;
+}
+
+function parseOutputStreams(text: string | undefined): Map<string, string> {
+  const name = STAGE_ENV.outputStreams;
+  if (text === undefined) return new Map();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new PlanError(`environment variable ${name} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new PlanError(`environment variable ${name} must be a JSON object of stage id → stream name (given ${text})`);
+  }
+  const streams = new Map<string, string>();
+  for (const [stage, stream] of Object.entries(parsed as Record<string, unknown>)) {
+    if (typeof stream !== 'string' || stream.length === 0) {
+      throw new PlanError(`environment variable ${name}: the stream of stage '${stage}' must be a non-empty string (given ${JSON.stringify(stream)})`);
+    }
+    streams.set(stage, stream);
+  }
+  return streams;
+}
+
+/**
+ * Parses a stage function's environment; relative paths are resolved against `baseDir` (the
+ * handler's directory).
+ *
+ * @throws PlanError naming the missing or invalid variable.
+ */
+export function readStageEnvironment(env: Env, baseDir: string = process.cwd()): StageEnvironment {
+  const at = (path: string): string => (isAbsolute(path) ? path : resolve(baseDir, path));
+  const pipelineModule = optional(env, STAGE_ENV.pipelineModule);
+  return {
+    jobGraphPath: at(optional(env, STAGE_ENV.jobGraphPath) ?? DEFAULT_JOB_GRAPH_PATH),
+    stageId: required(env, STAGE_ENV.stageId),
+    tableName: required(env, STAGE_ENV.stateTable),
+    outputStreams: parseOutputStreams(optional(env, STAGE_ENV.outputStreams)),
+    deadLetterQueueUrl: optional(env, STAGE_ENV.deadLetterQueueUrl),
+    pipelineModule: pipelineModule === undefined ? undefined : at(pipelineModule),
+  };
+}
+
+/** Reads and parses the job graph file; @throws PlanError naming the variable and path. */
+export function loadJobGraph(path: string): JobGraph {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new PlanError(`cannot read the job graph ${path} (${STAGE_ENV.jobGraphPath}): ${(error as Error).message}`);
+  }
+  return parseJobGraph(text);
+}
+
+/**
+ * The user functions of the pipeline module (its default export's `userFunctions`), or none
+ * when no module is configured.
+ */
+export async function loadUserCode(pipelineModule: string | undefined): Promise<UserCode> {
+  if (pipelineModule === undefined) return { functions: new Map() };
+  const module = (await import(pathToFileURL(pipelineModule).href)) as { default?: { userFunctions?: unknown } };
+  const functions = module.default?.userFunctions;
+  if (!(functions instanceof Map)) {
+    throw new PlanError(`pipeline module ${pipelineModule} (${STAGE_ENV.pipelineModule}) has no default export with userFunctions`);
+  }
+  return { functions };
+}

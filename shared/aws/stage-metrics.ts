@@ -1,0 +1,99 @@
+/**
+ * A stage function's CloudWatch metrics: the difference of the handler's counters across one
+ * invocation, published through Powertools Metrics (EMF, flushed by its `logMetrics`
+ * middleware, which must wrap this one so it flushes after `after` ran).
+ *
+ * State reads and writes are counted at the DynamoDB client ({@link countingDynamoDb}): one
+ * Query per partition loaded, one BatchWriteItem per flushed chunk.
+ */
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { BatchWriteItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import type { MiddlewareObj } from '@middy/core';
+import type { DynamoDbSender } from './state/table-io.ts';
+import type { StageHandlerStats } from './handler/stage-handler.ts';
+
+/** Metric names. */
+export const STAGE_METRICS = {
+  recordsIn: 'RecordsIn',
+  recordsOut: 'RecordsOut',
+  deadLettered: 'DeadLettered',
+  failedBatches: 'FailedBatches',
+  batchDurationMs: 'BatchDurationMs',
+  stateReads: 'StateReads',
+  stateWrites: 'StateWrites',
+} as const;
+
+/** What this module needs of Powertools' `Metrics`. */
+export interface MetricSink {
+  addMetric(name: string, unit: (typeof MetricUnit)[keyof typeof MetricUnit], value: number): void;
+}
+
+/** DynamoDB requests made by the state stores. */
+export interface StateRequestCounts {
+  reads: number;
+  writes: number;
+}
+
+/** Everything one snapshot of the counters holds. */
+export interface StageCounters {
+  readonly handler: StageHandlerStats;
+  readonly state: StateRequestCounts;
+}
+
+/**
+ * Wraps a DynamoDB client so Query calls count as state reads and BatchWriteItem calls as state
+ * writes; `counts` is bumped in place.
+ */
+export function countingDynamoDb(client: DynamoDbSender): { client: DynamoDbSender; counts: StateRequestCounts } {
+  const counts: StateRequestCounts = { reads: 0, writes: 0 };
+  // instanceof, not constructor names: a minifying bundler renames classes.
+  const send = ((command: unknown, ...rest: unknown[]) => {
+    if (command instanceof QueryCommand) counts.reads++;
+    else if (command instanceof BatchWriteItemCommand) counts.writes++;
+    return (client.send as (...args: unknown[]) => unknown)(command, ...rest);
+  }) as DynamoDbSender['send'];
+  return { client: { send }, counts };
+}
+
+/** Adds the metrics of one invocation: counter deltas from `before` to `after`, and its duration. */
+export function addStageMetrics(metrics: MetricSink, before: StageCounters, after: StageCounters, durationMs: number): void {
+  const count = MetricUnit.Count;
+  metrics.addMetric(STAGE_METRICS.recordsIn, count, after.handler.records - before.handler.records);
+  metrics.addMetric(STAGE_METRICS.recordsOut, count, after.handler.outputRows - before.handler.outputRows);
+  metrics.addMetric(STAGE_METRICS.deadLettered, count, after.handler.deadLetters - before.handler.deadLetters);
+  metrics.addMetric(STAGE_METRICS.failedBatches, count, after.handler.failedBatches - before.handler.failedBatches);
+  metrics.addMetric(STAGE_METRICS.batchDurationMs, MetricUnit.Milliseconds, durationMs);
+  metrics.addMetric(STAGE_METRICS.stateReads, count, after.state.reads - before.state.reads);
+  metrics.addMetric(STAGE_METRICS.stateWrites, count, after.state.writes - before.state.writes);
+}
+
+/** Options of {@link stageMetrics}. */
+export interface StageMetricsOptions {
+  readonly metrics: MetricSink;
+  /** A snapshot of the counters (copied, not live objects). */
+  readonly counters: () => StageCounters;
+  /** @default performance.now */
+  readonly now?: () => number;
+}
+
+/**
+ * Middy middleware: snapshots the counters `before` the handler and adds the deltas `after` it
+ * and `onError` (a rejected invocation still processed records worth counting).
+ */
+export function stageMetrics(options: StageMetricsOptions): MiddlewareObj {
+  const now = options.now ?? (() => performance.now());
+  const started = new WeakMap<object, { counters: StageCounters; at: number }>();
+  const publish = (request: object): void => {
+    const start = started.get(request);
+    if (start === undefined) return;
+    started.delete(request);
+    addStageMetrics(options.metrics, start.counters, options.counters(), now() - start.at);
+  };
+  return {
+    before: (request) => {
+      started.set(request, { counters: options.counters(), at: now() });
+    },
+    after: (request) => publish(request),
+    onError: (request) => publish(request),
+  };
+}
