@@ -17,10 +17,8 @@
  * Query; `write_items_per_1000` = items the DynamoDB backend put or deleted (what on-demand
  * capacity bills); `write_reduction` = baseline writes / writes.
  */
-import { createRequire } from 'node:module';
+import { startDynalite } from '../aws/local/emulators.ts';
 import { readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { sum, count, max } from '../api/aggregates.ts';
 import { Pipeline } from '../api/pipeline.ts';
 import { createDynamoDbClient } from '../aws/clients.ts';
@@ -70,28 +68,6 @@ const CASES: readonly { readonly name: string; readonly build: (p: Pipeline) => 
 interface BatchStore {
   readonly store: KeyedStateStore;
   endBatch(): Promise<unknown>;
-}
-
-/** dynalite's factory (CommonJS, no type declarations). */
-type DynaliteFactory = (options: { createTableMs: number; deleteTableMs: number; updateTableMs: number }) => Server;
-
-/** Starts dynalite in-process on 127.0.0.1 on a free port. */
-async function startDynalite(): Promise<{ endpoint: string; stop: () => Promise<void> }> {
-  const dynalite = createRequire(import.meta.url)('dynalite') as DynaliteFactory;
-  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((err) => (err ? reject(err) : resolve()));
-      }),
-  };
 }
 
 /** Checks the graph is one chain of stages from one source, as the driver assumes. */
@@ -227,7 +203,7 @@ export async function runStateIoSuite(events: number): Promise<BenchResult[]> {
     return results;
   } finally {
     client.destroy();
-    await emulator.stop();
+    await emulator.close();
     input.cleanup();
   }
 }

@@ -58,6 +58,7 @@
  * A writer is for one producer shard and is used sequentially (one write at a time): it keeps
  * the shard map and the last watermark sent to each shard between writes.
  */
+import { packCalls } from '../batching.ts';
 import { retryPolicy, type RetryOptions, type RetryPolicy } from '../retry.ts';
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
@@ -589,22 +590,8 @@ export class KinesisStageWriter {
 
   /** Splits one round's heads (one per shard) into calls within 500 entries and 5 MiB. */
   private packCalls(heads: readonly Pending[]): Pending[][] {
-    const calls: Pending[][] = [];
     const pkBytes = this.partitionKeyBytes;
-    let call: Pending[] = [];
-    let bytes = 0;
-    for (const p of heads) {
-      const size = (p.records[p.next] as EncodedRecord).data.length + pkBytes;
-      if (call.length > 0 && (call.length === MAX_PUT_RECORDS_ENTRIES || bytes + size > MAX_PUT_RECORDS_BYTES)) {
-        calls.push(call);
-        call = [];
-        bytes = 0;
-      }
-      call.push(p);
-      bytes += size;
-    }
-    if (call.length > 0) calls.push(call);
-    return calls;
+    return packCalls(heads, MAX_PUT_RECORDS_ENTRIES, MAX_PUT_RECORDS_BYTES, (p) => (p.records[p.next] as EncodedRecord).data.length + pkBytes);
   }
 
   /**

@@ -33,6 +33,7 @@
  * (queue missing, access denied), throws a FlambdaError with retry hint `fail`: sending it again
  * cannot succeed.
  */
+import { packCalls } from '../batching.ts';
 import { retryPolicy, type RetryOptions, type RetryPolicy } from '../retry.ts';
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
@@ -274,21 +275,7 @@ export class SqsDeadLetterQueue {
 
   /** Splits messages into calls of at most 10 entries and 256 KiB. */
   private packCalls(pending: readonly Outgoing[]): Outgoing[][] {
-    const calls: Outgoing[][] = [];
-    let call: Outgoing[] = [];
-    let bytes = 0;
-    for (const entry of pending) {
-      const size = entry.message.bytes;
-      if (call.length > 0 && (call.length === MAX_SQS_BATCH_ENTRIES || bytes + size > MAX_SQS_MESSAGE_BYTES)) {
-        calls.push(call);
-        call = [];
-        bytes = 0;
-      }
-      call.push(entry);
-      bytes += size;
-    }
-    if (call.length > 0) calls.push(call);
-    return calls;
+    return packCalls(pending, MAX_SQS_BATCH_ENTRIES, MAX_SQS_MESSAGE_BYTES, (entry) => entry.message.bytes);
   }
 
   /** One SendMessageBatch call; the error text of each entry that failed retryably, by id. */
