@@ -246,8 +246,7 @@ function toJobOperator(node: LogicalNode, plan: PlannedPipeline): JobOperator {
         spec: {
           keys: node.keys,
           keep: node.keep,
-          // Processing-time deduplication orders by arrival; the column name is then informative only.
-          orderColumn: node.orderColumn ?? 'PROCTIME()',
+          ...(node.orderColumn !== undefined ? { orderColumn: node.orderColumn } : {}),
           timeDomain: node.orderColumn === undefined ? 'processing' : 'event',
           generateUpdateBefore: plan.needsUpdateBefore.has(node),
           ...(node.stateTtlMs !== undefined ? { stateTtlMs: node.stateTtlMs } : {}),

@@ -29,13 +29,13 @@
  * - Input must be insert-only. Flink's functions assert it (DeduplicateFunctionHelper
  *   .checkInsertOnly, a precondition its changelog-mode inference guarantees); here a `-U`, `+U`
  *   or `-D` input row means the plan is wrong, so it is a {@link PlanError}. Flink's
- *   keep-last-on-changelog mode (`processLastRowOnChangelog`) is not implemented: the spec has no
- *   flag for it.
+ *   keep-last-on-changelog mode (`processLastRowOnChangelog`) has no counterpart here because
+ *   our planner turns a deduplication of an update stream into a Top-1 Rank instead.
  * - A null (or non-numeric) rowtime is a {@link RecordError} on the order column. Flink never lets
  *   such a row reach the function: its WatermarkAssignerOperator fails the job with "RowTime field
  *   should not be null". Rows and kinds are checked for the whole batch before any state is
  *   touched, so a rejected batch changes nothing. Processing-time variants never read the order
- *   column, which may even be absent from the input (an unmaterialized `PROCTIME()`).
+ *   column, so the spec may leave it out (the TypeScript API has no proctime column).
  * - Idle-state retention: the kept value expires `stateTtlMs` after its last write (Flink's
  *   StateConfigUtil.createTtlConfig: OnCreateAndWrite, NeverReturnExpired); a later row of that
  *   key is treated as the first again. Reads do not refresh it, so repeated duplicates dropped by
@@ -44,7 +44,7 @@
 import { PlanError, RecordError } from '../../core/errors.ts';
 import { insertRecord, updateAfterRecord, updateBeforeRecord } from '../../core/row.ts';
 import type { ChangeRow } from '../../core/row.ts';
-import { findField, requireField } from '../../core/type-parse.ts';
+import { requireField } from '../../core/type-parse.ts';
 import type { Row, Schema, Value } from '../../core/types.ts';
 import { encodeKey } from '../../partition/key-encoding.ts';
 import type { KeyedStateStore, StateOptions } from '../../state/state.ts';
@@ -82,11 +82,13 @@ function validateSpec(spec: DeduplicateSpec, inputSchema: Schema): void {
     throw new PlanError(`Deduplicate: timeDomain must be 'event' or 'processing', got ${JSON.stringify(spec.timeDomain)}`);
   }
   for (const key of spec.keys) requireField(inputSchema, key, 'PARTITION BY');
-  // Processing time orders by arrival and never reads the column, so it need not exist: the
-  // job graph names an unmaterialized PROCTIME() that way. A column it does name must fit.
-  const order =
-    spec.timeDomain === 'event' ? requireField(inputSchema, spec.orderColumn, 'ORDER BY') : findField(inputSchema, spec.orderColumn);
-  if (order === undefined) return;
+  // Processing time orders by arrival and never reads the column, so it may be absent; a column
+  // the spec does name must fit. Event time needs its rowtime column.
+  if (spec.orderColumn === undefined) {
+    if (spec.timeDomain === 'event') throw new PlanError('Deduplicate: event-time deduplication needs an orderColumn (the rowtime column)');
+    return;
+  }
+  const order = requireField(inputSchema, spec.orderColumn, 'ORDER BY');
   // Flink only plans a Deduplicate when the ORDER BY is a time attribute; anything else is a Rank.
   if (order.type.root !== 'TIMESTAMP') {
     throw new PlanError(

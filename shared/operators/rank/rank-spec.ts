@@ -48,8 +48,12 @@ export interface DeduplicateSpec {
   /** First row per key (ORDER BY t ASC) or last row (ORDER BY t DESC). */
   readonly keep: 'first' | 'last';
   /** The time attribute ordering the rows (rowtime or proctime column). */
-  readonly orderColumn: string;
-  /** Whether `orderColumn` is event time (compare timestamps) or processing time (arrival order). */
+  /**
+   * The rowtime column for event time. For processing time the rows are ordered by arrival, so
+   * the column is optional: present when the input materializes a proctime attribute.
+   */
+  readonly orderColumn?: string;
+  /** Whether rows are ordered by event time (compare timestamps) or processing time (arrival order). */
   readonly timeDomain: 'event' | 'processing';
   /** Emit `-U` before `+U` when the kept row changes (keep last). */
   readonly generateUpdateBefore: boolean;

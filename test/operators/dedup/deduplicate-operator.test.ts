@@ -102,8 +102,11 @@ describe('deduplicateOutputSchema', () => {
     expect(deduplicateOutputSchema(rowSpec('first', false), plain)).toBe(plain);
   });
 
-  it('accepts a processing-time order column that is not in the input, as the job graph names PROCTIME()', async () => {
-    const spec: DeduplicateSpec = { ...procSpec('last', false), orderColumn: 'PROCTIME()' };
+  it('orders by arrival without an order column for processing time, and needs one for event time', async () => {
+    const { orderColumn: _unused, ...spec } = procSpec('last', false);
+    expect(() => deduplicateOutputSchema({ ...rowSpec('last', true), orderColumn: undefined }, rowSchema)).toThrow(
+      'Deduplicate: event-time deduplication needs an orderColumn (the rowtime column)',
+    );
     const noPt: Schema = { fields: procSchema.fields.slice(0, 3) };
     expect(deduplicateOutputSchema(spec, noPt)).toBe(noPt);
     const h = await open(spec, noPt);
