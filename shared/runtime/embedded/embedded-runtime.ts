@@ -97,13 +97,16 @@ class StageTask {
     readonly inputs: InputWatermarks,
   ) {}
 
-  /** Pushes rows through the chain from operator `from` on. */
-  async processThrough(rows: readonly ChangeRow[], from = 0): Promise<ChangeRow[]> {
+  /**
+   * Pushes rows through the chain from operator `from` on. Runners return a fresh array per
+   * call and callers hand over arrays they no longer touch, so nothing is copied.
+   */
+  async processThrough(rows: readonly ChangeRow[], from = 0): Promise<readonly ChangeRow[]> {
     let current: readonly ChangeRow[] = rows;
     for (let i = from; i < this.runners.length && current.length > 0; i++) {
       current = await (this.runners[i] as OperatorRunner).processBatch(current);
     }
-    return current.slice();
+    return current;
   }
 
   /** Advances the chain's watermark; rows fired by timers flow through the rest of the chain. */
