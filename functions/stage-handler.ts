@@ -48,4 +48,4 @@ export const handler = middy<KinesisStreamEvent, KinesisStreamBatchResponse>()
   .use(injectLambdaContext(logger))
   .use(logMetrics(metrics))
   .use(stageMetrics({ metrics, counters: () => ({ handler: stage.stats(), state: { ...state.counts } }) }))
-  .handler((event) => stage.handle(event));
+  .handler((event, context) => stage.handle(event, context));

@@ -200,12 +200,7 @@ export class OperatorRunner {
     const operator = this.begin('setProcessingTime');
     try {
       this.timers.setProcessingTime(time);
-      let timer = this.timers.popDueProcessingTimer();
-      while (timer !== undefined) {
-        const pending = this.fire(operator, timer);
-      if (pending !== undefined) await pending;
-        timer = this.timers.popDueProcessingTimer();
-      }
+      await this.fireDue(operator, 'processing');
       return this.collect();
     } finally {
       this.busy = false;
@@ -325,14 +320,33 @@ export class OperatorRunner {
 
   private async advanceTo(operator: Operator, watermark: number): Promise<void> {
     this.timers.setWatermark(watermark);
-    let timer = this.timers.popDueEventTimer();
-    while (timer !== undefined) {
-      const pending = this.fire(operator, timer);
-      if (pending !== undefined) await pending;
-      timer = this.timers.popDueEventTimer();
-    }
+    await this.fireDue(operator, 'event');
     if (operator.onWatermark !== undefined) {
       const pending = operator.onWatermark(watermark, this.output);
+      if (pending !== undefined) await pending;
+    }
+  }
+
+  /**
+   * Fires the due timers of a domain in timestamp order, including those registered while
+   * firing. Before a timer of a key that was not prefetched fires, the keys of every due timer
+   * are prefetched in one call, so the operator's `onTimer` can read state synchronously on a
+   * remote backend too (the memory backend's prefetch returns at once).
+   */
+  private async fireDue(operator: Operator, domain: 'event' | 'processing'): Promise<void> {
+    const peek = domain === 'event' ? () => this.timers.peekDueEventTimer() : () => this.timers.peekDueProcessingTimer();
+    const pop = domain === 'event' ? () => this.timers.popDueEventTimer() : () => this.timers.popDueProcessingTimer();
+    let prefetched: Set<string> | undefined;
+    for (let next = peek(); next !== undefined; next = peek()) {
+      if (this.memory === undefined && prefetched?.has(next.key) !== true) {
+        const keys = this.timers.dueKeys(domain);
+        const loading = this.state.prefetch(keys);
+        if (loading !== undefined) await loading;
+        if (prefetched === undefined) prefetched = keys;
+        else for (const key of keys) prefetched.add(key);
+      }
+      const timer = pop() as Timer;
+      const pending = this.fire(operator, timer);
       if (pending !== undefined) await pending;
     }
   }

@@ -80,6 +80,23 @@ class TimerQueue {
     return this.queue.minKey()?.[0];
   }
 
+  /** The earliest timer if its timestamp is `<= time`, left in place. */
+  peekDue(time: number): Timer | undefined {
+    const position = this.queue.minKey();
+    if (position === undefined || position[0] > time) return undefined;
+    return this.queue.get(position);
+  }
+
+  /** The keys of every timer with timestamp `<= time`. */
+  dueKeys(time: number): Set<string> {
+    const keys = new Set<string>();
+    for (const [position, timer] of this.queue.entries()) {
+      if (position[0] > time) break;
+      keys.add(timer.key);
+    }
+    return keys;
+  }
+
   /** Removes and returns the earliest timer if its timestamp is `<= time`. */
   popDue(time: number): Timer | undefined {
     const position = this.queue.minKey();
@@ -104,10 +121,23 @@ function checkTimestamp(timestamp: number): void {
 }
 
 /**
+ * Observes every change of a timer service's pending set (a remote backend journals them to
+ * persist the timers with its next commit). Not told about timers restored from a snapshot.
+ */
+export interface TimerListener {
+  /** A timer became pending. */
+  added(timer: Timer): void;
+  /** A pending timer was deleted, or popped to fire. */
+  removed(timer: Timer): void;
+}
+
+/**
  * Event-time and processing-time timers of one operator instance, with the watermark and the
  * processing time they are compared against.
  */
 export class MemoryTimerService implements TimerService {
+  /** Told about every change of the pending timers; see {@link TimerListener}. */
+  listener: TimerListener | undefined;
   private readonly eventTimers = new TimerQueue('event');
   private readonly processingTimers = new TimerQueue('processing');
   /** Registration counter shared by both domains; orders ties by registration. */
@@ -139,23 +169,29 @@ export class MemoryTimerService implements TimerService {
   /** Registers an event-time timer; a duplicate of a pending timer is ignored. */
   registerEventTimeTimer(key: string, namespace: string, timestamp: number): void {
     checkTimestamp(timestamp);
-    if (this.eventTimers.add(key, namespace, timestamp, this.seq)) this.seq++;
+    if (this.eventTimers.add(key, namespace, timestamp, this.seq)) {
+      this.seq++;
+      this.listener?.added({ key, namespace, timestamp, domain: 'event' });
+    }
   }
 
   /** Deletes a pending event-time timer; unknown timers are ignored (as in Flink). */
   deleteEventTimeTimer(key: string, namespace: string, timestamp: number): void {
-    this.eventTimers.remove(key, namespace, timestamp);
+    if (this.eventTimers.remove(key, namespace, timestamp)) this.listener?.removed({ key, namespace, timestamp, domain: 'event' });
   }
 
   /** Registers a processing-time timer; a duplicate of a pending timer is ignored. */
   registerProcessingTimeTimer(key: string, namespace: string, timestamp: number): void {
     checkTimestamp(timestamp);
-    if (this.processingTimers.add(key, namespace, timestamp, this.seq)) this.seq++;
+    if (this.processingTimers.add(key, namespace, timestamp, this.seq)) {
+      this.seq++;
+      this.listener?.added({ key, namespace, timestamp, domain: 'processing' });
+    }
   }
 
   /** Deletes a pending processing-time timer; unknown timers are ignored. */
   deleteProcessingTimeTimer(key: string, namespace: string, timestamp: number): void {
-    this.processingTimers.remove(key, namespace, timestamp);
+    if (this.processingTimers.remove(key, namespace, timestamp)) this.listener?.removed({ key, namespace, timestamp, domain: 'processing' });
   }
 
   /** The current event-time watermark; -Infinity before the first one. */
@@ -178,7 +214,27 @@ export class MemoryTimerService implements TimerService {
    * it returns undefined; timers registered in between are considered too.
    */
   popDueEventTimer(): Timer | undefined {
-    return this.eventTimers.popDue(this.watermark);
+    const timer = this.eventTimers.popDue(this.watermark);
+    if (timer !== undefined) this.listener?.removed(timer);
+    return timer;
+  }
+
+  /** The earliest due event-time timer (timestamp <= watermark), left in place. */
+  peekDueEventTimer(): Timer | undefined {
+    return this.eventTimers.peekDue(this.watermark);
+  }
+
+  /** The earliest due processing-time timer, left in place. */
+  peekDueProcessingTimer(): Timer | undefined {
+    return this.processingTimers.peekDue(this.processingTime);
+  }
+
+  /**
+   * The keys of every due timer of a domain: what a remote state backend must prefetch before
+   * they fire (the operator reads the key's state in onTimer).
+   */
+  dueKeys(domain: TimeDomain): Set<string> {
+    return domain === 'event' ? this.eventTimers.dueKeys(this.watermark) : this.processingTimers.dueKeys(this.processingTime);
   }
 
   /** Advances processing time; a regression (e.g. a clock step back) is ignored. */
@@ -188,7 +244,9 @@ export class MemoryTimerService implements TimerService {
 
   /** Removes and returns the earliest processing-time timer with timestamp <= processing time. */
   popDueProcessingTimer(): Timer | undefined {
-    return this.processingTimers.popDue(this.processingTime);
+    const timer = this.processingTimers.popDue(this.processingTime);
+    if (timer !== undefined) this.listener?.removed(timer);
+    return timer;
   }
 
   /** The earliest pending event-time timer's timestamp, if any. */

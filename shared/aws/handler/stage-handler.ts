@@ -1,66 +1,76 @@
 /**
  * The Lambda handler of one stage: turns one shard's `KinesisStreamEvent` into operator calls,
- * sends the stage's output (a Kinesis exchange, or a sink callback) and writes operator state to
- * DynamoDB.
+ * sends the stage's output (a Kinesis exchange, or a sink callback) and commits operator state
+ * to DynamoDB — effectively once, by the protocol of docs/effectively-once.md.
  *
  * ```
- *  KinesisStreamEvent (one shard) ─► StageInputReader (per shard) ─► steps
- *     rows            ─► operator chain (one OperatorRunner per operator, DynamoDbStateStore each)
- *     watermark       ─► advance every operator in chain order; fired rows flow down the rest
- *     processing-time ─► fire processing-time timers the same way
- *     dead-letter     ─► collected, handed to `onDeadLetters`
- *  end of batch: output rows ─► KinesisStageWriter (one bundle range = the batch's records) or sink
- *                dead letters ─► onDeadLetters
- *                every state store ─► flush()
+ *  fence ── take the shard: epoch + 1, lease = invocation deadline (waits while another holds it)
+ *  redo  ── a committed redo log that may not be applied yet is applied first (idempotent puts)
+ *  task  ── the warm container's working set (reader, operator chain, state caches, writer) is
+ *           reused only when it reflects the committed version; else rebuilt from the checkpoint
+ *  replay ─ an announced (`pending`) range is processed first, alone, exactly as before, so its
+ *           output ids are identical and receivers drop what they already have
+ *  batch ── steps through the chain ─► announce pending (when there is output) ─► emit output
+ *           ─► commit: redo log + reader snapshot + watermark in one conditional checkpoint write
+ *           ─► apply the redo log to the state items
+ *  release ─ lease = 0 (and forget the applied redo log)
  * ```
  *
- * One {@link StageHandler} is built per cold start; it keeps one "shard task" (reader, runners,
- * stores, writer) per input shard id, so a warm container keeps its state cache and reader
- * position across batches of that shard. Lambda never runs two batches of one shard at once.
+ * One {@link StageHandler} is built per cold start; it keeps one "shard task" per input shard
+ * id, so a warm container keeps its state cache and reader position across batches of that
+ * shard, and a checkpoint version tells whether they are still current (another container may
+ * have processed the shard meanwhile).
  *
- * DELIVERY GUARANTEE: AT-LEAST-ONCE ONLY. The effectively-once checkpoint/commit protocol
- * (a per-shard checkpoint item committed with the state writes, fencing of zombie invocations
- * by a lease/epoch, persisted reader snapshots and timers) is NOT implemented yet. What that
- * means today:
- * - Output is sent before state is flushed. A failure between the two (or a timeout) makes the
- *   retry send the output again. An exchange receiver drops the re-sent bundles as duplicates
- *   only when the retried batch has exactly the same records (same bundle ids); when Lambda
- *   retries with other batch boundaries, the receiver sees bundles overlapping what it applied
- *   and dead-letters them (`overlapping-range`), so their rows miss the downstream state. A sink
- *   sees the rows twice.
- * - A failure in the middle of the state flush leaves some keys written and others not; the
- *   retried records are then applied twice to the written keys (double counting).
- * - The reader's position, channel watermarks and high-water marks and the operators' timers
- *   live only in this container's memory. A cold start (new container, a shard moving to
- *   another container, a crash) starts them empty: exchange duplicates that arrive after a cold
- *   start are not recognised, event-time timers are lost and watermarks restart from −∞.
- * - Two invocations for one shard (a timed-out one still running while Lambda retries) are not
- *   fenced: both write state and output.
+ * Exactness relies on deterministic processing: given the committed state and the same input
+ * records, a replayed range yields the same rows. Event-time operators are; output that depends
+ * on processing time may differ on a replay (such rows stay at-least-once). Side outputs and
+ * dead letters are handed over before the commit and may repeat after a crash (at-least-once);
+ * a sink gets each batch with a stable `id` and identical rows on a replay, so an idempotent
+ * sink applies it once.
  *
- * Failures. When processing fails at some step, the work of the batch is discarded (state
- * caches invalidated, the shard task rebuilt with the reader rewound to the batch start) and, if
- * some records precede the failing one, those records are run again on the fresh task and
- * committed (output, dead letters, flush), and the handler returns `batchItemFailures` with the
- * failing step's first record, so Lambda retries from there. When nothing can be committed
- * (failure at the first record, or while sending output or flushing) the whole batch is
- * reported failed (its first record).
+ * Failures. When a step fails (bad data that is not dead-lettered, a throttled state read), the
+ * task is rebuilt from the checkpoint, the records before the failing one are run again and
+ * committed, and the handler returns `batchItemFailures` with the failing record, so Lambda
+ * retries from there. When nothing can be committed (failure at the first record, while sending
+ * output or committing, or while replaying an announced range, which must stay whole) the whole
+ * batch is reported failed (its first record).
+ *
+ * Timers. Operators that register timers (window operators, {@link TIMER_OPERATOR_TYPES}) get a
+ * timer journal: their timer changes commit with the state in the redo log, as items per key
+ * group ordered by time (state/timer-journal.ts), and a cold task loads the timers of its
+ * shard's hash range (ListShards on the input stream), so timers survive cold starts and
+ * follow keys through shard splits and merges.
  */
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
-import type { KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
-import { FlambdaError, PlanError } from '../../core/errors.ts';
+import type { WriteRequest } from '@aws-sdk/client-dynamodb';
+import type { Context, KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
+import { FlambdaError, PlanError, TransientError } from '../../core/errors.ts';
 import type { ChangeRow } from '../../core/row.ts';
 import type { Row, Schema } from '../../core/types.ts';
+import type { HashKeyRange } from '../../partition/shard-ranges.ts';
+import type { Timer } from '../../state/state.ts';
 import type { JobGraph, JobStage } from '../../plan/job-graph.ts';
 import { createOperator } from '../../operators/registry.ts';
 import type { UserCode } from '../../operators/registry.ts';
+import { CheckpointStore } from '../checkpoint/checkpoint-store.ts';
+import type { Checkpoint, RedoRef } from '../checkpoint/checkpoint-store.ts';
+import { countWrites, decodeRedo, encodeRedo } from '../checkpoint/redo-codec.ts';
+import { createKinesisClient } from '../kinesis/client.ts';
 import { KinesisStageWriter } from '../kinesis/kinesis-writer.ts';
+import { shardHashRange } from '../kinesis/shard-range.ts';
+import { TimerJournal, loadTimers } from '../state/timer-journal.ts';
 import { DynamoDbStateStore } from '../state/dynamodb-state-store.ts';
-import type { DynamoDbStateStoreOptions } from '../state/dynamodb-state-store.ts';
-import type { DynamoDbSender } from '../state/table-io.ts';
+import type { DynamoDbStateStoreOptions, PreparedFlush } from '../state/dynamodb-state-store.ts';
+import { sleep as realSleep } from '../state/concurrency.ts';
+import { batchWrite, newIoCounters } from '../state/table-io.ts';
+import type { BatchWriteOptions, DynamoDbSender, IoCounters } from '../state/table-io.ts';
 import { createStageInputReader } from '../stage-input/create-reader.ts';
-import { shardIdOf } from '../stage-input/kinesis-records.ts';
+import { shardIdOf, streamNameOf } from '../stage-input/kinesis-records.ts';
 import type { DeadLetter, InputStep, StageInputReader, StageInputSnapshot } from '../stage-input/types.ts';
 import { OperatorRunner } from '../../runtime/operator-runner.ts';
+
+/** Operator types that may register timers: their timers are persisted (others skip the cold-start load). */
+export const TIMER_OPERATOR_TYPES: ReadonlySet<string> = new Set(['WindowAggregate', 'WindowProcess', 'WindowRank', 'WindowDeduplicate']);
 
 /** What a sink callback receives with one batch of rows. */
 export interface SinkBatchInfo {
@@ -73,16 +83,37 @@ export interface SinkBatchInfo {
   /** First and last input sequence numbers the rows derive from. */
   readonly first: string;
   readonly last: string;
+  /**
+   * The batch's identity: a batch re-sent after a crash (before its commit) carries the same id
+   * and the same rows, so an idempotent sink applies each id once.
+   */
+  readonly id: string;
 }
 
-/** Receives a stage's sink output, once per committed batch (at-least-once: may repeat). */
+/** Receives a stage's sink output, once per batch (a batch may be re-sent with the same id). */
 export type SinkCallback = (rows: readonly ChangeRow[], info: SinkBatchInfo) => Promise<void> | void;
 
-/** Receives the dead letters of a committed batch (SQS wiring comes later). */
+/** Receives the dead letters of a batch (at-least-once). */
 export type DeadLetterCallback = (letters: readonly DeadLetter[]) => Promise<void> | void;
 
-/** Receives side-output rows (e.g. late data) of a committed batch, by tag. */
+/** Receives side-output rows (e.g. late data) of a batch, by tag (at-least-once). */
 export type SideOutputCallback = (tag: string, rows: readonly Row[], info: { readonly stage: string; readonly operatorId: string; readonly shardId: string }) => Promise<void> | void;
+
+/** Lease and fencing settings of the effectively-once protocol. */
+export interface CheckpointOptions {
+  /** Longest lease an invocation takes; it is also capped by the Lambda context's remaining time. @default 900000 (15 min) */
+  readonly leaseMs?: number;
+  /** Lease clock, epoch ms. @default Date.now */
+  readonly now?: () => number;
+  /** Waits while another invocation holds the shard. @default setTimeout */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** Poll interval while the shard is leased. @default 200 */
+  readonly pollMs?: number;
+  /** Wait past an unreleased lease's deadline before taking over. @default 1000 */
+  readonly graceMs?: number;
+  /** Stop writing this long before the own deadline. @default 500 */
+  readonly safetyMs?: number;
+}
 
 /** Options of {@link StageHandler}. */
 export interface StageHandlerOptions {
@@ -94,7 +125,7 @@ export interface StageHandlerOptions {
   readonly code: UserCode;
   /** DynamoDB client for the state table. */
   readonly dynamoDb: DynamoDbSender;
-  /** The state table. */
+  /** The state table (also holds the checkpoints). */
   readonly tableName: string;
   /** Kinesis client for the exchange output; required when the stage writes an exchange. */
   readonly kinesis?: KinesisClient;
@@ -112,6 +143,8 @@ export interface StageHandlerOptions {
   readonly clock?: () => number;
   /** Extra state-store options (cache bounds, concurrency, retries). */
   readonly stateStore?: Omit<DynamoDbStateStoreOptions, 'client' | 'tableName' | 'operatorId' | 'keyGroups' | 'clock'>;
+  /** Lease and fencing settings. */
+  readonly checkpoint?: CheckpointOptions;
 }
 
 /** Counters of a {@link StageHandler}, summed over its shards. */
@@ -120,23 +153,50 @@ export interface StageHandlerStats {
   invocations: number;
   /** Records received. */
   records: number;
-  /** Rows sent to the output (exchange or sink). */
+  /** Rows sent to the output (exchange or sink), replays included. */
   outputRows: number;
   /** Dead letters handed over. */
   deadLetters: number;
   /** Invocations that returned `batchItemFailures`. */
   failedBatches: number;
+  /** Batches committed. */
+  commits: number;
+  /** Announced ranges replayed after a failure. */
+  replays: number;
+  /** Redo logs applied by a later invocation than the one that committed them. */
+  redoRecoveries: number;
+  /** Invocations that found their task stale (another container had processed the shard). */
+  staleTasks: number;
+}
+
+/** What a stage stores in its checkpoint with each commit. */
+interface CommittedData {
+  readonly reader: StageInputSnapshot;
+  /** The chain's output watermark. */
+  readonly watermark: number;
 }
 
 /** The per-shard working set of a warm container. */
 interface ShardTask {
   readonly shardId: string;
+  /** The input stream's name. */
+  readonly streamName: string;
   readonly reader: StageInputReader;
   readonly runners: readonly OperatorRunner[];
   readonly stores: readonly DynamoDbStateStore[];
+  /** Timer journals of the operators that persist timers. */
+  readonly journals: readonly TimerJournal[];
   readonly writer: KinesisStageWriter | undefined;
   /** The chain's output watermark: the last watermark advanced through every operator. */
   watermark: number;
+  /** The watermark last handed to the writer. */
+  emittedWatermark: number;
+  /** The checkpoint version the caches reflect. */
+  version: number;
+  /** What that version committed (to rebuild the task from). */
+  committed: CommittedData | undefined;
+  /** The version whose redo log this container applied completely. */
+  appliedVersion: number;
 }
 
 /** What running a batch's steps produced, before it is committed. */
@@ -157,14 +217,40 @@ class StepFailure extends Error {
   }
 }
 
+/** The batch must be retried from `sequenceNumber` (the first record of the event unless a prefix was committed). */
+class RetryFrom extends Error {
+  constructor(
+    readonly sequenceNumber: string,
+    readonly original: unknown,
+  ) {
+    super('retry', { cause: original });
+  }
+}
+
 /** A stage's Lambda handler; see the module documentation. */
 export class StageHandler {
   /** The stage this handler runs. */
   readonly stage: JobStage;
   private readonly options: StageHandlerOptions;
   private readonly clock: () => number;
+  private readonly leaseNow: () => number;
   private readonly tasks = new Map<string, ShardTask>();
-  private readonly counters: StageHandlerStats = { invocations: 0, records: 0, outputRows: 0, deadLetters: 0, failedBatches: 0 };
+  private readonly checkpoints = new Map<string, CheckpointStore>();
+  private readonly redoIo: IoCounters = newIoCounters();
+  /** Input shard hash ranges, looked up once per container. */
+  private readonly shardRanges = new Map<string, HashKeyRange>();
+  private inputKinesis: Pick<KinesisClient, 'send'> | undefined;
+  private readonly counters: StageHandlerStats = {
+    invocations: 0,
+    records: 0,
+    outputRows: 0,
+    deadLetters: 0,
+    failedBatches: 0,
+    commits: 0,
+    replays: 0,
+    redoRecoveries: 0,
+    staleTasks: 0,
+  };
 
   /** @throws PlanError when the stage is unknown or its output is not wired (stream name, client, sink). */
   constructor(options: StageHandlerOptions) {
@@ -179,9 +265,12 @@ export class StageHandler {
     } else if (options.sink === undefined) {
       throw new PlanError(`stage ${stage.id} writes sink '${output.sink}': give a sink callback`);
     }
+    const leaseMs = options.checkpoint?.leaseMs;
+    if (leaseMs !== undefined && !(Number.isFinite(leaseMs) && leaseMs > 0)) throw new PlanError(`checkpoint.leaseMs must be a positive number of ms (given ${leaseMs})`);
     this.stage = stage;
     this.options = options;
     this.clock = options.clock ?? Date.now;
+    this.leaseNow = options.checkpoint?.now ?? Date.now;
   }
 
   /** Counters since creation. */
@@ -189,15 +278,24 @@ export class StageHandler {
     return { ...this.counters };
   }
 
+  /** DynamoDB requests of the protocol itself (checkpoints, redo logs and their application), summed over shards. */
+  protocolIo(): IoCounters {
+    const total = { ...this.redoIo };
+    for (const store of this.checkpoints.values()) {
+      for (const [k, v] of Object.entries(store.io) as [keyof IoCounters, number][]) total[k] += v;
+    }
+    return total;
+  }
+
   /** The Lambda entry point, bound: `export const handler = stageHandler.handler`. */
-  readonly handler = (event: KinesisStreamEvent): Promise<KinesisStreamBatchResponse> => this.handle(event);
+  readonly handler = (event: KinesisStreamEvent, context?: Context): Promise<KinesisStreamBatchResponse> => this.handle(event, context);
 
   /**
    * Handles one batch of one shard (Lambda's Kinesis event source mapping never mixes shards).
    * Resolves with an empty `batchItemFailures` when the whole batch was committed, or with the
    * first record to retry; rejects only for a malformed event (records of several shards).
    */
-  async handle(event: KinesisStreamEvent): Promise<KinesisStreamBatchResponse> {
+  async handle(event: KinesisStreamEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<KinesisStreamBatchResponse> {
     const records = event.Records;
     this.counters.invocations++;
     if (records.length === 0) return { batchItemFailures: [] };
@@ -208,65 +306,125 @@ export class StageHandler {
         throw new FlambdaError(`one event holds records of shards ${shardId} and ${shardIdOf(record)}`, 'internal', 'fail');
       }
     }
-    let task = this.tasks.get(shardId);
-    if (task === undefined) {
-      task = await this.createTask(shardId, undefined);
-      this.tasks.set(shardId, task);
-    }
-    const before = task.reader.snapshot();
-    const watermarkBefore = task.watermark;
-    // Where to retry from; failures while sending output or flushing leave output half sent
-    // and state half written, so only a retry of the whole batch (index 0) helps there.
-    let failedAt = 0;
+    const first = (records[0] as KinesisStreamRecord).kinesis.sequenceNumber;
+    const checkpoints = this.checkpointStore(shardId);
+    const leaseMs = Math.min(this.options.checkpoint?.leaseMs ?? 900_000, context?.getRemainingTimeInMillis() ?? Infinity);
+    let applied: RedoRef | undefined;
+    let retryFrom: string | undefined;
     try {
-      await this.commit(task, await this.run(task, records), records);
-      return { batchItemFailures: [] };
+      const checkpoint = await checkpoints.fence(this.leaseNow() + leaseMs);
+      applied = await this.finishLastCommit(shardId, checkpoints, checkpoint);
+      const task = await this.currentTask(shardId, streamNameOf(records[0] as KinesisStreamRecord), checkpoint);
+      let rest: readonly KinesisStreamRecord[] = records;
+      if (checkpoint.pending !== undefined) {
+        const { first: from, last: to } = checkpoint.pending;
+        const start = indexOf(records, from);
+        const end = indexOf(records, to);
+        if (start < 0 || end < start) {
+          throw new TransientError(`shard ${shardId} must replay its announced range ${from}..${to} first, but the event holds ${first}..${(records[records.length - 1] as KinesisStreamRecord).kinesis.sequenceNumber}`);
+        }
+        this.counters.replays++;
+        applied = (await this.processBatch(task, checkpoints, records.slice(start, end + 1), true)) ?? applied;
+        rest = records.slice(end + 1);
+      }
+      if (rest.length > 0) applied = (await this.processBatch(this.tasks.get(shardId) as ShardTask, checkpoints, rest, false)) ?? applied;
     } catch (error) {
-      const failure = error instanceof StepFailure ? error : undefined;
-      (this.options.onError ?? defaultOnError)(failure?.original ?? error, shardId);
-      if (failure !== undefined) failedAt = Math.max(0, indexOf(records, failure.sequenceNumber));
+      const retry = error instanceof RetryFrom ? error : undefined;
+      (this.options.onError ?? defaultOnError)(retry?.original ?? error, shardId);
+      retryFrom = retry?.sequenceNumber ?? first;
+      this.discardTask(shardId);
+    } finally {
+      try {
+        await checkpoints.release(applied);
+      } catch (error) {
+        // The lease then simply runs out; the next invocation waits for it.
+        (this.options.onError ?? defaultOnError)(error, shardId);
+      }
     }
+    if (retryFrom === undefined) return { batchItemFailures: [] };
     this.counters.failedBatches++;
-    return { batchItemFailures: [{ itemIdentifier: await this.recover(shardId, task, { reader: before, watermark: watermarkBefore }, records, failedAt) }] };
+    return { batchItemFailures: [{ itemIdentifier: retryFrom }] };
+  }
+
+  private checkpointStore(shardId: string): CheckpointStore {
+    let store = this.checkpoints.get(shardId);
+    if (store === undefined) {
+      const o = this.options.checkpoint;
+      store = new CheckpointStore({
+        client: this.options.dynamoDb,
+        tableName: this.options.tableName,
+        stage: this.stage.id,
+        shardId,
+        now: o?.now,
+        sleep: o?.sleep,
+        pollMs: o?.pollMs,
+        graceMs: o?.graceMs,
+        safetyMs: o?.safetyMs,
+      });
+      this.checkpoints.set(shardId, store);
+    }
+    return store;
+  }
+
+  /** Applies the last commit's redo log unless this container already did; returns it (to forget on release). */
+  private async finishLastCommit(shardId: string, checkpoints: CheckpointStore, checkpoint: Checkpoint): Promise<RedoRef | undefined> {
+    const redo = checkpoint.redo;
+    if (redo === undefined) return undefined;
+    if (this.tasks.get(shardId)?.appliedVersion === redo.version) return redo;
+    this.counters.redoRecoveries++;
+    const phases = decodeRedo(await checkpoints.readRedo(redo));
+    checkpoints.checkLease();
+    await this.applyWrites(phases);
+    return redo;
+  }
+
+  /** The shard's task if it reflects the committed version, else a fresh one restored from the checkpoint. */
+  private async currentTask(shardId: string, streamName: string, checkpoint: Checkpoint): Promise<ShardTask> {
+    const task = this.tasks.get(shardId);
+    if (task !== undefined && task.version === checkpoint.version) return task;
+    if (task !== undefined) {
+      this.counters.staleTasks++;
+      this.discardTask(shardId);
+    }
+    const fresh = await this.createTask(shardId, streamName, checkpoint.data as CommittedData | undefined, checkpoint.version);
+    this.tasks.set(shardId, fresh);
+    return fresh;
+  }
+
+  /** Drops a task whose caches may hold uncommitted or stale changes. */
+  private discardTask(shardId: string): void {
+    const task = this.tasks.get(shardId);
+    if (task === undefined) return;
+    for (const store of task.stores) store.invalidate();
+    for (const journal of task.journals) journal.clear();
+    this.tasks.delete(shardId);
   }
 
   /**
-   * Replaces the shard's task by a fresh one rewound to `before`, commits `records[0..failedAt)`
-   * on it when there are any, and returns the sequence number Lambda must retry from.
+   * Runs and commits one batch. A failing step makes the records before it run again on a task
+   * rebuilt from the checkpoint and commit (unless `replay`: an announced range stays whole);
+   * then throws {@link RetryFrom}. Returns the redo log it committed and applied.
    */
-  private async recover(
-    shardId: string,
-    failed: ShardTask,
-    before: { readonly reader: StageInputSnapshot; readonly watermark: number },
-    records: readonly KinesisStreamRecord[],
-    failedAt: number,
-  ): Promise<string> {
-    this.tasks.delete(shardId);
-    // The failed task's caches hold uncommitted changes; nothing of it may be reused.
-    for (const store of failed.stores) store.invalidate();
-    const first = (records[0] as KinesisStreamRecord).kinesis.sequenceNumber;
+  private async processBatch(task: ShardTask, checkpoints: CheckpointStore, records: readonly KinesisStreamRecord[], replay: boolean): Promise<RedoRef | undefined> {
+    let result: StepResult;
     try {
-      const fresh = await this.createTask(shardId, before.reader);
-      fresh.watermark = before.watermark;
-      this.tasks.set(shardId, fresh);
-      if (failedAt === 0) return first;
-      const prefix = records.slice(0, failedAt);
-      try {
-        await this.commit(fresh, await this.run(fresh, prefix), prefix);
-      } catch (error) {
-        (this.options.onError ?? defaultOnError)(error, shardId);
-        const again = await this.createTask(shardId, before.reader);
-        again.watermark = before.watermark;
-        this.tasks.set(shardId, again);
-        return first;
-      }
-      return (records[failedAt] as KinesisStreamRecord).kinesis.sequenceNumber;
+      result = await this.run(task, records);
     } catch (error) {
-      // Even the rebuild failed (e.g. the table is unreachable): the next batch starts cold.
-      (this.options.onError ?? defaultOnError)(error, shardId);
-      this.tasks.delete(shardId);
-      return first;
+      if (!(error instanceof StepFailure)) throw error;
+      const failedAt = Math.max(0, indexOf(records, error.sequenceNumber));
+      const first = (records[0] as KinesisStreamRecord).kinesis.sequenceNumber;
+      if (replay || failedAt === 0) throw new RetryFrom(first, error.original);
+      this.discardTask(task.shardId);
+      const fresh = await this.createTask(task.shardId, task.streamName, task.committed, task.version);
+      this.tasks.set(task.shardId, fresh);
+      try {
+        await this.commitBatch(fresh, checkpoints, await this.run(fresh, records.slice(0, failedAt)), records.slice(0, failedAt), false);
+      } catch (again) {
+        throw new RetryFrom(first, again instanceof StepFailure ? again.original : again);
+      }
+      throw new RetryFrom((records[failedAt] as KinesisStreamRecord).kinesis.sequenceNumber, error.original);
     }
+    return this.commitBatch(task, checkpoints, result, records, replay);
   }
 
   /** Reads the records and runs their steps through the chain; throws StepFailure. */
@@ -320,20 +478,32 @@ export class StageHandler {
   }
 
   /**
-   * Sends the output (before the flush: at-least-once, never a flushed state whose output was
-   * lost), hands over dead letters and side outputs, then flushes every store.
+   * Announce (when there is output and this is not a replay of an announced range), emit,
+   * commit the checkpoint with the redo log, apply the redo log. Returns the applied redo log.
    */
-  private async commit(task: ShardTask, result: StepResult, records: readonly KinesisStreamRecord[]): Promise<void> {
+  private async commitBatch(
+    task: ShardTask,
+    checkpoints: CheckpointStore,
+    result: StepResult,
+    records: readonly KinesisStreamRecord[],
+    replay: boolean,
+  ): Promise<RedoRef | undefined> {
     const first = (records[0] as KinesisStreamRecord).kinesis.sequenceNumber;
     const last = (records[records.length - 1] as KinesisStreamRecord).kinesis.sequenceNumber;
     const output = this.stage.output;
-    if (task.writer !== undefined) {
-      // Written even without rows when the watermark moved, so downstream watermarks advance.
-      if (result.rows.length > 0 || task.watermark > -Infinity) {
-        await task.writer.write({ first, last, rows: result.rows, watermark: task.watermark });
-      }
-    } else if (output.type === 'sink' && result.rows.length > 0) {
-      await (this.options.sink as SinkCallback)(result.rows, { sink: output.sink, stage: this.stage.id, shardId: task.shardId, first, last });
+    const sendsExchange = task.writer !== undefined && (result.rows.length > 0 || task.watermark > task.emittedWatermark);
+    const sendsSink = task.writer === undefined && output.type === 'sink' && result.rows.length > 0;
+    const emits = sendsExchange || sendsSink || result.letters.length > 0 || result.side.length > 0;
+    if (emits && !replay) await checkpoints.announce({ first, last });
+
+    if (sendsExchange) {
+      checkpoints.checkLease();
+      await (task.writer as KinesisStageWriter).write({ first, last, rows: result.rows, watermark: task.watermark });
+      task.emittedWatermark = task.watermark;
+    } else if (sendsSink && output.type === 'sink') {
+      checkpoints.checkLease();
+      const info: SinkBatchInfo = { sink: output.sink, stage: this.stage.id, shardId: task.shardId, first, last, id: `${this.stage.id}/${task.shardId}/${first}-${last}` };
+      await (this.options.sink as SinkCallback)(result.rows, info);
     }
     this.counters.outputRows += result.rows.length;
     if (result.letters.length > 0) {
@@ -343,18 +513,76 @@ export class StageHandler {
     for (const side of result.side) {
       await this.options.onSideOutput?.(side.tag, side.rows, { stage: this.stage.id, operatorId: side.operatorId, shardId: task.shardId });
     }
-    await Promise.all(task.stores.map((store) => store.flush()));
+
+    const prepared: PreparedFlush[] = [];
+    let phases: WriteRequest[][];
+    try {
+      for (const store of task.stores) prepared.push(store.prepareFlush());
+      phases = [[], [], []];
+      for (const p of prepared) p.phases.forEach((phase, i) => (phases[i] as WriteRequest[]).push(...phase));
+      // Timer items are small and independent of the state items: they go with the heads.
+      for (const journal of task.journals) (phases[1] as WriteRequest[]).push(...journal.drain());
+    } catch (error) {
+      for (const p of prepared) p.failed();
+      throw error;
+    }
+    const data: CommittedData = { reader: task.reader.snapshot(), watermark: task.watermark };
+    const version = task.version + 1;
+    let ref: RedoRef | undefined;
+    try {
+      ref = await checkpoints.commit(version, data, countWrites(phases) > 0 ? encodeRedo(phases) : undefined);
+      task.version = version;
+      task.committed = data;
+      this.counters.commits++;
+      checkpoints.checkLease();
+      await this.applyWrites(phases);
+    } catch (error) {
+      for (const p of prepared) p.failed();
+      throw error;
+    }
+    for (const p of prepared) p.landed();
+    task.appliedVersion = version;
+    return ref;
   }
 
-  /** Builds the working set of one input shard; `snapshot` rewinds its reader. */
-  private async createTask(shardId: string, snapshot: StageInputSnapshot | undefined): Promise<ShardTask> {
+  /** The persisted timers of an operator whose keys this shard owns. */
+  private async loadTimers(operatorId: string, streamName: string, shardId: string): Promise<Timer[]> {
+    const client = (this.inputKinesis ??= this.options.kinesis ?? createKinesisClient());
+    let range = this.shardRanges.get(shardId);
+    if (range === undefined) {
+      range = await shardHashRange(client, streamName, shardId);
+      this.shardRanges.set(shardId, range);
+    }
+    return loadTimers({ client: this.options.dynamoDb, tableName: this.options.tableName, operatorId, keyGroups: this.options.graph.keyGroups, range, io: this.redoIo });
+  }
+
+  /** Writes redo phases in order (each phase's items are distinct). */
+  private async applyWrites(phases: readonly (readonly WriteRequest[])[]): Promise<void> {
+    const store = this.options.stateStore;
+    const options: BatchWriteOptions = {
+      client: this.options.dynamoDb,
+      tableName: this.options.tableName,
+      concurrency: store?.writeConcurrency ?? 8,
+      maxAttempts: store?.maxWriteAttempts ?? 8,
+      baseMs: store?.backoffBaseMs ?? 50,
+      maxMs: store?.backoffMaxMs ?? 5_000,
+      random: store?.random ?? Math.random,
+      sleep: store?.sleep ?? realSleep,
+    };
+    for (const phase of phases) if (phase.length > 0) await batchWrite(phase, options, this.redoIo);
+  }
+
+  /** Builds the working set of one input shard from committed data (undefined: the shard's start). */
+  private async createTask(shardId: string, streamName: string, committed: CommittedData | undefined, version: number): Promise<ShardTask> {
     const { graph, stageId } = this.options;
     const stage = this.stage;
     const reader = createStageInputReader(graph, stage, { shardId });
-    if (snapshot !== undefined) reader.restore(snapshot);
+    if (committed !== undefined) reader.restore(committed.reader);
     const shard = shardIndexOf(shardId);
     const stores: DynamoDbStateStore[] = [];
     const runners: OperatorRunner[] = [];
+    const journals: TimerJournal[] = [];
+    const watermark = committed?.watermark ?? -Infinity;
     for (const op of stage.operators) {
       const store = new DynamoDbStateStore({
         ...this.options.stateStore,
@@ -372,6 +600,16 @@ export class StageHandler {
         clock: this.clock,
       });
       await runner.open();
+      if (TIMER_OPERATOR_TYPES.has(op.type)) {
+        runner.timers.setWatermark(watermark);
+        for (const timer of await this.loadTimers(op.id, streamName, shardId)) {
+          if (timer.domain === 'event') runner.timers.registerEventTimeTimer(timer.key, timer.namespace, timer.timestamp);
+          else runner.timers.registerProcessingTimeTimer(timer.key, timer.namespace, timer.timestamp);
+        }
+        const journal = new TimerJournal(op.id, graph.keyGroups);
+        journal.attach(runner.timers);
+        journals.push(journal);
+      }
       stores.push(store);
       runners.push(runner);
     }
@@ -387,7 +625,7 @@ export class StageHandler {
             producerShard: shardId,
           })
         : undefined;
-    return { shardId, reader, runners, stores, writer, watermark: -Infinity };
+    return { shardId, streamName, reader, runners, stores, journals, writer, watermark, emittedWatermark: -Infinity, version, committed, appliedVersion: -1 };
   }
 }
 
@@ -423,7 +661,7 @@ function indexOf(records: readonly KinesisStreamRecord[], sequenceNumber: string
   return records.findIndex((r) => r.kinesis.sequenceNumber === sequenceNumber);
 }
 
-function push(into: ChangeRow[], rows: readonly ChangeRow[]): void {
+function push<T>(into: T[], rows: readonly T[]): void {
   for (const row of rows) into.push(row);
 }
 

@@ -15,7 +15,8 @@
  * 127.0.0.1 and closed at the end. Streams and the table get names unique to the run; on
  * configured endpoints they are deleted again at the end (best effort).
  *
- * Delivery is at-least-once, as the stage handler's (see stage-handler.ts). Kinesis sources are
+ * Delivery is effectively once, by the stage handler's checkpoint protocol (docs/effectively-once.md);
+ * the sink callback gets each batch once. Kinesis sources are
  * unbounded: no end-of-input (+∞) watermark is sent, so event-time timers that need one never fire.
  */
 import { Buffer } from 'node:buffer';
@@ -66,7 +67,7 @@ export interface LocalJobOptions {
   readonly code: UserCode;
   /** The JSON-lines file of every source, by source name. */
   readonly inputs: ReadonlyMap<string, string>;
-  /** Receives every sink batch (at-least-once: a retried batch repeats). */
+  /** Receives every sink batch once (a batch re-sent after a failure is recognised by its id and dropped). */
   readonly sink: (sink: string, rows: readonly ChangeRow[]) => void;
   /** Receives dead letters; `source` is the source name for a source stage's input, else undefined. */
   readonly onDeadLetters?: (letters: readonly DeadLetter[], source: string | undefined) => void;
@@ -189,6 +190,7 @@ export async function runLocalJob(options: LocalJobOptions): Promise<LocalJobRes
     const errors: unknown[] = [];
     const discarded = new Map<string, number>();
     const sinkRows = new Map<string, number>(graph.sinks.map((s) => [s.name, 0]));
+    const appliedBatches = new Set<string>();
     const handlers = new Map<string, StageHandler>();
     for (const stage of graph.stages) {
       const output = stage.output;
@@ -202,7 +204,10 @@ export async function runLocalJob(options: LocalJobOptions): Promise<LocalJobRes
         ...(output.type === 'exchange'
           ? { kinesis: kinesisClient, outputStreams: new Map([[output.toStage, inputStreams.get(output.toStage) as string]]) }
           : {
-              sink: (rows: readonly ChangeRow[], info: { sink: string }) => {
+              sink: (rows: readonly ChangeRow[], info: { sink: string; id: string }) => {
+                // An idempotent sink: a replayed batch carries the id (and rows) it had before.
+                if (appliedBatches.has(info.id)) return;
+                appliedBatches.add(info.id);
                 sinkRows.set(info.sink, (sinkRows.get(info.sink) ?? 0) + rows.length);
                 options.sink(info.sink, rows);
               },

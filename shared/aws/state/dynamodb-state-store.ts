@@ -108,6 +108,23 @@ export interface FlushResult {
   readonly retries: number;
 }
 
+/**
+ * The writes of one flush, planned but not yet made (see {@link DynamoDbStateStore.prepareFlush}):
+ * three phases to apply in order (chunks, then heads, then deletes of replaced chunks), each of
+ * distinct items, so one BatchWriteItem per 25 requests of a phase.
+ */
+export interface PreparedFlush {
+  readonly phases: readonly [chunkPuts: readonly WriteRequest[], heads: readonly WriteRequest[], cleanup: readonly WriteRequest[]];
+  /** Keys that had dirty entries. */
+  readonly keys: number;
+  readonly puts: number;
+  readonly deletes: number;
+  /** Every phase was written: the store records the items as stored. */
+  landed(): void;
+  /** The writes may not have landed: every planned entry is dirty again. */
+  failed(): void;
+}
+
 /** Counters of a {@link DynamoDbStateStore}, for benchmarks and metrics. */
 export interface DynamoDbStateStats {
   /** State calls that read (as the memory backend counts them). */
@@ -965,6 +982,60 @@ export class DynamoDbStateStore implements KeyedStateStore {
   }
 
   private async writeDirty(): Promise<FlushResult> {
+    const requestsBefore = this.io.writeRequests;
+    const retriesBefore = this.io.writeRetries;
+    const prepared = this.planDirty();
+    try {
+      // Chunks before the heads that point at them; replaced chunks only after the heads moved.
+      for (const phase of prepared.phases) if (phase.length > 0) await batchWrite(phase, this.writeOptions, this.io);
+    } catch (error) {
+      prepared.failed();
+      throw error;
+    }
+    prepared.landed();
+    return {
+      keys: prepared.keys,
+      puts: prepared.puts,
+      deletes: prepared.deletes,
+      requests: this.io.writeRequests - requestsBefore,
+      retries: this.io.writeRetries - retriesBefore,
+    };
+  }
+
+  /**
+   * Takes the dirty entries out of the cache's dirty set as the item writes that store them,
+   * without writing anything: for a caller that makes the writes durable in its own way first
+   * (the stage handler's redo log, docs/effectively-once.md) and applies them afterwards. The
+   * caller must end with exactly one of `landed()` (every phase was written, in order) or
+   * `failed()` (they may not have been; the entries become dirty again). Meanwhile the keys
+   * stay in the cache and cannot be evicted; a concurrent {@link flush} throws.
+   *
+   * @throws FlambdaError for a value that cannot be stored; the store is then unchanged.
+   */
+  prepareFlush(): PreparedFlush {
+    if (this.flushing) throw new FlambdaError(`prepareFlush() of operator '${this.operatorId}' called while another flush is running`, 'internal', 'fail');
+    if (this.dirtyKeys.size === 0) {
+      return { phases: [[], [], []], keys: 0, puts: 0, deletes: 0, landed: () => this.endBatch(), failed: () => undefined };
+    }
+    this.flushing = true;
+    try {
+      const prepared = this.planDirty();
+      let open = true;
+      const finish = (then: () => void): void => {
+        if (!open) throw new FlambdaError(`a prepared flush of operator '${this.operatorId}' was finished twice`, 'internal', 'fail');
+        open = false;
+        this.flushing = false;
+        then();
+      };
+      return { ...prepared, landed: () => finish(prepared.landed), failed: () => finish(prepared.failed) };
+    } catch (error) {
+      this.flushing = false;
+      throw error;
+    }
+  }
+
+  /** Plans the writes of every dirty entry and marks the entries as being written. */
+  private planDirty(): PreparedFlush {
     const chunkPuts: WriteRequest[] = [];
     const heads: WriteRequest[] = [];
     const cleanup: WriteRequest[] = [];
@@ -1043,34 +1114,29 @@ export class DynamoDbStateStore implements KeyedStateStore {
     }
     this.dirtyKeys.clear();
 
-    const requestsBefore = this.io.writeRequests;
-    const retriesBefore = this.io.writeRetries;
-    try {
-      // Chunks before the heads that point at them; replaced chunks only after the heads moved.
-      if (chunkPuts.length > 0) await batchWrite(chunkPuts, this.writeOptions, this.io);
-      if (heads.length > 0) await batchWrite(heads, this.writeOptions, this.io);
-      if (cleanup.length > 0) await batchWrite(cleanup, this.writeOptions, this.io);
-    } catch (error) {
-      this.afterFailedFlush(planned, garbage);
-      throw error;
-    } finally {
+    const release = (): void => {
       for (const entry of keys) entry.writing--;
-    }
-
-    for (const { entry, slot, subKey, before, after } of planned) {
-      const delta = (after?.bytes ?? 0) - (before?.bytes ?? 0);
-      if (after === undefined) slot.stored?.delete(subKey);
-      else (slot.stored ??= new Map()).set(subKey, after);
-      entry.bytes += delta;
-      if (this.cache.get(entry.key) === entry) this.cachedBytes += delta;
-    }
-    this.endBatch();
+    };
     return {
+      phases: [chunkPuts, heads, cleanup],
       keys: keys.length,
       puts,
       deletes,
-      requests: this.io.writeRequests - requestsBefore,
-      retries: this.io.writeRetries - retriesBefore,
+      landed: () => {
+        release();
+        for (const { entry, slot, subKey, before, after } of planned) {
+          const delta = (after?.bytes ?? 0) - (before?.bytes ?? 0);
+          if (after === undefined) slot.stored?.delete(subKey);
+          else (slot.stored ??= new Map()).set(subKey, after);
+          entry.bytes += delta;
+          if (this.cache.get(entry.key) === entry) this.cachedBytes += delta;
+        }
+        this.endBatch();
+      },
+      failed: () => {
+        release();
+        this.afterFailedFlush(planned, garbage);
+      },
     };
   }
 

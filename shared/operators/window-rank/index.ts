@@ -1,0 +1,20 @@
+/**
+ * Window table functions, window Top-N and window deduplication with Flink SQL window-TVF
+ * semantics: results fire when the watermark reaches `window_end - 1` and are insert-only.
+ */
+export {
+  createWindowTableFunctionOperator,
+  windowTableFunctionOutputSchema,
+  WINDOW_START,
+  WINDOW_END,
+  WINDOW_TIME,
+  LATE_WINDOWS_METRIC,
+} from './window-table-function.ts';
+export type { WindowTableFunctionSpec } from './window-table-function.ts';
+export { createWindowRankOperator, windowRankOutputSchema } from './window-rank.ts';
+export type { WindowRankSpec, WindowRankType } from './window-rank.ts';
+export { createWindowDeduplicateOperator, windowDeduplicateOutputSchema } from './window-deduplicate.ts';
+export type { WindowDeduplicateSpec } from './window-deduplicate.ts';
+export { compileWindowAssigner, windowStartWithOffset } from './window-assigner.ts';
+export type { TimeWindow, WindowAssigner } from './window-assigner.ts';
+export { DEFAULT_LATE_OUTPUT_TAG, LATE_RECORDS_METRIC, isWindowFired } from './late-data.ts';

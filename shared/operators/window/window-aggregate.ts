@@ -1,0 +1,94 @@
+/**
+ * Window aggregation: the window TVF aggregate (`GROUP BY window_start, window_end, …` over
+ * TUMBLE / HOP / CUMULATE / SESSION) with the DataStream window operator's triggers and allowed
+ * lateness. The aggregate calls run through the shared {@link AggsHandler}; the timing rules
+ * live in ./window-operator.ts.
+ */
+import { parseType, schemaFromFields } from '../../core/type-parse.ts';
+import type { Field, Schema } from '../../core/types.ts';
+import type { AggCall } from '../../plan/logical.ts';
+import { AggsHandler } from '../aggregate/aggs-handler.ts';
+import type { Operator } from '../operator.ts';
+import { aggregateContents, mergeableAggregateContents } from './window-contents.ts';
+import { createWindowOperator } from './window-operator.ts';
+import { resolveTiming, type WindowTimingSpec } from './window-spec.ts';
+
+export type { WindowTriggerSpec } from './triggers.ts';
+export type { WindowTimingSpec } from './window-spec.ts';
+export { createWindowProcessOperator, type WindowProcessSpec } from './window-process.ts';
+export type { WindowProcessFunction } from './window-contents.ts';
+
+/** The plain-data spec of a window aggregation. */
+export interface WindowAggregateSpec extends WindowTimingSpec {
+  /** COUNT, COUNT DISTINCT, SUM, MIN, MAX, AVG, with FILTER columns, as in GroupAggregate. */
+  readonly aggCalls: readonly AggCall[];
+}
+
+/** Output column names of the window columns, in order. */
+export const WINDOW_COLUMNS = ['window_start', 'window_end', 'window_time'] as const;
+
+const TIMESTAMP_NOT_NULL = parseType('TIMESTAMP(3) NOT NULL');
+
+/**
+ * The window columns: `window_start`, `window_end` (TIMESTAMP(3)) and `window_time`
+ * (= `window_end - 1`), a rowtime attribute in event time (so downstream windows and joins can
+ * use it, as in Flink) and a proctime attribute in processing time.
+ */
+export function windowColumns(eventTime: boolean): Field[] {
+  return [
+    { name: 'window_start', type: TIMESTAMP_NOT_NULL },
+    { name: 'window_end', type: TIMESTAMP_NOT_NULL },
+    { name: 'window_time', type: TIMESTAMP_NOT_NULL, timeAttribute: eventTime ? 'rowtime' : 'proctime' },
+  ];
+}
+
+function build(spec: WindowAggregateSpec, inputSchema: Schema): { schema: Schema; handler: AggsHandler; timing: ReturnType<typeof resolveTiming> } {
+  const timing = resolveTiming(spec, inputSchema);
+  const handler = new AggsHandler(spec.aggCalls, inputSchema);
+  const fields: Field[] = [...timing.groupFields];
+  handler.names.forEach((name, i) => fields.push({ name, type: handler.resultTypes[i]! }));
+  fields.push(...windowColumns(timing.eventTime));
+  return { schema: schemaFromFields(fields), handler, timing };
+}
+
+/**
+ * The output schema: the group columns (input types), one column per aggregate call (typed as
+ * in GroupAggregate), then `window_start`, `window_end`, `window_time`.
+ *
+ * @throws PlanError naming the bad value for an invalid spec: see {@link createWindowAggregateOperator}.
+ */
+export function windowAggregateOutputSchema(spec: WindowAggregateSpec, inputSchema: Schema): Schema {
+  return build(spec, inputSchema).schema;
+}
+
+/**
+ * Creates the window aggregate operator; see ./window-operator.ts for firing, emission, late
+ * data and session-merge rules. Without early/late/count triggers and without lateness it
+ * emits insert-only `+I` rows, one per group and window, when `window_end - 1 <= watermark`
+ * (the window TVF semantics).
+ *
+ * @throws PlanError naming the bad value: size/slide/step/gap not a positive integer, a HOP size
+ *   not a multiple of its slide, a CUMULATE max size not a multiple of its step, an offset out of
+ *   range, missing columns, a non-TIMESTAMP time column, SESSION partition columns outside the
+ *   group key, an invalid trigger or lateness, an unsupported aggregate call, or duplicate output
+ *   column names.
+ */
+export function createWindowAggregateOperator(spec: WindowAggregateSpec, inputSchema: Schema): Operator {
+  const { schema, handler, timing } = build(spec, inputSchema);
+  const outputNames = schema.fields.map((f) => f.name);
+  const common = {
+    assigner: timing.assigner,
+    trigger: timing.trigger,
+    eventTime: timing.eventTime,
+    timeColumn: spec.window.timeColumn,
+    groupBy: spec.groupBy,
+    allowedLatenessMs: timing.allowedLatenessMs,
+    lateOutputTag: timing.lateOutputTag,
+    generateUpdateBefore: spec.generateUpdateBefore,
+    outputNames,
+  };
+  if (!timing.assigner.merging) return createWindowOperator({ ...common, contents: aggregateContents(handler, spec.groupBy) });
+  // Session windows keep the rows too, projected to the columns the calls read (see window-contents.ts).
+  const columns = [...new Set(spec.aggCalls.flatMap((c) => [c.arg, c.filterField].filter((n): n is string => n !== undefined)))];
+  return createWindowOperator({ ...common, contents: mergeableAggregateContents(handler, spec.groupBy, columns) });
+}

@@ -1,0 +1,125 @@
+/**
+ * The window table functions: output schema, one row per window for TUMBLE, HOP and CUMULATE
+ * (with offsets and negative timestamps), and late rows to the side output, counted once.
+ */
+import { describe, expect, it } from 'vitest';
+import { PlanError, RecordError } from '../../../shared/core/errors.ts';
+import { schemaOf } from '../../../shared/core/type-parse.ts';
+import type { Row, Schema } from '../../../shared/core/types.ts';
+import type { WindowSpec } from '../../../shared/plan/logical.ts';
+import {
+  createWindowTableFunctionOperator,
+  windowTableFunctionOutputSchema,
+  type WindowTableFunctionSpec,
+} from '../../../shared/operators/window-rank/window-table-function.ts';
+import { OperatorHarness, del, insert } from '../../harness/index.ts';
+
+const INPUT: Schema = {
+  fields: [
+    { name: 'id', type: { root: 'INT', nullable: false } },
+    { name: 't', type: { root: 'TIMESTAMP', nullable: true, precision: 3 }, timeAttribute: 'rowtime' },
+  ],
+};
+
+const open = (window: WindowSpec, lateOutputTag?: string) => {
+  const spec: WindowTableFunctionSpec = lateOutputTag === undefined ? { window } : { window, lateOutputTag };
+  return OperatorHarness.open(() => createWindowTableFunctionOperator(spec, INPUT));
+};
+
+/** The input row plus its window columns. */
+const W = (id: number, t: number, start: number, end: number) =>
+  insert({ id, t, window_start: start, window_end: end, window_time: end - 1 });
+const R = (id: number, t: number): Row => ({ id, t });
+
+describe('windowTableFunctionOutputSchema', () => {
+  it('appends window_start, window_end and window_time, moving the rowtime attribute to window_time', () => {
+    const schema = windowTableFunctionOutputSchema({ window: { type: 'TUMBLE', timeColumn: 't', sizeMs: 10 } }, INPUT);
+    const ts3 = { root: 'TIMESTAMP', nullable: false, precision: 3 };
+    expect(schema.fields).toEqual([
+      { name: 'id', type: { root: 'INT', nullable: false } },
+      { name: 't', type: { root: 'TIMESTAMP', nullable: true, precision: 3 } },
+      { name: 'window_start', type: ts3 },
+      { name: 'window_end', type: ts3 },
+      { name: 'window_time', type: ts3, timeAttribute: 'rowtime' },
+    ]);
+  });
+
+  it('rejects SESSION, a non-TIMESTAMP or proctime time column and clashing columns', () => {
+    const session: WindowSpec = { type: 'SESSION', timeColumn: 't', gapMs: 5, partitionBy: [] };
+    expect(() => windowTableFunctionOutputSchema({ window: session }, INPUT)).toThrow(/needs an aggregation/);
+    expect(() => windowTableFunctionOutputSchema({ window: { type: 'TUMBLE', timeColumn: 'id', sizeMs: 10 } }, INPUT)).toThrow(
+      /must be a TIMESTAMP, got INT/,
+    );
+    expect(() => windowTableFunctionOutputSchema({ window: { type: 'TUMBLE', timeColumn: 'x', sizeMs: 10 } }, INPUT)).toThrow(
+      /Column 'x' not found/,
+    );
+    const proc: Schema = { fields: [{ name: 't', type: { root: 'TIMESTAMP', nullable: false, precision: 3 }, timeAttribute: 'proctime' }] };
+    expect(() => createWindowTableFunctionOperator({ window: { type: 'TUMBLE', timeColumn: 't', sizeMs: 10 } }, proc)).toThrow(
+      /processing-time/,
+    );
+    const clash = schemaOf({ t: 'TIMESTAMP(3)', window_end: 'TIMESTAMP(3)' });
+    expect(() => windowTableFunctionOutputSchema({ window: { type: 'TUMBLE', timeColumn: 't', sizeMs: 10 } }, clash)).toThrow(
+      PlanError,
+    );
+  });
+});
+
+describe('createWindowTableFunctionOperator', () => {
+  it('TUMBLE with an offset: one row per input row, negative timestamps included', async () => {
+    const h = await open({ type: 'TUMBLE', timeColumn: 't', sizeMs: 10, offsetMs: 3 });
+    await h.processBatch([insert(R(1, 3)), insert(R(2, 12)), insert(R(3, 13)), insert(R(4, -8))]);
+    expect(h.extractOutput()).toEqual([W(1, 3, 3, 13), W(2, 12, 3, 13), W(3, 13, 13, 23), W(4, -8, -17, -7)]);
+  });
+
+  it('HOP with an offset: one row per window, latest start first', async () => {
+    const h = await open({ type: 'HOP', timeColumn: 't', sizeMs: 10, slideMs: 5, offsetMs: 1 });
+    await h.processElement(insert(R(1, 7)));
+    expect(h.extractOutput()).toEqual([W(1, 7, 6, 16), W(1, 7, 1, 11)]);
+  });
+
+  it('CUMULATE with an offset: one row per cumulating window', async () => {
+    const h = await open({ type: 'CUMULATE', timeColumn: 't', maxSizeMs: 30, stepMs: 10, offsetMs: -5 });
+    await h.processElement(insert(R(1, 7)));
+    expect(h.extractOutput()).toEqual([W(1, 7, -5, 15), W(1, 7, -5, 25)]);
+  });
+
+  it('sends a row whose windows have all fired to the side output, unchanged, and counts it once', async () => {
+    const h = await open({ type: 'HOP', timeColumn: 't', sizeMs: 10, slideMs: 5 }, 'too-late');
+    await h.processWatermark(14);
+    // 3 belongs to [0,10) and [-5,5): both fired (end - 1 <= 14).
+    await h.processElement(insert(R(1, 3)));
+    expect(h.extractOutput()).toEqual([]);
+    expect(h.extractSideOutput('too-late')).toEqual([R(1, 3)]);
+    expect(h.metrics.get('numLateRecordsDropped')).toBe(1);
+  });
+
+  it('leaves out the fired windows of a partly late row and keeps its open ones', async () => {
+    const h = await open({ type: 'HOP', timeColumn: 't', sizeMs: 10, slideMs: 5 });
+    await h.processWatermark(9); // [0,10) has fired (its last millisecond is 9), [5,15) has not
+    await h.processElement(insert(R(1, 7)));
+    expect(h.extractOutput()).toEqual([W(1, 7, 5, 15)]);
+    expect(h.sideOutput('late')).toEqual([]);
+    expect(h.metrics.get('numLateRecordsDropped')).toBeUndefined();
+    expect(h.metrics.get('numLateWindowsDropped')).toBe(1);
+  });
+
+  it('a row in a window ending right after the watermark is on time', async () => {
+    const h = await open({ type: 'TUMBLE', timeColumn: 't', sizeMs: 10 });
+    await h.processWatermark(8);
+    await h.processElement(insert(R(1, 9)));
+    expect(h.extractOutput()).toEqual([W(1, 9, 0, 10)]);
+    await h.processWatermark(9);
+    await h.processElement(insert(R(2, 9)));
+    expect(h.extractOutput()).toEqual([]);
+    expect(h.extractSideOutput('late')).toEqual([R(2, 9)]);
+  });
+
+  it('fails a batch with a null time (dead letter) or a non-insert row before emitting anything', async () => {
+    const h = await open({ type: 'TUMBLE', timeColumn: 't', sizeMs: 10 });
+    await expect(h.processBatch([insert(R(1, 1)), insert({ id: 2, t: null })])).rejects.toThrow(RecordError);
+    const h2 = await open({ type: 'TUMBLE', timeColumn: 't', sizeMs: 10 });
+    await expect(h2.processBatch([insert(R(1, 1)), del(R(1, 1))])).rejects.toThrow(/insert-only/);
+    expect(h.output()).toEqual([]);
+    expect(h2.output()).toEqual([]);
+  });
+});
