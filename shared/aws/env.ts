@@ -124,3 +124,29 @@ export async function loadUserCode(pipelineModule: string | undefined): Promise<
   }
   return { functions };
 }
+
+/** Names of the environment variables of the heartbeat function. */
+export const HEARTBEAT_ENV = {
+  /** JSON array of the stream names to send heartbeats to. Required. */
+  streams: 'FLAMBDA_HEARTBEAT_STREAMS',
+} as const;
+
+/**
+ * The heartbeat function's stream names, from {@link HEARTBEAT_ENV.streams}.
+ *
+ * @throws PlanError naming the variable when it is missing or not a JSON array of names.
+ */
+export function readHeartbeatStreams(env: Env): string[] {
+  const text = env[HEARTBEAT_ENV.streams];
+  if (text === undefined || text.trim() === '') throw new PlanError(`${HEARTBEAT_ENV.streams} is not set: give a JSON array of stream names`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new PlanError(`${HEARTBEAT_ENV.streams} must be a JSON array of stream names (given ${JSON.stringify(text)})`);
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((s) => typeof s === 'string' && s.length > 0)) {
+    throw new PlanError(`${HEARTBEAT_ENV.streams} must be a non-empty JSON array of stream names (given ${JSON.stringify(text)})`);
+  }
+  return parsed as string[];
+}

@@ -12,7 +12,11 @@
  * prefetch (inside processBatch), process, and then every store is flushed (DynamoDB backend)
  * or drained (baseline). Bounded input ends with every operator's `finish` and a last flush.
  *
- * Figures: `writes_per_1000` = BatchWriteItem requests, `reads_per_1000` = Query requests;
+ * Each batch ends with the stage handler's effectively-once commit (checkpointedCommit below).
+ *
+ * Figures: `writes_per_1000` = every write request of the DynamoDB backend and the protocol
+ * (BatchWriteItem of the state and the redo log, checkpoint UpdateItems), with
+ * `checkpoint_writes_per_1000` the checkpoint part; `reads_per_1000` = Query and GetItem requests;
  * `baseline_writes_per_1000` = PutItem + DeleteItem, `baseline_reads_per_1000` = GetItem +
  * Query; `write_items_per_1000` = items the DynamoDB backend put or deleted (what on-demand
  * capacity bills); `write_reduction` = baseline writes / writes.
@@ -24,7 +28,10 @@ import { Pipeline } from '../api/pipeline.ts';
 import { createDynamoDbClient } from '../aws/clients.ts';
 import { createStateTable } from '../aws/state/create-state-table.ts';
 import { DynamoDbStateStore } from '../aws/state/dynamodb-state-store.ts';
-import type { DynamoDbSender } from '../aws/state/table-io.ts';
+import { batchWrite, newIoCounters } from '../aws/state/table-io.ts';
+import type { DynamoDbSender, IoCounters } from '../aws/state/table-io.ts';
+import { CheckpointStore } from '../aws/checkpoint/checkpoint-store.ts';
+import { countWrites, encodeRedo } from '../aws/checkpoint/redo-codec.ts';
 import { PlanError } from '../core/errors.ts';
 import { createRowDecoder, decodeJsonLine } from '../core/codec.ts';
 import { schemaOf } from '../core/type-parse.ts';
@@ -85,14 +92,19 @@ function checkLinear(graph: JobGraph): void {
  * Runs `rows` through every operator of `graph` in batches, each operator over its own store
  * from `makeStore`; returns the rows the last stage emitted.
  */
-async function drive(graph: JobGraph, rows: readonly Row[], makeStore: (operatorId: string) => BatchStore): Promise<number> {
+async function drive(
+  graph: JobGraph,
+  rows: readonly Row[],
+  makeStore: (operatorId: string, stageId: string) => BatchStore,
+  afterBatch: () => Promise<void> = () => Promise.resolve(),
+): Promise<number> {
   checkLinear(graph);
   const stores: BatchStore[] = [];
   const runners: OperatorRunner[] = [];
   const code = { functions: new Map<string, unknown>() };
   for (const stage of graph.stages) {
     for (const op of stage.operators) {
-      const store = makeStore(op.id);
+      const store = makeStore(op.id, stage.id);
       stores.push(store);
       const runner = new OperatorRunner(() => createOperator(op, code), { operatorId: op.id, shard: 0, parallelism: 1, state: store.store });
       await runner.open();
@@ -106,6 +118,7 @@ async function drive(graph: JobGraph, rows: readonly Row[], makeStore: (operator
   };
   const endBatch = async (): Promise<void> => {
     for (const s of stores) await s.endBatch();
+    await afterBatch();
   };
   let emitted = 0;
   for (let start = 0; start < rows.length; start += STATE_IO_BATCH) {
@@ -121,6 +134,37 @@ async function drive(graph: JobGraph, rows: readonly Row[], makeStore: (operator
 
 function per1000(requests: number, events: number): number {
   return Math.round((requests * 1_000_000) / events) / 1000;
+}
+
+/**
+ * The stage handler's commit as the DynamoDB backend's batch end, so the figures include the
+ * effectively-once protocol (docs/effectively-once.md): per batch one fence, one announce, one
+ * conditional commit carrying the redo log, the redo log's BatchWriteItem calls, one release.
+ * One checkpoint per stage, committing the stores of all its operators, as the handler does.
+ */
+function checkpointedCommit(
+  client: DynamoDbSender,
+  tableName: string,
+  stageId: string,
+  stores: DynamoDbStateStore[],
+): { endBatch: () => Promise<void>; io: IoCounters; checkpoints: CheckpointStore; stores: DynamoDbStateStore[] } {
+  const checkpoints = new CheckpointStore({ client, tableName, stage: stageId, shardId: 'shardId-000000000000' });
+  const io = newIoCounters();
+  const options = { client, tableName, concurrency: 8, maxAttempts: 8, baseMs: 50, maxMs: 5_000, random: Math.random, sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)) };
+  let version = 0;
+  const endBatch = async (): Promise<void> => {
+    await checkpoints.fence(Date.now() + 60_000);
+    const prepared = stores.map((store) => store.prepareFlush());
+    const phases = [0, 1, 2].map((i) => prepared.flatMap((p) => p.phases[i] ?? []));
+    const sequence = String(version + 1);
+    await checkpoints.announce({ first: sequence, last: sequence });
+    const redo = countWrites(phases) > 0 ? encodeRedo(phases) : undefined;
+    const ref = await checkpoints.commit(++version, { sequence }, redo);
+    for (const phase of phases) if (phase.length > 0) await batchWrite(phase, options, io);
+    for (const p of prepared) p.landed();
+    await checkpoints.release(ref);
+  };
+  return { endBatch, io, checkpoints, stores };
 }
 
 /** Runs the suite: one result per case. */
@@ -150,12 +194,24 @@ export async function runStateIoSuite(events: number): Promise<BenchResult[]> {
       await createStateTable(client, baselineTable);
 
       const dynamo: DynamoDbStateStore[] = [];
+      const protocol: IoCounters[] = [];
       const started = Date.now();
-      const rowsOut = await drive(graph, rows, (operatorId) => {
-        const store = new DynamoDbStateStore({ client, tableName: stateTable, operatorId, keyGroups: graph.keyGroups });
-        dynamo.push(store);
-        return { store, endBatch: () => store.flush() };
-      });
+      // Every stage commits a checkpoint per batch, stateless ones too, as the handler does.
+      const stageCommits = new Map(graph.stages.map((stage) => [stage.id, checkpointedCommit(client, stateTable, stage.id, [])]));
+      for (const commit of stageCommits.values()) protocol.push(commit.io, commit.checkpoints.io);
+      const rowsOut = await drive(
+        graph,
+        rows,
+        (operatorId, stageId) => {
+          const store = new DynamoDbStateStore({ client, tableName: stateTable, operatorId, keyGroups: graph.keyGroups });
+          dynamo.push(store);
+          stageCommits.get(stageId)?.stores.push(store);
+          return { store, endBatch: () => Promise.resolve() };
+        },
+        async () => {
+          for (const commit of stageCommits.values()) await commit.endBatch();
+        },
+      );
       const dynamoMs = Date.now() - started;
 
       const baseline: WriteThroughStateStore[] = [];
@@ -178,6 +234,13 @@ export async function runStateIoSuite(events: number): Promise<BenchResult[]> {
         reads += stats.readRequests;
         writeItems += stats.writeItems;
       }
+      let checkpointWrites = 0;
+      for (const io of protocol) {
+        writes += io.writeRequests;
+        reads += io.readRequests;
+        writeItems += io.writeItems;
+      }
+      for (const c of protocol.filter((_, i) => i % 2 === 1)) checkpointWrites += c.writeRequests;
       let baselineWrites = 0;
       let baselineReads = 0;
       for (const s of baseline) {
@@ -193,6 +256,7 @@ export async function runStateIoSuite(events: number): Promise<BenchResult[]> {
         writes_per_1000: per1000(writes, events),
         reads_per_1000: per1000(reads, events),
         write_items_per_1000: per1000(writeItems, events),
+        checkpoint_writes_per_1000: per1000(checkpointWrites, events),
         baseline_writes_per_1000: per1000(baselineWrites, events),
         baseline_reads_per_1000: per1000(baselineReads, events),
         write_reduction: writes === 0 ? 0 : Math.round((baselineWrites / writes) * 10) / 10,

@@ -20,6 +20,7 @@
  * plus a grace period has passed, unless the older one released the lease when it returned.
  * Conditional writes on the epoch then turn away anything the older one still tries.
  */
+import { Buffer } from 'node:buffer';
 import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { AttributeValue, WriteRequest } from '@aws-sdk/client-dynamodb';
 import { FlambdaError, PlanError, TransientError } from '../../core/errors.ts';
@@ -29,8 +30,11 @@ import { batchWrite, newIoCounters, queryPartition } from '../state/table-io.ts'
 import type { DynamoDbSender, IoCounters } from '../state/table-io.ts';
 import { decodeValue, encodeValue } from '../state/value-codec.ts';
 
-/** Characters of redo text kept inline in the checkpoint item, and per redo chunk item (≤ 3 bytes each: < 400 KB). */
+/** Characters of redo text per redo chunk item (≤ 3 UTF-8 bytes each: < 400 KB per item). */
 export const REDO_CHUNK_CHARS = 100_000;
+
+/** Most UTF-8 bytes of redo log and data kept inline in the checkpoint item (DynamoDB's limit is 400 KB per item). */
+export const INLINE_REDO_BYTES = 350_000;
 
 /** An input range `first..last` (Kinesis sequence numbers, inclusive). */
 export interface SequenceRange {
@@ -181,11 +185,12 @@ export class CheckpointStore {
   async commit(version: number, data: unknown, redo: string | undefined): Promise<RedoRef | undefined> {
     let ref: RedoRef | undefined;
     const names: Record<string, string> = { '#version': A.version, '#data': A.data, '#pending': A.pending, '#redo': A.redo, '#chunks': A.redoChunks, '#rv': A.redoVersion };
-    const values: Record<string, AttributeValue> = { ':version': num(version), ':data': { S: encodeValue(data) } };
+    const dataText = encodeValue(data);
+    const values: Record<string, AttributeValue> = { ':version': num(version), ':data': { S: dataText } };
     let expression = 'SET #version = :version, #data = :data';
     if (redo === undefined || redo.length === 0) {
       expression += ' REMOVE #pending, #redo, #chunks, #rv';
-    } else if (redo.length <= REDO_CHUNK_CHARS) {
+    } else if (Buffer.byteLength(redo, 'utf8') + Buffer.byteLength(dataText, 'utf8') <= INLINE_REDO_BYTES) {
       ref = { version, inline: redo };
       expression += ', #redo = :redo, #rv = :version REMOVE #pending, #chunks';
       values[':redo'] = { S: redo };
