@@ -34,11 +34,11 @@ function rec(n: number, data: Uint8Array | string | object, arrivalMs = T0 + n) 
 }
 
 /** A heartbeat record in the bundle codec's format. */
-function heartbeat(n: number, at: number, to = SHARD, arrivalMs = at) {
+function heartbeat(n: number, at: number, to = SHARD, arrivalMs = at, watermark = -Infinity) {
   const encoded = new BundleCodec(schema).encodeHeartbeat(
     { producerStage: 'heartbeat', producerShard: 'scheduler', targetShard: to, partitionKey: 'hb' },
     at,
-    -Infinity,
+    watermark,
   );
   return kinesisRecord({ data: encoded.data, shardId: SHARD, n, arrivalMs });
 }
@@ -249,6 +249,22 @@ describe('Class: SourceInputReader', () => {
       ]);
       // The shard is active again: a heartbeat soon after does not move the watermark.
       expect(brief(r.read([heartbeat(7, T0 + 150_000)]).steps)).toEqual([['pt', T0 + 150_000]]);
+    });
+
+    it('ends a bounded input at a heartbeat carrying watermark +∞, once', () => {
+      const r = reader();
+      expect(brief(r.read([rec(1, { id: 1, ts: T0 }, T0)]).steps)).toEqual([
+        ['rows', SHARD, [1], seq(1), seq(1)],
+        ['wm', T0 - OOO],
+      ]);
+      expect(brief(r.read([heartbeat(2, T0 + 5, SHARD, T0 + 5, Infinity)]).steps)).toEqual([
+        ['pt', T0 + 5],
+        ['wm', Infinity],
+      ]);
+      expect(r.watermark).toBe(Infinity);
+      // A repeated end marker (a redelivery) changes nothing; the snapshot keeps +∞.
+      expect(brief(r.read([heartbeat(3, T0 + 6, SHARD, T0 + 6, Infinity)]).steps)).toEqual([['pt', T0 + 6]]);
+      expect(roundTrip(r.snapshot()).watermark).toBe(Infinity);
     });
 
     it('starts the clock of a shard that never had data at the first processing time it saw', () => {

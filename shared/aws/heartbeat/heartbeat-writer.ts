@@ -34,7 +34,8 @@ export interface HeartbeatReport {
 
 /**
  * Writes a heartbeat at processing time `at` to every open shard of every stream. Entries
- * Kinesis rejects (throttling) are retried alone with backoff.
+ * Kinesis rejects (throttling) are retried alone with backoff. `watermark` +∞ marks the end of a
+ * bounded input (source readers then emit +∞); scheduled heartbeats leave it at −∞.
  *
  * @throws TransientError when an entry still fails after the retries.
  */
@@ -43,6 +44,7 @@ export async function writeHeartbeats(
   streams: readonly string[],
   at: number,
   retry: RetryOptions = {},
+  watermark = -Infinity,
 ): Promise<HeartbeatReport> {
   const policy = retryPolicy(retry, { maxAttempts: 5, baseDelayMs: 100 });
   const codec = new BundleCodec(NO_ROWS);
@@ -54,7 +56,7 @@ export async function writeHeartbeats(
       const record = codec.encodeHeartbeat(
         { producerStage: HEARTBEAT_PRODUCER.stage, producerShard: HEARTBEAT_PRODUCER.shard, targetShard: shard.shardId, partitionKey: 'heartbeat' },
         at,
-        -Infinity,
+        watermark,
       );
       return { Data: record.data, PartitionKey: 'heartbeat', ExplicitHashKey: shard.range.startingHashKey.toString(10) };
     });

@@ -16,8 +16,8 @@
  * configured endpoints they are deleted again at the end (best effort).
  *
  * Delivery is effectively once, by the stage handler's checkpoint protocol (docs/effectively-once.md);
- * the sink callback gets each batch once. Kinesis sources are
- * unbounded: no end-of-input (+∞) watermark is sent, so event-time timers that need one never fire.
+ * the sink callback gets each batch once. The input files are bounded: after the last record a
+ * heartbeat carrying watermark +∞ goes to every source shard, so event-time windows close.
  */
 import { Buffer } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
@@ -34,6 +34,7 @@ import type { JobGraph, JobStage } from '../../plan/job-graph.ts';
 import { createDynamoDbClient } from '../clients.ts';
 import { LocalEventSourceMapping } from '../esm/local-event-source-mapping.ts';
 import { StageHandler } from '../handler/stage-handler.ts';
+import { writeHeartbeats } from '../heartbeat/heartbeat-writer.ts';
 import { createKinesisClient } from '../kinesis/client.ts';
 import type { DeadLetter } from '../stage-input/types.ts';
 import { createStateTable } from '../state/create-state-table.ts';
@@ -48,7 +49,7 @@ const RECORD_MAX_BYTES = 1024 * 1024;
 /** How a stage went, reported when its mapping has drained. */
 export interface LocalStageReport {
   readonly stage: JobStage;
-  /** Records the stage's handler received (retries included). */
+  /** Records the stage's handler received (retries included; not the end-of-input markers). */
   readonly records: number;
   /** Rows it sent to its exchange or sink. */
   readonly outputRows: number;
@@ -182,8 +183,13 @@ export async function runLocalJob(options: LocalJobOptions): Promise<LocalJobRes
 
     // ── input ──
     const recordsBySource = new Map<string, number>();
+    const endMarkers = new Map<string, number>();
     for (const [source, stream] of sourceStreams) {
       recordsBySource.set(source, await putFile(kinesisClient, stream, options.inputs.get(source) as string));
+      // The files are bounded: a +∞ heartbeat after the last record of every shard ends them,
+      // so event-time windows close as on the embedded runtime.
+      const ends = await writeHeartbeats(kinesisClient, [stream], Date.now(), {}, Infinity);
+      endMarkers.set(stream, ends.shards[stream] ?? 0);
     }
 
     // ── one handler and one mapping per stage ──
@@ -246,7 +252,8 @@ export async function runLocalJob(options: LocalJobOptions): Promise<LocalJobRes
       const stats = (handlers.get(stage.id) as StageHandler).stats();
       const report: LocalStageReport = {
         stage,
-        records: stats.records,
+        // Not counting the end-of-input markers, which are not input records.
+        records: stats.records - (endMarkers.get(inputStreams.get(stage.id) as string) ?? 0),
         outputRows: stats.outputRows,
         deadLetters: stats.deadLetters,
         failedBatches: stats.failedBatches,

@@ -57,6 +57,9 @@
  * `idleTimeoutMs` heartbeats never move the watermark (Flink: no idleness unless declared).
  * Data that arrives after an idle advance never lowers the watermark; rows at or below it are
  * late for the operators downstream, as after an idle split in Flink.
+ *
+ * End of input. A heartbeat whose watermark is +∞ ends a bounded input: the shard's watermark
+ * becomes +∞ (Flink's MAX_WATERMARK at the end of a bounded source), whatever the schema.
  */
 import type { KinesisStreamRecord } from 'aws-lambda';
 import { createRowDecoder } from '../../core/codec.ts';
@@ -208,6 +211,15 @@ export class SourceInputReader extends InputReaderBase implements StageInputRead
     if (at > this.now) {
       this.now = at;
       batch.steps.push({ type: 'processing-time', value: at, sequenceNumber });
+    }
+    if (heartbeat.watermark === Infinity) {
+      // End of a bounded input (flambda local writes it after the last record): as Flink's
+      // MAX_WATERMARK, it fires every pending event-time timer downstream.
+      if (this.emitted < Infinity) {
+        this.emitted = Infinity;
+        batch.steps.push({ type: 'watermark', value: Infinity, sequenceNumber });
+      }
+      return;
     }
     const timeout = this.idleTimeoutMs;
     if (this.rowtime === undefined || timeout === undefined) return;
