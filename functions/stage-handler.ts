@@ -18,6 +18,7 @@ import { createDynamoDbClient } from '../shared/aws/clients.ts';
 import { loadJobGraph, loadUserCode, readStageEnvironment } from '../shared/aws/env.ts';
 import { StageHandler } from '../shared/aws/handler/stage-handler.ts';
 import { createKinesisClient } from '../shared/aws/kinesis/client.ts';
+import { createAwsSink } from '../shared/aws/sinks/create-sink.ts';
 import { createSqsClient } from '../shared/aws/stage-input/sqs-client.ts';
 import { SqsDeadLetterQueue } from '../shared/aws/stage-input/sqs-dead-letter-queue.ts';
 import { countingDynamoDb, stageMetrics } from '../shared/aws/stage-metrics.ts';
@@ -32,14 +33,20 @@ const metrics = new Metrics({ namespace: 'Flambda', serviceName: graph.name, def
 const state = countingDynamoDb(createDynamoDbClient());
 const deadLetterQueue = env.deadLetterQueueUrl === undefined ? undefined : new SqsDeadLetterQueue({ client: createSqsClient(), queueUrl: env.deadLetterQueueUrl });
 
+const kinesis = createKinesisClient();
+const stageSpec = graph.stages.find((s) => s.id === env.stageId);
+const sinkSpec = stageSpec?.output.type === 'sink' ? graph.sinks.find((s) => s.name === (stageSpec.output as { sink: string }).sink) : undefined;
+const writeSink = sinkSpec === undefined ? undefined : createAwsSink(sinkSpec, { dynamoDb: createDynamoDbClient(), kinesis, targets: env.sinkTargets });
+
 const stage = new StageHandler({
   graph,
   stageId: env.stageId,
   code,
   dynamoDb: state.client,
   tableName: env.tableName,
-  kinesis: createKinesisClient(),
+  kinesis,
   outputStreams: env.outputStreams,
+  ...(writeSink === undefined ? {} : { sink: (rows) => writeSink(rows) }),
   ...(deadLetterQueue === undefined ? {} : { onDeadLetters: async (letters) => void (await deadLetterQueue.send(letters)) }),
   onError: (error, shardId) => logger.error('batch failed', { shardId, error: error as Error }),
 });

@@ -28,6 +28,8 @@ export const STAGE_ENV = {
   deadLetterQueueUrl: 'FLAMBDA_DEAD_LETTER_QUEUE_URL',
   /** Path of the pipeline module whose default export's `userFunctions` the operators call. Optional. */
   pipelineModule: 'FLAMBDA_PIPELINE_MODULE',
+  /** JSON object: sink name → DynamoDB table or Kinesis stream name (sink stages). Optional (`{}`). */
+  sinkTargets: 'FLAMBDA_SINK_TARGETS',
 } as const;
 
 /** Default of {@link STAGE_ENV.jobGraphPath}, relative to the handler's directory. */
@@ -44,6 +46,8 @@ export interface StageEnvironment {
   readonly deadLetterQueueUrl: string | undefined;
   /** Absolute path of the pipeline module, when set. */
   readonly pipelineModule: string | undefined;
+  /** Sink name → table or stream name. */
+  readonly sinkTargets: ReadonlyMap<string, string>;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -59,8 +63,7 @@ function required(env: Env, name: string): string {
   return value;
 }
 
-function parseOutputStreams(text: string | undefined): Map<string, string> {
-  const name = STAGE_ENV.outputStreams;
+function parseNameMap(name: string, text: string | undefined, what: string): Map<string, string> {
   if (text === undefined) return new Map();
   let parsed: unknown;
   try {
@@ -69,16 +72,16 @@ function parseOutputStreams(text: string | undefined): Map<string, string> {
     throw new PlanError(`environment variable ${name} is not valid JSON: ${(error as Error).message}`);
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new PlanError(`environment variable ${name} must be a JSON object of stage id → stream name (given ${text})`);
+    throw new PlanError(`environment variable ${name} must be a JSON object of ${what} (given ${text})`);
   }
-  const streams = new Map<string, string>();
-  for (const [stage, stream] of Object.entries(parsed as Record<string, unknown>)) {
-    if (typeof stream !== 'string' || stream.length === 0) {
-      throw new PlanError(`environment variable ${name}: the stream of stage '${stage}' must be a non-empty string (given ${JSON.stringify(stream)})`);
+  const names = new Map<string, string>();
+  for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
+    if (typeof value !== 'string' || value.length === 0) {
+      throw new PlanError(`environment variable ${name}: the name for '${key}' must be a non-empty string (given ${JSON.stringify(value)})`);
     }
-    streams.set(stage, stream);
+    names.set(key, value);
   }
-  return streams;
+  return names;
 }
 
 /**
@@ -94,7 +97,8 @@ export function readStageEnvironment(env: Env, baseDir: string = process.cwd()):
     jobGraphPath: at(optional(env, STAGE_ENV.jobGraphPath) ?? DEFAULT_JOB_GRAPH_PATH),
     stageId: required(env, STAGE_ENV.stageId),
     tableName: required(env, STAGE_ENV.stateTable),
-    outputStreams: parseOutputStreams(optional(env, STAGE_ENV.outputStreams)),
+    outputStreams: parseNameMap(STAGE_ENV.outputStreams, optional(env, STAGE_ENV.outputStreams), 'stage id → stream name'),
+    sinkTargets: parseNameMap(STAGE_ENV.sinkTargets, optional(env, STAGE_ENV.sinkTargets), 'sink name → table or stream name'),
     deadLetterQueueUrl: optional(env, STAGE_ENV.deadLetterQueueUrl),
     pipelineModule: pipelineModule === undefined ? undefined : at(pipelineModule),
   };

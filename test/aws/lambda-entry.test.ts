@@ -211,6 +211,7 @@ describe('readStageEnvironment', () => {
       outputStreams: new Map([['s1', 'ex']]),
       deadLetterQueueUrl: 'https://sqs/q',
       pipelineModule: undefined,
+      sinkTargets: new Map(),
     });
   });
 

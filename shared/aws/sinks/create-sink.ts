@@ -1,0 +1,71 @@
+/**
+ * The sink writer of a sink stage on AWS, chosen by the job graph's sink connector:
+ *
+ * | connector   | on AWS                                                              |
+ * |-------------|---------------------------------------------------------------------|
+ * | `dynamodb`  | {@link DynamoDbUpsertSink} on the table (needs an upsert key)       |
+ * | `kinesis`   | {@link KinesisChangelogSink} on the stream                          |
+ * | `print`     | one line per row in Flink's print format, to the function's log     |
+ * | `blackhole` | nothing                                                             |
+ *
+ * `collect` and `jsonl` write to the local process or disk and have no meaning in a Lambda
+ * function: they are refused with the sink's name. The table or stream name comes from the
+ * connector or, as the CDK stack deploys it, from the stage's `FLAMBDA_SINK_TARGETS`.
+ */
+import type { KinesisClient } from '@aws-sdk/client-kinesis';
+import { PlanError } from '../../core/errors.ts';
+import { createRowEncoder } from '../../core/codec.ts';
+import type { ChangeRow } from '../../core/row.ts';
+import type { JobSink } from '../../plan/job-graph.ts';
+import type { DynamoDbSender } from '../state/table-io.ts';
+import { DynamoDbUpsertSink } from './dynamodb-upsert-sink.ts';
+import { KinesisChangelogSink } from './kinesis-changelog-sink.ts';
+
+/** Writes one batch of a sink's changelog. */
+export type SinkWriter = (rows: readonly ChangeRow[]) => Promise<void>;
+
+/** What {@link createAwsSink} may use. */
+export interface AwsSinkContext {
+  readonly dynamoDb: DynamoDbSender;
+  readonly kinesis: Pick<KinesisClient, 'send'>;
+  /** Table or stream name per sink name, overriding the connector's. */
+  readonly targets?: ReadonlyMap<string, string>;
+  /** Where `print` lines go. @default console.log */
+  readonly log?: (line: string) => void;
+}
+
+/** The writer of `sink`. @throws PlanError for a connector that cannot run on AWS or a missing name. */
+export function createAwsSink(sink: JobSink, context: AwsSinkContext): SinkWriter {
+  const connector = sink.connector;
+  const target = context.targets?.get(sink.name);
+  switch (connector.type) {
+    case 'dynamodb': {
+      const tableName = target ?? connector.tableName;
+      if (tableName === undefined) throw new PlanError(`sink '${sink.name}' writes a DynamoDB table: give its name (connector tableName or FLAMBDA_SINK_TARGETS)`);
+      const writer = new DynamoDbUpsertSink({ client: context.dynamoDb, tableName, schema: sink.schema, upsertKey: sink.upsertKey ?? [] });
+      return (rows) => writer.write(rows);
+    }
+    case 'kinesis': {
+      const streamName = target ?? connector.streamName;
+      if (streamName === undefined) throw new PlanError(`sink '${sink.name}' writes a Kinesis stream: give its name (connector streamName or FLAMBDA_SINK_TARGETS)`);
+      const writer = new KinesisChangelogSink({ client: context.kinesis, streamName, schema: sink.schema, upsertKey: sink.upsertKey });
+      return (rows) => writer.write(rows);
+    }
+    case 'print': {
+      const encode = createRowEncoder(sink.schema);
+      const log = context.log ?? ((line: string) => console.log(line));
+      return (rows) => {
+        for (const r of rows) {
+          const json = encode(r.row);
+          log(`${sink.name}> ${r.kind}[${sink.schema.fields.map((f) => (json[f.name] === null || json[f.name] === undefined ? 'NULL' : String(json[f.name]))).join(', ')}]`);
+        }
+        return Promise.resolve();
+      };
+    }
+    case 'blackhole':
+      return () => Promise.resolve();
+    case 'collect':
+    case 'jsonl':
+      throw new PlanError(`sink '${sink.name}' uses the '${connector.type}' connector, which only the embedded runtime has; on AWS use dynamodb, kinesis, print or blackhole`);
+  }
+}
