@@ -21,6 +21,18 @@ export const STAGE_METRICS = {
   batchDurationMs: 'BatchDurationMs',
   stateReads: 'StateReads',
   stateWrites: 'StateWrites',
+  /** Rows too late for every window (sent to the late side output). */
+  lateRecords: 'LateRecords',
+  /** Keys a state prefetch found in the warm cache / had to load. */
+  stateCacheHits: 'StateCacheHits',
+  stateCacheMisses: 'StateCacheMisses',
+  /** Processing time minus the chain's output watermark after the batch (event-time lag). */
+  watermarkLagMs: 'WatermarkLagMs',
+  /** Announced ranges replayed after a crash. */
+  replays: 'Replays',
+  /** Lookup join cache hits / misses (all lookup joins of the stage). */
+  lookupCacheHits: 'LookupCacheHits',
+  lookupCacheMisses: 'LookupCacheMisses',
 } as const;
 
 /** What this module needs of Powertools' `Metrics`. */
@@ -65,6 +77,15 @@ export function addStageMetrics(metrics: MetricSink, before: StageCounters, afte
   metrics.addMetric(STAGE_METRICS.batchDurationMs, MetricUnit.Milliseconds, durationMs);
   metrics.addMetric(STAGE_METRICS.stateReads, count, after.state.reads - before.state.reads);
   metrics.addMetric(STAGE_METRICS.stateWrites, count, after.state.writes - before.state.writes);
+  metrics.addMetric(STAGE_METRICS.lateRecords, count, after.handler.lateRecords - before.handler.lateRecords);
+  metrics.addMetric(STAGE_METRICS.stateCacheHits, count, after.handler.stateCacheHits - before.handler.stateCacheHits);
+  metrics.addMetric(STAGE_METRICS.stateCacheMisses, count, after.handler.stateCacheMisses - before.handler.stateCacheMisses);
+  metrics.addMetric(STAGE_METRICS.lookupCacheHits, count, after.handler.lookupCacheHits - before.handler.lookupCacheHits);
+  metrics.addMetric(STAGE_METRICS.lookupCacheMisses, count, after.handler.lookupCacheMisses - before.handler.lookupCacheMisses);
+  metrics.addMetric(STAGE_METRICS.replays, count, after.handler.replays - before.handler.replays);
+  // A gauge, not a delta: how far event time trails processing time after this invocation.
+  const lag = after.handler.watermarkLagMs;
+  if (lag !== undefined && Number.isFinite(lag)) metrics.addMetric(STAGE_METRICS.watermarkLagMs, MetricUnit.Milliseconds, Math.max(0, lag));
 }
 
 /** Options of {@link stageMetrics}. */

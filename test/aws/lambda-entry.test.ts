@@ -177,8 +177,26 @@ describe('functions/stage-handler.ts on kinesalite and dynalite', () => {
     expect(doc.Pipeline).toBe(graph.name);
     expect(doc.Stage).toBe(stage0.id);
     expect(directive.Metrics.map((m) => m.Name).sort()).toEqual(
-      ['BatchDurationMs', 'DeadLettered', 'FailedBatches', 'RecordsIn', 'RecordsOut', 'StateReads', 'StateWrites'].sort(),
+      [
+        'BatchDurationMs',
+        'DeadLettered',
+        'FailedBatches',
+        'RecordsIn',
+        'RecordsOut',
+        'StateReads',
+        'StateWrites',
+        'LateRecords',
+        'StateCacheHits',
+        'StateCacheMisses',
+        'LookupCacheHits',
+        'LookupCacheMisses',
+        'Replays',
+        'WatermarkLagMs',
+      ].sort(),
     );
+    // Event time trails processing time: the bids are from the past.
+    expect(doc.WatermarkLagMs).toBeGreaterThan(0);
+    expect(doc).toMatchObject({ LateRecords: 0, StateCacheHits: 0, StateCacheMisses: 0, Replays: 0 });
     expect(doc).toMatchObject({ RecordsIn: LINES, RecordsOut: LINES, DeadLettered: 0, FailedBatches: 0 });
     expect(doc.BatchDurationMs).toBeGreaterThan(0);
     // A Calc stage keeps no state.

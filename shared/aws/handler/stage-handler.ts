@@ -167,7 +167,21 @@ export interface StageHandlerStats {
   redoRecoveries: number;
   /** Invocations that found their task stale (another container had processed the shard). */
   staleTasks: number;
+  /** Rows too late for every window, sent to a late side output (operators' `numLateRecordsDropped`). */
+  lateRecords: number;
+  /** Keys state prefetches found in the warm cache. */
+  stateCacheHits: number;
+  /** Keys state prefetches had to load from DynamoDB. */
+  stateCacheMisses: number;
+  /** Lookup join cache hits and misses (operators' `lookupCacheHits` / `lookupCacheMisses`). */
+  lookupCacheHits: number;
+  lookupCacheMisses: number;
+  /** Processing time minus the chain's output watermark after the last committed batch; undefined before a finite watermark. */
+  watermarkLagMs: number | undefined;
 }
+
+/** Operator metric names the handler sums into its stats. */
+const OPERATOR_COUNTERS = { lateRecords: 'numLateRecordsDropped', lookupCacheHits: 'lookupCacheHits', lookupCacheMisses: 'lookupCacheMisses' } as const;
 
 /** What a stage stores in its checkpoint with each commit. */
 interface CommittedData {
@@ -197,6 +211,8 @@ interface ShardTask {
   committed: CommittedData | undefined;
   /** The version whose redo log this container applied completely. */
   appliedVersion: number;
+  /** Operator and cache counters already added to the handler's stats. */
+  reported: Record<'lateRecords' | 'lookupCacheHits' | 'lookupCacheMisses' | 'stateCacheHits' | 'stateCacheMisses', number>;
 }
 
 /** What running a batch's steps produced, before it is committed. */
@@ -250,6 +266,12 @@ export class StageHandler {
     replays: 0,
     redoRecoveries: 0,
     staleTasks: 0,
+    lateRecords: 0,
+    stateCacheHits: 0,
+    stateCacheMisses: 0,
+    lookupCacheHits: 0,
+    lookupCacheMisses: 0,
+    watermarkLagMs: undefined,
   };
 
   /** @throws PlanError when the stage is unknown or its output is not wired (stream name, client, sink). */
@@ -542,7 +564,26 @@ export class StageHandler {
     }
     for (const p of prepared) p.landed();
     task.appliedVersion = version;
+    this.report(task);
     return ref;
+  }
+
+  /** Adds what the task's operators and caches counted since the last report to the stats. */
+  private report(task: ShardTask): void {
+    const now: ShardTask['reported'] = { lateRecords: 0, lookupCacheHits: 0, lookupCacheMisses: 0, stateCacheHits: 0, stateCacheMisses: 0 };
+    for (const runner of task.runners) {
+      for (const [stat, metric] of Object.entries(OPERATOR_COUNTERS) as [keyof typeof OPERATOR_COUNTERS, string][]) now[stat] += runner.metrics.get(metric) ?? 0;
+    }
+    for (const store of task.stores) {
+      const stats = store.stats();
+      now.stateCacheHits += stats.cacheHits;
+      now.stateCacheMisses += stats.cacheMisses;
+    }
+    for (const key of Object.keys(now) as (keyof ShardTask['reported'])[]) {
+      this.counters[key] += now[key] - task.reported[key];
+      task.reported[key] = now[key];
+    }
+    if (Number.isFinite(task.watermark)) this.counters.watermarkLagMs = this.clock() - task.watermark;
   }
 
   /** The persisted timers of an operator whose keys this shard owns. */
@@ -625,7 +666,7 @@ export class StageHandler {
             producerShard: shardId,
           })
         : undefined;
-    return { shardId, streamName, reader, runners, stores, journals, writer, watermark, emittedWatermark: -Infinity, version, committed, appliedVersion: -1 };
+    return { shardId, streamName, reader, runners, stores, journals, writer, watermark, emittedWatermark: -Infinity, version, committed, appliedVersion: -1, reported: { lateRecords: 0, lookupCacheHits: 0, lookupCacheMisses: 0, stateCacheHits: 0, stateCacheMisses: 0 } };
   }
 }
 
