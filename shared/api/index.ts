@@ -5,6 +5,18 @@ export { Pipeline, isPipeline } from './pipeline.ts';
 export type { GeneratorContext, GeneratorFunction, SourceOptions } from './pipeline.ts';
 export { Stream, GroupedStream } from './stream.ts';
 export type { SinkOptions, AggregateOptions, ProjectionSpec } from './stream.ts';
+export { WindowedStream } from './windowed-stream.ts';
+export type {
+  WindowColumns,
+  WindowOptions,
+  TriggerOptions,
+  LateSinkOption,
+  WindowTimingOptions,
+  WindowRankOptions,
+  WindowDeduplicateOptions,
+} from './windowed-stream.ts';
+export { tumble, hop, cumulate, session, parseDuration } from './windows.ts';
+export type { Duration, AlignedWindowOptions, SessionOptions } from './windows.ts';
 export { count, countWhere, countDistinct, sum, min, max, avg } from './aggregates.ts';
 export type { AggregateSpec } from './aggregates.ts';
 export type { RowOf, SchemaSpec, ColumnTypeSpec } from './schema-spec.ts';

@@ -64,6 +64,8 @@ export class Pipeline {
   private readonly functions = new Map<string, UserFunction>();
   private readonly generatorFns = new Map<string, GeneratorFunction>();
   private readonly sourceNames = new Set<string>();
+  /** Names of sinks fed by side outputs (late sinks), reserved when declared. */
+  private readonly sideSinkNames = new Set<string>();
   private nodeCounter = 0;
   private planned: PlannedPipeline | undefined;
 
@@ -127,8 +129,18 @@ export class Pipeline {
   /** Adds a sink node. @internal */
   addSink(sink: SinkNode): void {
     if (this.planned) throw new PlanError(`pipeline '${this.name}' was already planned; add sinks before planning`);
-    if (this.sinkNodes.some((s) => s.name === sink.name)) throw new PlanError(`two sinks are named '${sink.name}'`);
+    if (this.sinkNodes.some((s) => s.name === sink.name) || this.sideSinkNames.has(sink.name)) throw new PlanError(`two sinks are named '${sink.name}'`);
     this.sinkNodes.push(sink);
+  }
+
+  /** Reserves the name of a sink fed by a side output (e.g. a window's `lateSink`). @internal */
+  reserveSinkName(name: string): void {
+    if (this.planned) throw new PlanError(`pipeline '${this.name}' was already planned; add sinks before planning`);
+    if (!/^[A-Za-z][A-Za-z0-9_-]*$/.test(name)) {
+      throw new PlanError(`late sink name must start with a letter and use letters, digits, '_' or '-' (given '${name}')`);
+    }
+    if (this.sinkNodes.some((s) => s.name === name) || this.sideSinkNames.has(name)) throw new PlanError(`two sinks are named '${name}'`);
+    this.sideSinkNames.add(name);
   }
 
   /** User functions by reference, for runtimes. */

@@ -4,13 +4,16 @@
  */
 import { PlanError } from '../core/errors.ts';
 import { parseType } from '../core/type-parse.ts';
-import type { Field, LogicalType, Row, Schema, Value } from '../core/types.ts';
+import type { Field, Row, Schema, Value } from '../core/types.ts';
 import { groupAggregateOutputSchema } from '../operators/aggregate/group-aggregate.ts';
 import { calcOutputSchema } from '../operators/calc/calc-operator.ts';
 import type { Expr } from '../plan/expr.ts';
 import { inferType } from '../plan/expr-types.ts';
-import type { AggCall, CalcNode, LogicalNode, RankRange, SinkConnector, SortField } from '../plan/logical.ts';
+import type { CalcNode, LogicalNode, RankRange, SinkConnector, SortField } from '../plan/logical.ts';
 import type { AggregateSpec } from './aggregates.ts';
+import { aggregateInput, requireColumn } from './aggregate-input.ts';
+import { WindowedStream, windowOfNode, windowRank, type WindowOptions } from './windowed-stream.ts';
+import type { WindowSpec } from '../plan/logical.ts';
 import type { Pipeline } from './pipeline.ts';
 import type { RowOf, SchemaSpec } from './schema-spec.ts';
 
@@ -80,6 +83,16 @@ export class Stream<T> {
   }
 
   /**
+   * Assigns windows (`tumble`, `hop`, `cumulate`, `session` from the API); follow with
+   * `.aggregate`, `.process`, `.topN` / `.rank`, `.deduplicate` or `.withWindowColumns`.
+   *
+   * @throws PlanError for an invalid window (size, slide, gap, offset) or an unknown column.
+   */
+  window(assigner: WindowSpec, options: WindowOptions = {}): WindowedStream<T> {
+    return new WindowedStream<T>(this, assigner, options);
+  }
+
+  /**
    * Streaming Top-N: ranks rows within each partition by `orderBy` and keeps the ranks in
    * `range` (SQL `ROW_NUMBER() OVER (PARTITION BY … ORDER BY …) AS rn … WHERE rn <= N`). The
    * planner picks Flink's strategy (AppendFast, Retract or UpdateFast) from the input.
@@ -89,6 +102,12 @@ export class Stream<T> {
     options: RankOptions<T> & { readonly rankNumber?: R },
   ): Stream<R extends string ? T & { [P in R]: number } : T> {
     const partitionBy = options.partitionBy ?? [];
+    // Flink plans a Top-N partitioned by window_start and window_end of windowed rows as a window
+    // Top-N: final insert-only results per window, and state dropped when the window ends.
+    const window = windowOfNode(this.node);
+    if (window && partitionBy.includes('window_start' as never) && partitionBy.includes('window_end' as never) && !('atMostColumn' in options.range)) {
+      return windowRank(this, window, options) as never;
+    }
     for (const k of partitionBy) requireColumn(this.schema, k, 'rank partitionBy');
     if (options.orderBy.length === 0) throw new PlanError('rank needs at least one orderBy column');
     const orderBy = options.orderBy.map((o) => parseOrder(o as OrderSpec<Record<string, unknown>>, this.schema));
@@ -233,7 +252,7 @@ export interface DeduplicateOptions<T> {
   readonly stateTtlMs?: number;
 }
 
-function parseOrder(spec: OrderSpec<Record<string, unknown>>, schema: Schema): SortField {
+export function parseOrder(spec: OrderSpec<Record<string, unknown>>, schema: Schema): SortField {
   if (typeof spec === 'object') {
     requireColumn(schema, spec.column, 'rank orderBy');
     const direction = spec.direction ?? 'ASC';
@@ -247,7 +266,7 @@ function parseOrder(spec: OrderSpec<Record<string, unknown>>, schema: Schema): S
   return parseOrder({ column, direction, ...(m[3] ? { nulls: m[3].toUpperCase() as 'FIRST' | 'LAST' } : {}) }, schema);
 }
 
-function parseRankRange(spec: RankRangeSpec, schema: Schema): RankRange {
+export function parseRankRange(spec: RankRangeSpec, schema: Schema): RankRange {
   const whole = (name: string, v: number): number => {
     if (!Number.isSafeInteger(v) || v < 1) throw new PlanError(`rank range: ${name} must be a positive integer (given ${v})`);
     return v;
@@ -295,40 +314,8 @@ export class GroupedStream<T, K extends keyof T & string> {
    * are expressions are first projected into `$fN` columns, as Flink's planner does.
    */
   aggregate<A extends Readonly<Record<string, AggregateSpec>>>(aggregates: A, options: AggregateOptions = {}): Stream<AggregateRow<T, K, A>> {
-    const entries = Object.entries(aggregates);
-    if (entries.length === 0) throw new PlanError('aggregate needs at least one aggregate call');
     const input = this.stream;
-    const projection: { name: string; expr: Expr }[] = this.keys.map((k) => ({ name: k, expr: { kind: 'ref', name: k } }));
-    const columnFor = (expr: Expr): string => {
-      if (expr.kind === 'ref') {
-        requireColumn(input.schema, expr.name, 'aggregate');
-        if (!projection.some((p) => p.name === expr.name)) projection.push({ name: expr.name, expr });
-        return expr.name;
-      }
-      // Identical expressions share one column, as Flink's planner reuses common sub-expressions.
-      const same = projection.find((p) => sameExpr(p.expr, expr));
-      if (same) return same.name;
-      const name = `$f${projection.length}`;
-      projection.push({ name, expr });
-      return name;
-    };
-    const calls: AggCall[] = entries.map(([name, spec]) => {
-      if (this.keys.includes(name as K)) throw new PlanError(`aggregate '${name}' has the name of a group key`);
-      const arg = spec.arg === undefined ? undefined : columnFor(typeof spec.arg === 'string' ? { kind: 'ref', name: spec.arg } : spec.arg);
-      const filterField = spec.filter ? columnFor(spec.filter) : undefined;
-      return {
-        fn: spec.fn,
-        ...(arg !== undefined ? { arg } : {}),
-        distinct: spec.distinct,
-        ...(filterField !== undefined ? { filterField } : {}),
-        name,
-      };
-    });
-    // Project only what the aggregate reads (Flink pushes this projection below the Exchange).
-    const identity =
-      projection.length === input.schema.fields.length &&
-      projection.every((p, i) => p.expr.kind === 'ref' && p.expr.name === input.schema.fields[i]?.name && p.name === p.expr.name);
-    const aggInput = identity ? input : input.calc(projection);
+    const { aggInput, calls } = aggregateInput(input, this.keys, aggregates);
     const spec = {
       groupBy: this.keys,
       aggCalls: calls,
@@ -345,17 +332,4 @@ export class GroupedStream<T, K extends keyof T & string> {
       schema: groupAggregateOutputSchema(spec, aggInput.schema),
     }) as never;
   }
-}
-
-function sameExpr(a: Expr, b: Expr): boolean {
-  const key = (e: Expr): string => JSON.stringify(e, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
-  return key(a) === key(b);
-}
-
-function requireColumn(schema: Schema, name: string, context: string): LogicalType {
-  const field = schema.fields.find((f) => f.name === name);
-  if (!field) {
-    throw new PlanError(`${context}: unknown column '${name}' (available: ${schema.fields.map((f) => f.name).join(', ')})`);
-  }
-  return field.type;
 }

@@ -7,6 +7,8 @@
  * - `passthrough`: decode → hash exchange → encode, through two stages (4 shards each).
  * - `group-agg`: decode → exchange → GroupAggregate (COUNT, SUM, MAX per auction) → encode.
  * - `topn`: Top-N variants (append, retract, update).
+ * - `windows`: TUMBLE, HOP and SESSION window aggregates over 100,000 keys, with timers fired per
+ *   second and the live window state before the end of input (windows.ts).
  * - `state-io`: DynamoDB requests per 1,000 events of the DynamoDB state backend against a
  *   write-through baseline, on dynalite (state-io.ts; loaded only when asked for, since it
  *   pulls in the AWS SDK).
@@ -139,8 +141,11 @@ export const SUITES: Readonly<Record<string, readonly BenchCase[]>> = {
 /** The suite that counts DynamoDB requests instead of timing the embedded runtime. */
 export const STATE_IO_SUITE = 'state-io';
 
+/** The window suite (windows.ts): TUMBLE, HOP and SESSION over 100,000 keys, with timers and live state. */
+export const WINDOWS_SUITE = 'windows';
+
 /** Every suite name, in the order help and errors list them. */
-export const SUITE_NAMES: readonly string[] = [...Object.keys(SUITES), STATE_IO_SUITE];
+export const SUITE_NAMES: readonly string[] = [...Object.keys(SUITES), WINDOWS_SUITE, STATE_IO_SUITE];
 
 /** Default input events per suite (state-io runs on dynalite, which is slow: about 55 s here). */
 export function defaultEvents(suite: string): number {
@@ -154,7 +159,8 @@ export function casePipeline(c: BenchCase): Pipeline {
   return p;
 }
 
-async function timeJob(graph: JobGraph, path: string, events: number, functions = new Map<string, unknown>()): Promise<number> {
+/** Runs a job over a bid file through an encoding sink; returns events per second. */
+export async function timeJob(graph: JobGraph, path: string, events: number, functions = new Map<string, unknown>()): Promise<number> {
   const sinkSpec = graph.sinks[0];
   if (!sinkSpec) throw new PlanError('internal: benchmark job has no sink');
   const sink = new EncodingSink(createRowEncoder(sinkSpec.schema));
@@ -169,7 +175,7 @@ async function timeJob(graph: JobGraph, path: string, events: number, functions 
 }
 
 /** Median of a non-empty list. */
-function median(values: readonly number[]): number {
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] as number;
 }
@@ -183,6 +189,10 @@ export async function runSuite(suite: string, options: BenchOptions): Promise<Be
   if (suite === STATE_IO_SUITE) {
     const { runStateIoSuite } = await import('./state-io.ts');
     return runStateIoSuite(options.events);
+  }
+  if (suite === WINDOWS_SUITE) {
+    const { runWindowsSuite } = await import('./windows.ts');
+    return runWindowsSuite(options);
   }
   const cases = SUITES[suite];
   if (!cases) throw new PlanError(`unknown benchmark suite '${suite}' (suites: ${SUITE_NAMES.join(', ')})`);

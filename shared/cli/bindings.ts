@@ -102,6 +102,9 @@ export interface SummaryCounts {
   readonly recordsRead: number;
   readonly elapsedMs: number;
   readonly sinks: ReadonlyMap<string, { readonly rowsWritten: number }>;
+  /** Rows too late for every window (counted whether or not a late sink took them). */
+  readonly lateRecords?: number;
+  readonly sideOutputRows?: { readonly routed: number; readonly dropped: number };
 }
 
 /** `flambda: read N records (k dead-lettered) in s (rate); sink '…': n changelog rows`. */
@@ -110,5 +113,9 @@ export function summaryLine(result: SummaryCounts, deadLetters: ReadonlyMap<stri
   const secs = (result.elapsedMs / 1000).toFixed(2);
   const rate = result.elapsedMs > 0 ? Math.round((result.recordsRead * 1000) / result.elapsedMs) : result.recordsRead;
   const sinks = [...result.sinks].map(([n, s]) => `sink '${n}': ${s.rowsWritten} changelog rows`).join(', ');
-  return `flambda: read ${result.recordsRead} records${dead > 0 ? ` (${dead} dead-lettered)` : ''} in ${secs} s (${rate} records/s); ${sinks}`;
+  const late = result.lateRecords ?? 0;
+  const side = result.sideOutputRows ?? { routed: 0, dropped: 0 };
+  // Late rows are never lost silently: say how many there were and how many no sink took.
+  const lateText = late > 0 ? `; ${late} late rows (${side.routed} to late sinks, ${side.dropped} dropped)` : side.dropped > 0 ? `; ${side.dropped} side-output rows dropped` : '';
+  return `flambda: read ${result.recordsRead} records${dead > 0 ? ` (${dead} dead-lettered)` : ''} in ${secs} s (${rate} records/s); ${sinks}${lateText}`;
 }

@@ -122,7 +122,7 @@ supported.`,
 
   program
     .command('bench')
-    .description('run a benchmark suite (passthrough, group-agg, topn, state-io)')
+    .description('run a benchmark suite (passthrough, group-agg, topn, windows, state-io)')
     .argument('<suite>', 'suite name')
     .option('--json', 'one JSON object per result line')
     .option('--events <n>', 'input events per case')

@@ -10,6 +10,9 @@ import { createDeduplicateOperator } from './dedup/deduplicate-operator.ts';
 import { createMapOperator } from './map/map-operator.ts';
 import { createRankOperator } from './rank/rank-operator.ts';
 import type { Operator } from './operator.ts';
+import { PlanError } from '../core/errors.ts';
+import { createWindowAggregateOperator, createWindowProcessOperator, type WindowProcessFunction } from './window/index.ts';
+import { createWindowDeduplicateOperator, createWindowRankOperator, createWindowTableFunctionOperator } from './window-rank/index.ts';
 
 /** User code a job may reference: scalar/row functions by registry reference. */
 export interface UserCode {
@@ -29,5 +32,20 @@ export function createOperator(op: JobOperator, code: UserCode): Operator {
       return createRankOperator(op.spec, op.inputSchema);
     case 'Deduplicate':
       return createDeduplicateOperator(op.spec, op.inputSchema);
+    case 'WindowAggregate':
+      return createWindowAggregateOperator(op.spec, op.inputSchema);
+    case 'WindowProcess': {
+      const fn = code.functions.get(op.spec.ref);
+      if (typeof fn !== 'function') {
+        throw new PlanError(`${op.id}: window function ${op.spec.display} (${op.spec.ref}) is not in the pipeline module`);
+      }
+      return createWindowProcessOperator(op.spec, op.inputSchema, fn as WindowProcessFunction);
+    }
+    case 'WindowTableFunction':
+      return createWindowTableFunctionOperator(op.spec, op.inputSchema);
+    case 'WindowRank':
+      return createWindowRankOperator(op.spec, op.inputSchema);
+    case 'WindowDeduplicate':
+      return createWindowDeduplicateOperator(op.spec, op.inputSchema);
   }
 }

@@ -11,11 +11,12 @@
  */
 import { formatType } from '../core/type-parse.ts';
 import { STRATEGY_NAMES, type RankStrategy } from '../operators/rank/rank-spec.ts';
-import type { AggCall, LogicalNode, RankRange, SortField, WindowSpec } from './logical.ts';
+import type { AggCall, LogicalNode, RankRange, SortField } from './logical.ts';
 import { inputOf } from './logical.ts';
 import { printExpr } from './expr-print.ts';
 import type { NodeTraits, PlannedPipeline } from './planner.ts';
 import { formatDistribution } from './planner.ts';
+import { describeWindowNode } from './window-explain.ts';
 
 /** Options of {@link explainPlan}. */
 export interface ExplainOptions {
@@ -88,9 +89,8 @@ export function describePlanNode(node: LogicalNode): string {
         ['select', fields([...node.groupBy, ...node.aggCalls.map(formatAggCall)])],
       ])})`;
     case 'Rank':
-    case 'WindowRank':
       return `${node.type}(${attrs([
-        ['strategy', node.type === 'Rank' && node.strategy ? `[${formatStrategy(node.strategy, node.upsertKey)}]` : undefined],
+        ['strategy', node.strategy ? `[${formatStrategy(node.strategy, node.upsertKey)}]` : undefined],
         ['rankType', `[${node.rankType}]`],
         ['rankRange', `[${formatRankRange(node.rankRange)}]`],
         ['partitionBy', fields(node.partitionBy)],
@@ -112,11 +112,11 @@ export function describePlanNode(node: LogicalNode): string {
         ['select', fields(outNames)],
       ])})`;
     case 'WindowAggregate':
-      return `WindowAggregate(${attrs([
-        ['groupBy', node.groupBy.length > 0 ? fields(node.groupBy) : undefined],
-        ['window', `[${formatWindow(node.window)}]`],
-        ['select', fields([...node.groupBy, ...node.aggCalls.map(formatAggCall)])],
-      ])})`;
+    case 'WindowProcess':
+    case 'WindowTableFunction':
+    case 'WindowRank':
+    case 'WindowDeduplicate':
+      return describeWindowNode(node);
     case 'Exchange':
       return `Exchange(distribution=[${formatDistribution(node.distribution)}])`;
     case 'Sink':
@@ -141,27 +141,15 @@ function formatStrategy(strategy: RankStrategy, upsertKey: readonly string[] | u
   return strategy === 'UpdateFast' ? `${name}[${(upsertKey ?? []).join(',')}]` : name;
 }
 
-function formatSortField(f: SortField): string {
+/** `price DESC`, `a ASC NULLS LAST`, as Flink prints order keys. */
+export function formatSortField(f: SortField): string {
   const nulls = f.direction === 'ASC' ? (f.nullsFirst ? '' : ' NULLS LAST') : f.nullsFirst ? ' NULLS FIRST' : '';
   return `${f.column} ${f.direction}${nulls}`;
 }
 
-function formatRankRange(r: RankRange): string {
+/** `rankStart=1, rankEnd=10` or `rankEnd=col`. */
+export function formatRankRange(r: RankRange): string {
   return r.type === 'constant' ? `rankStart=${r.start}, rankEnd=${r.end}` : `rankEnd=${r.endColumn}`;
-}
-
-function formatWindow(w: WindowSpec): string {
-  const ms = (v: number): string => `${v} ms`;
-  switch (w.type) {
-    case 'TUMBLE':
-      return `TUMBLE(time_col=[${w.timeColumn}], size=[${ms(w.sizeMs)}])`;
-    case 'HOP':
-      return `HOP(time_col=[${w.timeColumn}], size=[${ms(w.sizeMs)}], slide=[${ms(w.slideMs)}])`;
-    case 'CUMULATE':
-      return `CUMULATE(time_col=[${w.timeColumn}], max_size=[${ms(w.maxSizeMs)}], step=[${ms(w.stepMs)}])`;
-    case 'SESSION':
-      return `SESSION(time_col=[${w.timeColumn}], gap=[${ms(w.gapMs)}], partition keys=[${w.partitionBy.join(', ')}])`;
-  }
 }
 
 /** Prints a schema as `name TYPE` lines, used by `flambda explain --schema`. */

@@ -23,6 +23,11 @@ import type {
 import { describePlanNode } from './explain.ts';
 import type { PlannedPipeline } from './planner.ts';
 import type { DeduplicateSpec, RankSpec } from '../operators/rank/rank-spec.ts';
+import type { WindowAggregateSpec, WindowProcessSpec } from '../operators/window/window-aggregate.ts';
+import type { WindowDeduplicateSpec } from '../operators/window-rank/window-deduplicate.ts';
+import type { WindowRankSpec } from '../operators/window-rank/window-rank.ts';
+import type { WindowTableFunctionSpec } from '../operators/window-rank/window-table-function.ts';
+import { windowOperator, lateSinksOf } from './window-job.ts';
 
 /** Version of the job graph format; bump on incompatible changes. */
 export const JOB_GRAPH_VERSION = 1;
@@ -57,6 +62,26 @@ export interface OperatorSpecs {
   };
   Rank: RankSpec;
   Deduplicate: DeduplicateSpec;
+  /** Window aggregation (TUMBLE / HOP / CUMULATE / SESSION, triggers, lateness). */
+  WindowAggregate: WindowAggregateSpec;
+  /** Full window function: the window spec plus the user function's registry reference. */
+  WindowProcess: WindowProcessSpec & { readonly ref: string; readonly display: string };
+  /** Window table function: appends window_start, window_end, window_time. */
+  WindowTableFunction: WindowTableFunctionSpec;
+  /** Window Top-N. */
+  WindowRank: WindowRankSpec;
+  /** Window deduplication. */
+  WindowDeduplicate: WindowDeduplicateSpec;
+}
+
+/**
+ * A side output routed to a sink: rows the operator `operatorId` emits under `tag` (late rows
+ * of window operators use the tag `late`) are written, as `+I` rows, to the sink `sink`.
+ */
+export interface JobSideOutput {
+  readonly operatorId: string;
+  readonly tag: string;
+  readonly sink: string;
 }
 
 /** One operator of a stage's chain. */
@@ -91,6 +116,8 @@ export interface JobStage {
   readonly inputSchema: Schema;
   readonly operators: readonly JobOperator[];
   readonly output: StageOutput;
+  /** Side outputs of this stage's operators that go to sinks (e.g. `lateSink` of a window). */
+  readonly sideOutputs?: readonly JobSideOutput[];
 }
 
 /** The whole job, upstream stages first. */
@@ -167,6 +194,13 @@ export function buildJobGraph(plan: PlannedPipeline, options: JobGraphOptions = 
       const output: StageOutput = next
         ? { type: 'exchange', toStage: `stage-${base + i + 1}`, distribution: (next.head as { distribution: Distribution }).distribution }
         : { type: 'sink', sink: sink.name };
+      const late = lateSinksOf(segment.nodes);
+      for (const l of late) {
+        if (sinks.some((s) => s.name === l.sink.name) || plan.sinks.some((s) => s.name === l.sink.name)) {
+          throw new PlanError(`two sinks are named '${l.sink.name}' (one is the late sink of ${l.side.operatorId})`);
+        }
+        sinks.push(l.sink);
+      }
       stages.push({
         id,
         parallelism: stageParallelism,
@@ -174,6 +208,7 @@ export function buildJobGraph(plan: PlannedPipeline, options: JobGraphOptions = 
         inputSchema: head.schema,
         operators: segment.nodes.map((n) => toJobOperator(n, plan)),
         output,
+        ...(late.length > 0 ? { sideOutputs: late.map((l) => l.side) } : {}),
       });
     });
     if (sinks.some((s) => s.name === sink.name)) throw new PlanError(`two sinks are named '${sink.name}'`);
@@ -252,6 +287,12 @@ function toJobOperator(node: LogicalNode, plan: PlannedPipeline): JobOperator {
           ...(node.stateTtlMs !== undefined ? { stateTtlMs: node.stateTtlMs } : {}),
         },
       };
+    case 'WindowAggregate':
+    case 'WindowProcess':
+    case 'WindowTableFunction':
+    case 'WindowRank':
+    case 'WindowDeduplicate':
+      return windowOperator(node, common, plan.needsUpdateBefore.has(node));
     default:
       throw new PlanError(`${node.type} is planned but not executable by this version of the runtime`);
   }

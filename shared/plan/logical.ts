@@ -10,6 +10,7 @@ import type { RowKind } from '../core/row.ts';
 import type { Schema } from '../core/types.ts';
 import type { Expr } from './expr.ts';
 import type { RankStrategy } from '../operators/rank/rank-spec.ts';
+import type { WindowTriggerSpec } from '../operators/window/triggers.ts';
 
 /**
  * The kinds of rows a node may emit (Flink's ChangelogMode). `['+I']` is insert-only;
@@ -173,8 +174,29 @@ export interface LookupJoinNode extends NodeBase {
   readonly condition?: Expr;
 }
 
+/** A sink fed by an operator's late side output (`lateSink: 'late_bids'`). */
+export interface LateSinkSpec {
+  readonly name: string;
+  readonly connector: SinkConnector;
+}
+
+/**
+ * When and how a window operator fires: time domain, trigger, allowed lateness, and the sink of
+ * the rows too late for every window.
+ */
+export interface WindowTiming {
+  /** @default 'event' */
+  readonly timeDomain?: 'event' | 'processing';
+  /** Early/late/count/purge firing; absent: fire once at the end of the window. */
+  readonly trigger?: WindowTriggerSpec;
+  /** Keep windows this long past their end and re-fire on late rows. @default 0 */
+  readonly allowedLatenessMs?: number;
+  /** Where late rows go; absent: they are counted (`numLateRecordsDropped`) and dropped. */
+  readonly lateSink?: LateSinkSpec;
+}
+
 /** Window aggregation (window TVF + GROUP BY window_start, window_end, …). */
-export interface WindowAggregateNode extends NodeBase {
+export interface WindowAggregateNode extends NodeBase, WindowTiming {
   readonly type: 'WindowAggregate';
   readonly input: LogicalNode;
   readonly window: WindowSpec;
@@ -182,15 +204,54 @@ export interface WindowAggregateNode extends NodeBase {
   readonly aggCalls: readonly AggCall[];
 }
 
-/** Window Top-N. */
+/** A full window function from a TypeScript pipeline (Flink's ProcessWindowFunction). */
+export interface WindowProcessNode extends NodeBase, WindowTiming {
+  readonly type: 'WindowProcess';
+  readonly input: LogicalNode;
+  readonly window: WindowSpec;
+  readonly groupBy: readonly string[];
+  /** Registry reference of the user function. */
+  readonly ref: string;
+  readonly display: string;
+}
+
+/** The window table function TUMBLE / HOP / CUMULATE: appends window_start, window_end, window_time. */
+export interface WindowTableFunctionNode extends NodeBase {
+  readonly type: 'WindowTableFunction';
+  readonly input: LogicalNode;
+  readonly window: WindowSpec;
+  readonly lateSink?: LateSinkSpec;
+}
+
+/** Window Top-N over rows that carry their window (from a window TVF or window aggregate). */
 export interface WindowRankNode extends NodeBase {
   readonly type: 'WindowRank';
   readonly input: LogicalNode;
   readonly rankType: 'ROW_NUMBER' | 'RANK' | 'DENSE_RANK';
+  /** Partition columns without the window columns (the window always partitions). */
   readonly partitionBy: readonly string[];
   readonly orderBy: readonly SortField[];
   readonly rankRange: RankRange;
   readonly rankNumberColumn?: string;
+  readonly windowStartColumn: string;
+  readonly windowEndColumn: string;
+  /** The window the input rows carry, when known (explain only). */
+  readonly window?: WindowSpec;
+  readonly lateSink?: LateSinkSpec;
+}
+
+/** Window deduplication: first or last row per partition and window by a rowtime column. */
+export interface WindowDeduplicateNode extends NodeBase {
+  readonly type: 'WindowDeduplicate';
+  readonly input: LogicalNode;
+  readonly partitionBy: readonly string[];
+  readonly keep: 'first' | 'last';
+  readonly orderColumn: string;
+  readonly windowStartColumn: string;
+  readonly windowEndColumn: string;
+  /** The window the input rows carry, when known (explain only). */
+  readonly window?: WindowSpec;
+  readonly lateSink?: LateSinkSpec;
 }
 
 /** Re-partitions rows between stages. Inserted by the planner. */
@@ -220,7 +281,10 @@ export type LogicalNode =
   | DeduplicateNode
   | LookupJoinNode
   | WindowAggregateNode
+  | WindowProcessNode
+  | WindowTableFunctionNode
   | WindowRankNode
+  | WindowDeduplicateNode
   | ExchangeNode
   | SinkNode;
 

@@ -24,6 +24,7 @@ import type {
 import { modifiedMonotonicity } from './monotonicity.ts';
 import { INSERT_ONLY, RETRACT, UPSERT, inputOf } from './logical.ts';
 import { mergeCalcs } from './rules/merge-calcs.ts';
+import { checkWindowInput, windowTraits } from './window-planning.ts';
 
 /** What the planner derived for one node. */
 export interface NodeTraits {
@@ -52,11 +53,18 @@ export function requiredDistribution(node: LogicalNode): Distribution | undefine
       return byKeys(node.groupBy);
     case 'Rank':
     case 'WindowRank':
+    case 'WindowDeduplicate':
+      // Window operators key their state and timers by exactly these columns (the window is a
+      // namespace), and the AWS runtime finds a shard's timers by hashing that key: the exchange
+      // must hash the same columns in the same order.
       return byKeys(node.partitionBy);
     case 'Deduplicate':
       return byKeys(node.keys);
     case 'WindowAggregate':
-      return byKeys(node.window.type === 'SESSION' ? node.window.partitionBy : node.groupBy);
+    case 'WindowProcess':
+      // SESSION partition columns are part of the group key (checked by the operator), and the
+      // state key is the whole group key.
+      return byKeys(node.groupBy);
     case 'LookupJoin':
       return node.shuffle ? byKeys(node.keys.map((k) => k.probe)) : undefined;
     default:
@@ -133,6 +141,7 @@ export function planPipeline(name: string, sinks: readonly SinkNode[], nextId: (
         rebuilt.set(node, result);
         return result;
       }
+      checkWindowInput(node, traits.get(input));
       if (node.type === 'Rank') {
         const choice = chooseRankStrategy(node, input, traits.get(input));
         result = { ...node, input, strategy: choice.strategy, ...(choice.upsertKey ? { upsertKey: choice.upsertKey } : {}) };
@@ -164,7 +173,7 @@ function sinkNeedsUpdateBefore(sink: SinkNode): boolean {
 }
 
 /** Node types whose operators produce update changelogs and can leave out `-U` rows. */
-const UPDATE_PRODUCERS: ReadonlySet<LogicalNode['type']> = new Set(['GroupAggregate', 'Rank', 'Deduplicate']);
+const UPDATE_PRODUCERS: ReadonlySet<LogicalNode['type']> = new Set(['GroupAggregate', 'Rank', 'Deduplicate', 'WindowAggregate']);
 
 /**
  * Walks from a consumer down to the producers of updates, telling each whether a consumer needs
@@ -179,7 +188,7 @@ function markUpdateBefore(node: LogicalNode, needed: boolean, out: Set<LogicalNo
   const inputNeeds =
     node.type === 'Rank'
       ? node.strategy !== 'UpdateFast'
-      : node.type === 'GroupAggregate' || node.type === 'WindowAggregate' || node.type === 'WindowRank' || node.type === 'Deduplicate'
+      : node.type === 'GroupAggregate' || node.type === 'WindowAggregate' || node.type === 'WindowProcess' || node.type === 'Deduplicate'
         ? true
         : needed;
   markUpdateBefore(input, inputNeeds, out);
@@ -276,15 +285,15 @@ function deriveTraits(node: LogicalNode, traits: ReadonlyMap<LogicalNode, NodeTr
       const insertOnly = node.keep === 'first' && node.orderColumn === undefined;
       return { changelogMode: insertOnly ? INSERT_ONLY : RETRACT, upsertKeys: [node.keys], distribution: undefined };
     }
-    case 'WindowRank':
     case 'WindowAggregate':
+    case 'WindowProcess':
+    case 'WindowTableFunction':
+    case 'WindowRank':
+    case 'WindowDeduplicate':
+      return windowTraits(node, inputTraits(node.input));
     case 'LookupJoin': {
       const t = inputTraits(node.input);
-      return {
-        changelogMode: node.type === 'LookupJoin' ? t.changelogMode : INSERT_ONLY,
-        upsertKeys: [],
-        distribution: t.distribution,
-      };
+      return { changelogMode: t.changelogMode, upsertKeys: [], distribution: t.distribution };
     }
   }
 }

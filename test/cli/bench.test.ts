@@ -46,6 +46,38 @@ describe('flambda bench --json', () => {
   });
 });
 
+describe('flambda bench windows --json', () => {
+  let windows: CliResult;
+
+  beforeAll(async () => {
+    windows = await runCli(['bench', 'windows', '--json', '--events', '3000'], { timeoutMs: 120_000 });
+  }, 120_000);
+
+  it('prints one JSON line per case (tumble, hop, session) with throughput, timers and bounded live state', () => {
+    expect(windows.code, windows.stderr).toBe(0);
+    const results = windows.stdout
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(results.map((r) => r.case)).toEqual(['tumble', 'hop', 'session']);
+    for (const r of results) {
+      expect(r.suite).toBe('windows');
+      expect(r.events).toBe(3000);
+      expect(r.keys).toBe(100_000);
+      for (const field of ['events_per_s', 'passthrough_events_per_s', 'ratio_to_passthrough', 'timers_fired_per_s', 'live_state_entries', 'live_windows_bound']) {
+        expect(typeof r[field], field).toBe('number');
+      }
+      expect(r.events_per_s as number).toBeGreaterThan(0);
+      expect(r.ratio_to_passthrough as number).toBeGreaterThan(0);
+      expect(r.timers_fired_per_s as number).toBeGreaterThan(0);
+      expect(r.live_state_entries as number).toBeGreaterThan(0);
+      expect(r.live_state_entries as number).toBeLessThanOrEqual(r.live_windows_bound as number);
+      expect(r.state_entries_after_end).toBe(0);
+      expect(r.output_rows as number).toBeGreaterThan(0);
+    }
+  });
+});
+
 describe('flambda bench state-io --json', () => {
   let stateIo: CliResult;
 

@@ -248,11 +248,20 @@ export default p;
   });
 });
 
-describe.each(['q18', 'q19'])('flambda run examples/nexmark/%s.ts (acceptance)', (query) => {
+describe.each(['q18', 'q19', 'q5', 'q7', 'q11'])('flambda run examples/nexmark/%s.ts (acceptance)', (query) => {
   it.each([1, 4])('--final equals the fixture at --parallelism %i', async (p) => {
     const out = tmp.file(`${query}-p${p}.json`);
     const r = await runCli(['run', `examples/nexmark/${query}.ts`, '--input', `bid=${BID_FIXTURE}`, '--final', out, '--parallelism', String(p)]);
     expect(r.code, r.stderr).toBe(0);
+    const expected = readJson(join(FIXTURE_DIR, `expected_${query}.json`)) as Record<string, unknown>[];
+    expect(sortRows(readJson(out) as Record<string, unknown>[])).toEqual(sortRows(expected));
+  });
+
+  it('--batch-size 1 at --parallelism 3 gives the same result', async () => {
+    const out = tmp.file(`${query}-p3-b1.json`);
+    const r = await runCli(['run', `examples/nexmark/${query}.ts`, '--input', `bid=${BID_FIXTURE}`, '--final', out, '--parallelism', '3', '--batch-size', '1']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('late rows');
     const expected = readJson(join(FIXTURE_DIR, `expected_${query}.json`)) as Record<string, unknown>[];
     expect(sortRows(readJson(out) as Record<string, unknown>[])).toEqual(sortRows(expected));
   });

@@ -37,11 +37,13 @@ export function canonical(rows: readonly Record<string, JsonValue>[]): string[] 
 const expected = (query: string): Record<string, JsonValue>[] =>
   JSON.parse(readFileSync(resolve(FIXTURE_DIR, `expected_${query}.json`), 'utf8')) as Record<string, JsonValue>[];
 
-describe.each(['q15', 'q18', 'q19'])('Nexmark %s on the fixture', (query) => {
+describe.each(['q15', 'q18', 'q19', 'q5', 'q7', 'q11'])('Nexmark %s on the fixture', (query) => {
   it.each([
     [1, 1024],
     [4, 1024],
     [3, 1],
+    [2, 7],
+    [8, 3],
   ])('matches the expected result at parallelism %i, batch size %i', async (parallelism, batchSize) => {
     const module = (await import(`../../examples/nexmark/${query}.ts`)) as { default: Pipeline };
     const rows = await runOnFixture(module.default, parallelism, batchSize);

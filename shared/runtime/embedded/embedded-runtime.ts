@@ -31,6 +31,7 @@ import { KinesisPartitioner } from '../../partition/partitioner.ts';
 import type { JobGraph, JobSource, JobStage } from '../../plan/job-graph.ts';
 import { createOperator, type UserCode } from '../../operators/registry.ts';
 import { BoundedOutOfOrderness, InputWatermarks } from '../watermarks.ts';
+import { LATE_RECORDS_METRIC } from '../../operators/window-rank/late-data.ts';
 import { createSink, type SinkInstance, type SinkObserver, type SinkSetup } from './sinks.ts';
 import { batchRows, readJsonLines } from './sources.ts';
 
@@ -71,6 +72,12 @@ export interface EmbeddedJobOptions {
   readonly clock?: () => number;
   /** Builds operator instances. @default the operator registry (shared/operators/registry.ts) */
   readonly instantiate?: OperatorInstantiator;
+  /**
+   * Called after a source's last batch has gone through the job and before its end-of-input
+   * (+∞) watermark, with every operator runner: what is live in state just before the end
+   * (benchmarks check window state stays bounded by the live windows).
+   */
+  readonly onInputEnd?: (source: string, runners: readonly OperatorRunner[]) => void;
 }
 
 /** What a finished job reports. */
@@ -83,6 +90,10 @@ export interface JobResult {
   readonly sinks: ReadonlyMap<string, { readonly rowsWritten: number }>;
   /** Counters summed over the shards of every operator, by operator id. */
   readonly operatorMetrics: ReadonlyMap<string, ReadonlyMap<string, number>>;
+  /** Rows too late for every window (`numLateRecordsDropped` summed over all operators). */
+  readonly lateRecords: number;
+  /** Side-output rows (late or invalid-rowtime rows) written to sinks, and those no sink took. */
+  readonly sideOutputRows: { readonly routed: number; readonly dropped: number };
 }
 
 /** One shard of one stage: its operator chain and input watermarks. */
@@ -120,6 +131,22 @@ class StageTask {
     return out;
   }
 
+  /**
+   * Advances processing time to `now` on the operators with processing-time timers due (window
+   * early/late firing, processing-time windows); what they fire flows through the rest.
+   */
+  async tick(now: number): Promise<ChangeRow[]> {
+    const out: ChangeRow[] = [];
+    for (let i = 0; i < this.runners.length; i++) {
+      const runner = this.runners[i] as OperatorRunner;
+      const next = runner.timers.nextProcessingTimerTimestamp();
+      if (next === undefined || next > now) continue;
+      const fired = await runner.setProcessingTime(now);
+      if (fired.length > 0) for (const r of await this.processThrough(fired, i + 1)) out.push(r);
+    }
+    return out;
+  }
+
   /** Ends input: every operator's finish, in chain order. */
   async finish(): Promise<ChangeRow[]> {
     const out: ChangeRow[] = [];
@@ -134,6 +161,9 @@ class StageTask {
 interface StageRuntime {
   readonly spec: JobStage;
   readonly tasks: StageTask[];
+  /** Side-output rows routed to sinks and dropped (no sink for their tag). */
+  readonly side: { routed: number; dropped: number };
+  /** Sends a shard's output on, and its operators' side outputs to their sinks. */
   route(fromShard: number, rows: readonly ChangeRow[]): void;
   /** Sends a shard's output watermark downstream. */
   emitWatermark(fromShard: number, watermark: number, now: number): void;
@@ -187,6 +217,7 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
           task.pending = [];
           stage.route(task.shard, await task.processThrough(rows));
         }
+        stage.route(task.shard, await task.tick(now));
       }
       for (const task of stage.tasks) {
         const wm = task.pendingWatermark;
@@ -222,9 +253,9 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
       const now = clock();
       for (const task of stage.tasks) {
         const batch = shardBatches[task.shard] as ChangeRow[];
-        if (batch.length === 0) continue;
         shardBatches[task.shard] = [];
-        stage.route(task.shard, await task.processThrough(batch));
+        if (batch.length > 0) stage.route(task.shard, await task.processThrough(batch));
+        stage.route(task.shard, await task.tick(now));
       }
       if (generators) {
         for (const task of stage.tasks) {
@@ -245,6 +276,7 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
     })) {
       await pushRows(rows);
     }
+    options.onInputEnd?.(source.name, order.flatMap((st) => st.tasks.flatMap((t) => t.runners)));
     // End of bounded input: +∞ on every source shard.
     const now = clock();
     for (const task of stage.tasks) {
@@ -254,6 +286,14 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
     await drain(0);
   }
 
+  // Bounded input: processing time ends too, so processing-time windows and pending early or
+  // late firings emit their last results instead of being lost with the job (stages upstream
+  // first, each one's output drained before the next).
+  for (let s = 0; s < order.length; s++) {
+    const stage = order[s] as StageRuntime;
+    for (const task of stage.tasks) stage.route(task.shard, await task.tick(END_OF_TIME));
+    await drain(s + 1);
+  }
   // Finish operators upstream first; each stage's leftovers are drained before its own finish.
   for (let s = 0; s < order.length; s++) {
     const stage = order[s] as StageRuntime;
@@ -264,11 +304,18 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
   reportProgress(true);
 
   const operatorMetrics = new Map<string, Map<string, number>>();
+  let lateRecords = 0;
+  const sideOutputRows = { routed: 0, dropped: 0 };
+  for (const stage of order) {
+    sideOutputRows.routed += stage.side.routed;
+    sideOutputRows.dropped += stage.side.dropped;
+  }
   for (const stage of order) {
     for (const task of stage.tasks) {
       for (const runner of task.runners) {
         const agg = operatorMetrics.get(runner.operatorId) ?? new Map<string, number>();
         for (const [k, v] of runner.metrics) agg.set(k, (agg.get(k) ?? 0) + v);
+        lateRecords += runner.metrics.get(LATE_RECORDS_METRIC) ?? 0;
         operatorMetrics.set(runner.operatorId, agg);
       }
     }
@@ -280,8 +327,13 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
     elapsedMs: clock() - started,
     sinks: new Map([...sinks].map(([name, s]) => [name, { rowsWritten: s.rowsWritten }])),
     operatorMetrics,
+    lateRecords,
+    sideOutputRows,
   };
 }
+
+/** Latest valid epoch millisecond: the processing time a bounded job ends at. */
+const END_OF_TIME = 8.64e15;
 
 async function buildStage(
   spec: JobStage,
@@ -307,6 +359,8 @@ async function buildStage(
     tasks.push(new StageTask(shard, runners, new InputWatermarks(upstreamParallelism, idleTimeout)));
   }
 
+  const side = { routed: 0, dropped: 0 };
+  const routeSide = sideOutputRouter(spec, tasks, sinks, side);
   const output = spec.output;
   if (output.type === 'sink') {
     const sink = sinks.get(output.sink);
@@ -314,8 +368,10 @@ async function buildStage(
     return {
       spec,
       tasks,
-      route: (_shard, rows) => {
+      side,
+      route: (shard, rows) => {
         if (rows.length > 0) sink.write(rows);
+        routeSide(shard);
       },
       emitWatermark: () => {},
     };
@@ -356,13 +412,51 @@ async function buildStage(
   return {
     spec,
     tasks,
-    route,
+    side,
+    route: (shard, rows) => {
+      route(shard, rows);
+      routeSide(shard);
+    },
     emitWatermark: (fromShard, watermark, now) => {
       for (const t of targets) {
         const advanced = t.inputs.update(fromShard, watermark, now);
         if (advanced !== undefined) t.pendingWatermark = advanced;
       }
     },
+  };
+}
+
+/**
+ * Drains the side outputs of a shard's operators into the sinks the stage routes them to (as
+ * `+I` rows); rows of a tag no sink takes are counted as dropped (their operator counted them
+ * already, e.g. as `numLateRecordsDropped`).
+ */
+function sideOutputRouter(
+  spec: JobStage,
+  tasks: readonly StageTask[],
+  sinks: ReadonlyMap<string, SinkInstance>,
+  counts: { routed: number; dropped: number },
+): (shard: number) => void {
+  const routes = new Map<string, SinkInstance>();
+  for (const s of spec.sideOutputs ?? []) {
+    const sink = sinks.get(s.sink);
+    if (!sink) throw new PlanError(`internal: stage ${spec.id} routes ${s.operatorId}'s '${s.tag}' rows to unknown sink '${s.sink}'`);
+    routes.set(`${s.operatorId}\u0000${s.tag}`, sink);
+  }
+  return (shard) => {
+    const task = tasks[shard];
+    if (!task) return;
+    for (const runner of task.runners) {
+      for (const [tag, rows] of runner.sideOutputs()) {
+        const sink = routes.get(`${runner.operatorId}\u0000${tag}`);
+        if (sink) {
+          sink.write(rows.map((row) => ({ kind: '+I' as const, row })));
+          counts.routed += rows.length;
+        } else {
+          counts.dropped += rows.length;
+        }
+      }
+    }
   };
 }
 
