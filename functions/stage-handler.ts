@@ -36,7 +36,16 @@ const deadLetterQueue = env.deadLetterQueueUrl === undefined ? undefined : new S
 const kinesis = createKinesisClient();
 const stageSpec = graph.stages.find((s) => s.id === env.stageId);
 const sinkSpec = stageSpec?.output.type === 'sink' ? graph.sinks.find((s) => s.name === (stageSpec.output as { sink: string }).sink) : undefined;
-const writeSink = sinkSpec === undefined ? undefined : createAwsSink(sinkSpec, { dynamoDb: createDynamoDbClient(), kinesis, targets: env.sinkTargets });
+const sinkContext = { dynamoDb: createDynamoDbClient(), kinesis, targets: env.sinkTargets };
+const writeSink = sinkSpec === undefined ? undefined : createAwsSink(sinkSpec, sinkContext);
+// Late-data (side output) sinks of this stage's operators, by sink name.
+const sideWriters = new Map(
+  (stageSpec?.sideOutputs ?? []).map((side) => {
+    const spec = graph.sinks.find((s) => s.name === side.sink);
+    if (spec === undefined) throw new Error(`job graph: side output ${side.operatorId}/${side.tag} names unknown sink '${side.sink}'`);
+    return [side.sink, createAwsSink(spec, sinkContext)] as const;
+  }),
+);
 
 const stage = new StageHandler({
   graph,
@@ -47,6 +56,7 @@ const stage = new StageHandler({
   kinesis,
   outputStreams: env.outputStreams,
   ...(writeSink === undefined ? {} : { sink: (rows) => writeSink(rows) }),
+  ...(sideWriters.size === 0 ? {} : { sideSink: (rows, info) => sideWriters.get(info.sink)?.(rows) }),
   ...(deadLetterQueue === undefined ? {} : { onDeadLetters: async (letters) => void (await deadLetterQueue.send(letters)) }),
   onError: (error, shardId) => logger.error('batch failed', { shardId, error: error as Error }),
 });

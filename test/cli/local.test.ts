@@ -2,7 +2,8 @@
  * `flambda local` end to end: Nexmark q15 through Kinesis streams, stage handlers and DynamoDB
  * state on emulators the command starts itself, at parallelism 1 and 4; the same against
  * endpoints given in the environment (the command starts nothing and deletes what it created);
- * and an unknown source.
+ * and an unknown source. The window queries q5, q7 and q11 close their windows at the end of the
+ * input (a +∞ heartbeat per source shard) and give the fixture's results.
  */
 import { join } from 'node:path';
 import { ListStreamsCommand } from '@aws-sdk/client-kinesis';
@@ -18,6 +19,22 @@ afterAll(() => tmp.cleanup());
 
 const expectedQ15 = readJson(join(FIXTURE_DIR, 'expected_q15.json')) as Record<string, unknown>[];
 const SUMMARY = /^flambda: read 50 records in \d+\.\d\d s \(\d+ records\/s\); sink 'q15': (\d+) changelog rows$/m;
+
+describe.each([
+  ['q5', 2],
+  ['q7', 1],
+  ['q11', 3],
+] as const)('flambda local examples/nexmark/%s.ts (event-time windows)', (query, parallelism) => {
+  it(`closes every window at the end of the input and equals expected_${query}.json at --parallelism ${parallelism}`, async () => {
+    const final = tmp.file(`${query}-local.json`);
+    const result = await runCli(['local', `examples/nexmark/${query}.ts`, '--input', `bid=${BID_FIXTURE}`, '--parallelism', String(parallelism), '--final', final, '--quiet'], {
+      timeoutMs: 90_000,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const expected = readJson(join(FIXTURE_DIR, `expected_${query}.json`)) as Record<string, unknown>[];
+    expect(sortRows(readJson(final) as Record<string, unknown>[])).toEqual(sortRows(expected));
+  });
+});
 
 describe('flambda local examples/nexmark/q15.ts', () => {
   it.each([1, 4])('equals expected_q15.json at --parallelism %i', async (parallelism) => {

@@ -96,8 +96,12 @@ export type SinkCallback = (rows: readonly ChangeRow[], info: SinkBatchInfo) => 
 /** Receives the dead letters of a batch (at-least-once). */
 export type DeadLetterCallback = (letters: readonly DeadLetter[]) => Promise<void> | void;
 
-/** Receives side-output rows (e.g. late data) of a batch, by tag (at-least-once). */
-export type SideOutputCallback = (tag: string, rows: readonly Row[], info: { readonly stage: string; readonly operatorId: string; readonly shardId: string }) => Promise<void> | void;
+/**
+ * Receives the side-output rows (e.g. late data) of a batch that the job graph routes to a sink
+ * (`stage.sideOutputs`), as `+I` rows; `info.sink` names that sink and `info.id` is stable across
+ * a replay, as for {@link SinkCallback}.
+ */
+export type SideOutputCallback = (rows: readonly ChangeRow[], info: SinkBatchInfo) => Promise<void> | void;
 
 /** Lease and fencing settings of the effectively-once protocol. */
 export interface CheckpointOptions {
@@ -135,8 +139,8 @@ export interface StageHandlerOptions {
   readonly sink?: SinkCallback;
   /** Dead letters. @default - dropped (only counted in {@link StageHandler.stats}) */
   readonly onDeadLetters?: DeadLetterCallback;
-  /** Side outputs. @default - dropped */
-  readonly onSideOutput?: SideOutputCallback;
+  /** Side outputs routed to sinks by the job graph. @default - dropped (counted in `sideRowsDropped`) */
+  readonly sideSink?: SideOutputCallback;
   /** Logs a failure that was turned into `batchItemFailures`. @default console.error */
   readonly onError?: (error: unknown, shardId: string) => void;
   /** Processing-time clock. @default Date.now */
@@ -178,6 +182,10 @@ export interface StageHandlerStats {
   lookupCacheMisses: number;
   /** Processing time minus the chain's output watermark after the last committed batch; undefined before a finite watermark. */
   watermarkLagMs: number | undefined;
+  /** Side-output rows handed to their sinks (replays included). */
+  sideRowsRouted: number;
+  /** Side-output rows no sink takes (no route in the job graph, or no `sideSink`). */
+  sideRowsDropped: number;
 }
 
 /** Operator metric names the handler sums into its stats. */
@@ -272,7 +280,11 @@ export class StageHandler {
     lookupCacheHits: 0,
     lookupCacheMisses: 0,
     watermarkLagMs: undefined,
+    sideRowsRouted: 0,
+    sideRowsDropped: 0,
   };
+  /** `operatorId \0 tag` → the sink the job graph routes that side output to. */
+  private readonly sideSinks: ReadonlyMap<string, string>;
 
   /** @throws PlanError when the stage is unknown or its output is not wired (stream name, client, sink). */
   constructor(options: StageHandlerOptions) {
@@ -291,6 +303,7 @@ export class StageHandler {
     if (leaseMs !== undefined && !(Number.isFinite(leaseMs) && leaseMs > 0)) throw new PlanError(`checkpoint.leaseMs must be a positive number of ms (given ${leaseMs})`);
     this.stage = stage;
     this.options = options;
+    this.sideSinks = new Map((stage.sideOutputs ?? []).map((s) => [`${s.operatorId}\u0000${s.tag}`, s.sink]));
     this.clock = options.clock ?? Date.now;
     this.leaseNow = options.checkpoint?.now ?? Date.now;
   }
@@ -533,7 +546,18 @@ export class StageHandler {
       this.counters.deadLetters += result.letters.length;
     }
     for (const side of result.side) {
-      await this.options.onSideOutput?.(side.tag, side.rows, { stage: this.stage.id, operatorId: side.operatorId, shardId: task.shardId });
+      const sink = this.sideSinks.get(`${side.operatorId}\u0000${side.tag}`);
+      if (sink === undefined || this.options.sideSink === undefined) {
+        this.counters.sideRowsDropped += side.rows.length;
+        continue;
+      }
+      checkpoints.checkLease();
+      const id = `${this.stage.id}/${task.shardId}/${first}-${last}/${side.operatorId}/${side.tag}`;
+      await this.options.sideSink(
+        side.rows.map((row): ChangeRow => ({ kind: '+I', row })),
+        { sink, stage: this.stage.id, shardId: task.shardId, first, last, id },
+      );
+      this.counters.sideRowsRouted += side.rows.length;
     }
 
     const prepared: PreparedFlush[] = [];

@@ -198,6 +198,13 @@ export async function runLocalJob(options: LocalJobOptions): Promise<LocalJobRes
     const sinkRows = new Map<string, number>(graph.sinks.map((s) => [s.name, 0]));
     const appliedBatches = new Set<string>();
     const handlers = new Map<string, StageHandler>();
+    // An idempotent sink: a replayed batch carries the id (and rows) it had before.
+    const deliver = (rows: readonly ChangeRow[], info: { sink: string; id: string }): void => {
+      if (appliedBatches.has(info.id)) return;
+      appliedBatches.add(info.id);
+      sinkRows.set(info.sink, (sinkRows.get(info.sink) ?? 0) + rows.length);
+      options.sink(info.sink, rows);
+    };
     for (const stage of graph.stages) {
       const output = stage.output;
       const source = sourceOfStage.get(stage.id);
@@ -207,17 +214,11 @@ export async function runLocalJob(options: LocalJobOptions): Promise<LocalJobRes
         code: options.code,
         dynamoDb: dynamoClient,
         tableName,
-        ...(output.type === 'exchange'
-          ? { kinesis: kinesisClient, outputStreams: new Map([[output.toStage, inputStreams.get(output.toStage) as string]]) }
-          : {
-              sink: (rows: readonly ChangeRow[], info: { sink: string; id: string }) => {
-                // An idempotent sink: a replayed batch carries the id (and rows) it had before.
-                if (appliedBatches.has(info.id)) return;
-                appliedBatches.add(info.id);
-                sinkRows.set(info.sink, (sinkRows.get(info.sink) ?? 0) + rows.length);
-                options.sink(info.sink, rows);
-              },
-            }),
+        // Every stage lists its input shards (timers are loaded by shard hash range).
+        kinesis: kinesisClient,
+        ...(output.type === 'exchange' ? { outputStreams: new Map([[output.toStage, inputStreams.get(output.toStage) as string]]) } : { sink: deliver }),
+        // Late rows and other side outputs go to the sinks the job graph routes them to.
+        sideSink: deliver,
         onDeadLetters: (letters) => options.onDeadLetters?.(letters, source),
         onError: (error) => {
           if (errors.length < 10) errors.push(error);
