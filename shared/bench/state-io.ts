@@ -24,6 +24,7 @@
 import { startDynalite } from '../aws/local/emulators.ts';
 import { readFileSync } from 'node:fs';
 import { sum, count, max } from '../api/aggregates.ts';
+import { tumble } from '../api/windows.ts';
 import { Pipeline } from '../api/pipeline.ts';
 import { createDynamoDbClient } from '../aws/clients.ts';
 import { createStateTable } from '../aws/state/create-state-table.ts';
@@ -31,6 +32,8 @@ import { DynamoDbStateStore } from '../aws/state/dynamodb-state-store.ts';
 import { batchWrite, newIoCounters } from '../aws/state/table-io.ts';
 import type { DynamoDbSender, IoCounters } from '../aws/state/table-io.ts';
 import { CheckpointStore } from '../aws/checkpoint/checkpoint-store.ts';
+import { TIMER_OPERATOR_TYPES } from '../aws/handler/stage-handler.ts';
+import { TimerJournal } from '../aws/state/timer-journal.ts';
 import { countWrites, encodeRedo } from '../aws/checkpoint/redo-codec.ts';
 import { PlanError } from '../core/errors.ts';
 import { createRowDecoder, decodeJsonLine } from '../core/codec.ts';
@@ -50,7 +53,7 @@ export const STATE_IO_BATCH = 500;
 
 const blackhole = { connector: { type: 'blackhole' as const } };
 
-/** The cases: q19 (Top-10 price per auction, as examples/nexmark/q19.ts) and group-agg. */
+/** The cases: q19 (Top-10 price per auction, as examples/nexmark/q19.ts), tumble-agg (10 s TUMBLE count and sum per auction) and group-agg. */
 const CASES: readonly { readonly name: string; readonly build: (p: Pipeline) => void }[] = [
   {
     name: 'q19',
@@ -59,6 +62,15 @@ const CASES: readonly { readonly name: string; readonly build: (p: Pipeline) => 
         .source('bid', { schema: BID_SCHEMA })
         .topN(10, { partitionBy: ['auction'], orderBy: ['price DESC'], rankNumber: 'rank_number' })
         .sinkTo('out', { ...blackhole, upsertKey: ['auction', 'rank_number'] }),
+  },
+  {
+    name: 'tumble-agg',
+    build: (p) =>
+      p
+        .source('bid', { schema: BID_SCHEMA, watermark: { column: 'date_time', outOfOrdernessMs: 4_000 } })
+        .window(tumble('date_time', '10 s'))
+        .aggregate({ bids: count(), volume: sum('price') }, { groupBy: ['auction'] })
+        .sinkTo('out', { ...blackhole }),
   },
   {
     name: 'group-agg',
@@ -75,6 +87,8 @@ const CASES: readonly { readonly name: string; readonly build: (p: Pipeline) => 
 interface BatchStore {
   readonly store: KeyedStateStore;
   endBatch(): Promise<unknown>;
+  /** Journals the operator's timers (DynamoDB backend: timers commit with the state). */
+  readonly timers?: TimerJournal;
 }
 
 /** Checks the graph is one chain of stages from one source, as the driver assumes. */
@@ -95,7 +109,7 @@ function checkLinear(graph: JobGraph): void {
 async function drive(
   graph: JobGraph,
   rows: readonly Row[],
-  makeStore: (operatorId: string, stageId: string) => BatchStore,
+  makeStore: (operatorId: string, stageId: string, operatorType: string) => BatchStore,
   afterBatch: () => Promise<void> = () => Promise.resolve(),
 ): Promise<number> {
   checkLinear(graph);
@@ -104,9 +118,10 @@ async function drive(
   const code = { functions: new Map<string, unknown>() };
   for (const stage of graph.stages) {
     for (const op of stage.operators) {
-      const store = makeStore(op.id, stage.id);
+      const store = makeStore(op.id, stage.id, op.type);
       stores.push(store);
       const runner = new OperatorRunner(() => createOperator(op, code), { operatorId: op.id, shard: 0, parallelism: 1, state: store.store });
+      store.timers?.attach(runner.timers);
       await runner.open();
       runners.push(runner);
     }
@@ -120,10 +135,21 @@ async function drive(
     for (const s of stores) await s.endBatch();
     await afterBatch();
   };
+  // Event time as a source shard would have it: max event time − the out-of-orderness, after
+  // each batch, advanced through the chain so windows fire (and free their state) as they go.
+  const watermark = graph.sources[0]?.watermark;
+  let maxEventTime = -Infinity;
   let emitted = 0;
   for (let start = 0; start < rows.length; start += STATE_IO_BATCH) {
-    const batch = rows.slice(start, start + STATE_IO_BATCH).map((row): ChangeRow => ({ kind: '+I', row }));
+    const slice = rows.slice(start, start + STATE_IO_BATCH);
+    const batch = slice.map((row): ChangeRow => ({ kind: '+I', row }));
     emitted += (await through(batch, 0)).length;
+    if (watermark !== undefined) {
+      for (const row of slice) maxEventTime = Math.max(maxEventTime, row[watermark.column] as number);
+      for (let i = 0; i < runners.length; i++) {
+        emitted += (await through(await (runners[i] as OperatorRunner).advanceWatermark(maxEventTime - watermark.outOfOrdernessMs), i + 1)).length;
+      }
+    }
     await endBatch();
   }
   for (let i = 0; i < runners.length; i++) emitted += (await through(await (runners[i] as OperatorRunner).finish(), i + 1)).length;
@@ -147,7 +173,8 @@ function checkpointedCommit(
   tableName: string,
   stageId: string,
   stores: DynamoDbStateStore[],
-): { endBatch: () => Promise<void>; io: IoCounters; checkpoints: CheckpointStore; stores: DynamoDbStateStore[] } {
+): { endBatch: () => Promise<void>; io: IoCounters; checkpoints: CheckpointStore; stores: DynamoDbStateStore[]; journals: TimerJournal[] } {
+  const journals: TimerJournal[] = [];
   const checkpoints = new CheckpointStore({ client, tableName, stage: stageId, shardId: 'shardId-000000000000' });
   const io = newIoCounters();
   const options = { client, tableName, concurrency: 8, maxAttempts: 8, baseMs: 50, maxMs: 5_000, random: Math.random, sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)) };
@@ -156,6 +183,7 @@ function checkpointedCommit(
     await checkpoints.fence(Date.now() + 60_000);
     const prepared = stores.map((store) => store.prepareFlush());
     const phases = [0, 1, 2].map((i) => prepared.flatMap((p) => p.phases[i] ?? []));
+    for (const journal of journals) phases[1]?.push(...journal.drain());
     const sequence = String(version + 1);
     await checkpoints.announce({ first: sequence, last: sequence });
     const redo = countWrites(phases) > 0 ? encodeRedo(phases) : undefined;
@@ -164,7 +192,7 @@ function checkpointedCommit(
     for (const p of prepared) p.landed();
     await checkpoints.release(ref);
   };
-  return { endBatch, io, checkpoints, stores };
+  return { endBatch, io, checkpoints, stores, journals };
 }
 
 /** Runs the suite: one result per case. */
@@ -202,11 +230,14 @@ export async function runStateIoSuite(events: number): Promise<BenchResult[]> {
       const rowsOut = await drive(
         graph,
         rows,
-        (operatorId, stageId) => {
+        (operatorId, stageId, operatorType) => {
           const store = new DynamoDbStateStore({ client, tableName: stateTable, operatorId, keyGroups: graph.keyGroups });
           dynamo.push(store);
-          stageCommits.get(stageId)?.stores.push(store);
-          return { store, endBatch: () => Promise.resolve() };
+          const commit = stageCommits.get(stageId);
+          commit?.stores.push(store);
+          const timers = TIMER_OPERATOR_TYPES.has(operatorType) ? new TimerJournal(operatorId, graph.keyGroups) : undefined;
+          if (timers !== undefined) commit?.journals.push(timers);
+          return { store, endBatch: () => Promise.resolve(), ...(timers === undefined ? {} : { timers }) };
         },
         async () => {
           for (const commit of stageCommits.values()) await commit.endBatch();

@@ -189,8 +189,11 @@ describe('StageHandler: effectively-once at the critical crash points (q15, kine
       const container = containers[stageIndex]!;
       const response = await container.handler.handle(event);
       if (container.state.dead) {
-        stats[stageIndex]!.push(container.handler.stats());
-        containers[stageIndex] = make(stageIndex, false);
+        // Invocations of the stage's other shards may have been in this container too: replace it once.
+        if (containers[stageIndex] === container) {
+          stats[stageIndex]!.push(container.handler.stats());
+          containers[stageIndex] = make(stageIndex, false);
+        }
         throw new Error('the container crashed');
       }
       return response;

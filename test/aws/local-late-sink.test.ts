@@ -47,8 +47,11 @@ describe('runLocalJob: late rows of a window aggregation', () => {
     });
     expect(result.errors).toEqual([]);
     const encode = (name: string) => createRowEncoder(graph.sinks.find((s) => s.name === name)!.schema);
-    const out = (received.get('out') ?? []).map((r) => ({ kind: r.kind, ...encode('out')(r.row) }));
-    expect(out.map(({ kind, k, n, total, window_start }) => ({ kind, k, n, total, window_start })).sort((a, b) => String(a.window_start).localeCompare(String(b.window_start)) || Number(a.k) - Number(b.k))).toEqual([
+    const out = (received.get('out') ?? []).map((r) => {
+      const json = encode('out')(r.row);
+      return { kind: r.kind, k: json.k, n: json.n, total: json.total, window_start: json.window_start };
+    });
+    expect(out.sort((a, b) => String(a.window_start).localeCompare(String(b.window_start)) || Number(a.k) - Number(b.k))).toEqual([
       { kind: '+I', k: 1, n: 2, total: 3, window_start: at(0) },
       { kind: '+I', k: 2, n: 1, total: 5, window_start: at(10) },
       { kind: '+I', k: 1, n: 1, total: 10, window_start: at(20) },

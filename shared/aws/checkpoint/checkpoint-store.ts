@@ -99,7 +99,12 @@ export class CheckpointStore {
   /** DynamoDB requests made, for metrics and the state-io benchmark. */
   readonly io: IoCounters = newIoCounters();
   private epoch: number | undefined;
+  /** The lease end stored in the checkpoint item. */
   private deadline = 0;
+  /** The invocation's own end: the lease is never renewed past it. */
+  private hardDeadline = Infinity;
+  /** Length of one lease slice (see {@link keepLease}). */
+  private sliceMs = Infinity;
 
   constructor(options: CheckpointStoreOptions) {
     if (options.stage.includes('#') || options.shardId.includes('#')) {
@@ -123,7 +128,7 @@ export class CheckpointStore {
    *
    * @throws TransientError when the lease stays held longer than `maxWaitMs`, or DynamoDB fails.
    */
-  async fence(deadline: number): Promise<Checkpoint> {
+  async fence(deadline: number, hardDeadline: number = deadline): Promise<Checkpoint> {
     const graceMs = this.options.graceMs ?? 1000;
     const pollMs = this.options.pollMs ?? 200;
     const giveUpAt = this.now() + (this.options.maxWaitMs ?? 15 * 60_000);
@@ -158,6 +163,8 @@ export class CheckpointStore {
       const item = output.Attributes ?? {};
       this.epoch = readNum(item, A.epoch);
       this.deadline = deadline;
+      this.hardDeadline = Math.max(deadline, hardDeadline);
+      this.sliceMs = deadline - now;
       return parseCheckpoint(item, this.epoch);
     }
   }
@@ -171,6 +178,33 @@ export class CheckpointStore {
     if (this.now() >= this.deadline - (this.options.safetyMs ?? 500)) {
       throw new FencedError(`the lease of ${this.options.stage}/${this.options.shardId} ran out; leaving the batch to the next invocation`);
     }
+  }
+
+  /**
+   * Makes sure the lease covers the next write: throws when the invocation's own deadline (less
+   * the safety margin) has come; renews the lease by another slice (conditional on the epoch,
+   * never past the invocation's deadline) when less than half a slice or the safety margin is
+   * left. Short slices bound how long a successor waits for a dead invocation's lease (slice +
+   * grace) while a live invocation keeps its shard for as long as it runs.
+   *
+   * @throws FencedError when the invocation's time is up or another invocation took the shard.
+   */
+  async keepLease(): Promise<void> {
+    const safety = this.options.safetyMs ?? 500;
+    const now = this.now();
+    if (now >= this.hardDeadline - safety) {
+      throw new FencedError(`the invocation of ${this.options.stage}/${this.options.shardId} is out of time; leaving the batch to the next invocation`);
+    }
+    const left = this.deadline - now;
+    if (left >= Math.max(safety, this.sliceMs / 2) || this.deadline >= this.hardDeadline) {
+      this.checkLease();
+      return;
+    }
+    const until = Math.min(this.hardDeadline, now + this.sliceMs);
+    // Conditional on the epoch only: if the lease lapsed meanwhile but nobody fenced, the shard
+    // is still ours; if somebody did, the condition fails and this invocation stops writing.
+    await this.update('SET #lease = :until', { '#lease': A.lease }, { ':until': num(until) }, 'lease renewal', false);
+    this.deadline = until;
   }
 
   /** Records `range` as the batch whose output is about to be sent. @throws FencedError */
@@ -235,6 +269,8 @@ export class CheckpointStore {
     if (this.epoch === undefined) return;
     try {
       if (appliedRedo !== undefined && 'chunks' in appliedRedo) {
+        // Deleting chunks is a write like any other: only while the lease holds.
+        await this.keepLease();
         const deletes: WriteRequest[] = [];
         for (let i = 0; i < appliedRedo.chunks; i++) deletes.push({ DeleteRequest: { Key: { [A.pk]: { S: this.redoPk }, [A.sk]: { S: redoSortKey(appliedRedo.version, i) } } } });
         await batchWrite(deletes, this.writeOptions(), this.io);

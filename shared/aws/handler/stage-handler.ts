@@ -103,9 +103,15 @@ export type DeadLetterCallback = (letters: readonly DeadLetter[]) => Promise<voi
  */
 export type SideOutputCallback = (rows: readonly ChangeRow[], info: SinkBatchInfo) => Promise<void> | void;
 
+/** Default lease slice: after a hard crash the next invocation waits at most this plus the grace period. */
+export const DEFAULT_LEASE_SLICE_MS = 30_000;
+
 /** Lease and fencing settings of the effectively-once protocol. */
 export interface CheckpointOptions {
-  /** Longest lease an invocation takes; it is also capped by the Lambda context's remaining time. @default 900000 (15 min) */
+  /**
+   * Length of one lease slice: an invocation holds its shard for this long and renews it while it
+   * runs, never past the Lambda context's remaining time. @default 30000
+   */
   readonly leaseMs?: number;
   /** Lease clock, epoch ms. @default Date.now */
   readonly now?: () => number;
@@ -167,6 +173,8 @@ export interface StageHandlerStats {
   commits: number;
   /** Announced ranges replayed after a failure. */
   replays: number;
+  /** Records at or before the committed position, dropped (a redelivery). */
+  redelivered: number;
   /** Redo logs applied by a later invocation than the one that committed them. */
   redoRecoveries: number;
   /** Invocations that found their task stale (another container had processed the shard). */
@@ -272,6 +280,7 @@ export class StageHandler {
     failedBatches: 0,
     commits: 0,
     replays: 0,
+    redelivered: 0,
     redoRecoveries: 0,
     staleTasks: 0,
     lateRecords: 0,
@@ -343,24 +352,34 @@ export class StageHandler {
     }
     const first = (records[0] as KinesisStreamRecord).kinesis.sequenceNumber;
     const checkpoints = this.checkpointStore(shardId);
-    const leaseMs = Math.min(this.options.checkpoint?.leaseMs ?? 900_000, context?.getRemainingTimeInMillis() ?? Infinity);
+    // The lease is taken in slices, renewed while the invocation runs, never past its end.
+    const remaining = context?.getRemainingTimeInMillis();
+    const invocationEnd = remaining === undefined ? Infinity : this.leaseNow() + remaining;
+    const sliceMs = this.options.checkpoint?.leaseMs ?? DEFAULT_LEASE_SLICE_MS;
     let applied: RedoRef | undefined;
     let retryFrom: string | undefined;
     try {
-      const checkpoint = await checkpoints.fence(this.leaseNow() + leaseMs);
+      const now = this.leaseNow();
+      const checkpoint = await checkpoints.fence(Math.min(now + sliceMs, invocationEnd), invocationEnd);
       applied = await this.finishLastCommit(shardId, checkpoints, checkpoint);
       const task = await this.currentTask(shardId, streamNameOf(records[0] as KinesisStreamRecord), checkpoint);
-      let rest: readonly KinesisStreamRecord[] = records;
+      // Records up to the committed position were processed already (a redelivery, possibly
+      // with other batch boundaries): drop them here, so that the batch — and the ids of its
+      // output — starts at the first new record. The reader would skip them too, but the ids
+      // would then claim a range whose start another batch already covered.
+      const committedSeq = task.committed?.reader.lastSequenceNumber ?? null;
+      let rest: readonly KinesisStreamRecord[] = committedSeq === null ? records : records.filter((r) => BigInt(r.kinesis.sequenceNumber) > BigInt(committedSeq));
+      this.counters.redelivered += records.length - rest.length;
       if (checkpoint.pending !== undefined) {
         const { first: from, last: to } = checkpoint.pending;
-        const start = indexOf(records, from);
-        const end = indexOf(records, to);
-        if (start < 0 || end < start) {
+        const start = indexOf(rest, from);
+        const end = indexOf(rest, to);
+        if (start !== 0 || end < start) {
           throw new TransientError(`shard ${shardId} must replay its announced range ${from}..${to} first, but the event holds ${first}..${(records[records.length - 1] as KinesisStreamRecord).kinesis.sequenceNumber}`);
         }
         this.counters.replays++;
-        applied = (await this.processBatch(task, checkpoints, records.slice(start, end + 1), true)) ?? applied;
-        rest = records.slice(end + 1);
+        applied = (await this.processBatch(task, checkpoints, rest.slice(0, end + 1), true)) ?? applied;
+        rest = rest.slice(end + 1);
       }
       if (rest.length > 0) applied = (await this.processBatch(this.tasks.get(shardId) as ShardTask, checkpoints, rest, false)) ?? applied;
     } catch (error) {
@@ -408,7 +427,7 @@ export class StageHandler {
     if (this.tasks.get(shardId)?.appliedVersion === redo.version) return redo;
     this.counters.redoRecoveries++;
     const phases = decodeRedo(await checkpoints.readRedo(redo));
-    checkpoints.checkLease();
+    await checkpoints.keepLease();
     await this.applyWrites(phases);
     return redo;
   }
@@ -432,6 +451,8 @@ export class StageHandler {
     if (task === undefined) return;
     for (const store of task.stores) store.invalidate();
     for (const journal of task.journals) journal.clear();
+    // Operators may hold resources outside the state store (a lookup join's connection pool).
+    for (const runner of task.runners) void runner.close().catch(() => undefined);
     this.tasks.delete(shardId);
   }
 
@@ -532,11 +553,11 @@ export class StageHandler {
     if (emits && !replay) await checkpoints.announce({ first, last });
 
     if (sendsExchange) {
-      checkpoints.checkLease();
+      await checkpoints.keepLease();
       await (task.writer as KinesisStageWriter).write({ first, last, rows: result.rows, watermark: task.watermark });
       task.emittedWatermark = task.watermark;
     } else if (sendsSink && output.type === 'sink') {
-      checkpoints.checkLease();
+      await checkpoints.keepLease();
       const info: SinkBatchInfo = { sink: output.sink, stage: this.stage.id, shardId: task.shardId, first, last, id: `${this.stage.id}/${task.shardId}/${first}-${last}` };
       await (this.options.sink as SinkCallback)(result.rows, info);
     }
@@ -551,7 +572,7 @@ export class StageHandler {
         this.counters.sideRowsDropped += side.rows.length;
         continue;
       }
-      checkpoints.checkLease();
+      await checkpoints.keepLease();
       const id = `${this.stage.id}/${task.shardId}/${first}-${last}/${side.operatorId}/${side.tag}`;
       await this.options.sideSink(
         side.rows.map((row): ChangeRow => ({ kind: '+I', row })),
@@ -580,7 +601,7 @@ export class StageHandler {
       task.version = version;
       task.committed = data;
       this.counters.commits++;
-      checkpoints.checkLease();
+      await checkpoints.keepLease();
       await this.applyWrites(phases);
     } catch (error) {
       for (const p of prepared) p.failed();

@@ -1,0 +1,217 @@
+/**
+ * Effectively-once under faults (docs/effectively-once.md): Nexmark q15 and q19 on the fixture,
+ * source stream of 2 shards, exchange of 4, run through kinesalite and dynalite with StageHandlers
+ * fed by LocalEventSourceMappings, under many random fault schedules (test/aws/faults/
+ * fault-injector.ts: crashes before, during and after emit and commit, redelivered batches,
+ * duplicated exchange records and sink calls, DynamoDB and Kinesis throttling, two concurrent
+ * invocations of one shard, cold starts). Every schedule's materialized sink result must equal
+ * the fault-free result (the fixture's expected file, which test/aws/nexmark-emulators.test.ts
+ * checks fault-free): no loss, no double counting; a sink batch re-sent under the same id must
+ * carry identical rows; no dead letters.
+ *
+ * Each schedule draws its batch sizes (7..20 per stage) and whether the input arrives in one or
+ * two puts from its seed; the injector draws each invocation's fault from `seed/stage/shard`. On
+ * a mismatch the seed and the injected faults are printed. Timing across shards is not
+ * deterministic, so a seed reproduces the same draws, not always the same interleaving.
+ *
+ * Environment: FAULT_SCHEDULES (per pipeline, default 200), FAULT_SEED (first seed, default
+ * 1000), FAULT_MIN_PER_KIND (default 10), FAULT_CONCURRENCY (schedules run at once, default 3),
+ * FAULT_KINDS (comma-separated kinds to draw from, default all), FAULT_VERBOSE (print every schedule),
+ * FAULT_POLL_MS (idle poll interval of the mappings, default 5000: drains wake them).
+ * The emulators run in a worker thread (one pair for the file) so they use the second core.
+ */
+import type { KinesisClient } from '@aws-sdk/client-kinesis';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emulatorClient as dynamoDbClient } from './dynamodb-emulator.ts';
+import { startEmulatorsInWorker } from './faults/emulator-worker.ts';
+import type { WorkerEmulators } from './faults/emulator-worker.ts';
+import { FAULT_KINDS, FaultInjector, addStats, emptyStats } from './faults/fault-injector.ts';
+import type { FaultKind, FaultStats } from './faults/fault-injector.ts';
+import { asRecords, bidLines, nexmarkJob } from './faults/nexmark-jobs.ts';
+import type { NexmarkQuery } from './faults/nexmark-jobs.ts';
+import { IdempotentSink, canonical, runJobOnEmulators } from './faults/pipeline-driver.ts';
+import type { JobPhase } from './faults/pipeline-driver.ts';
+import { Prng } from './faults/prng.ts';
+import { VirtualClock } from './faults/virtual-clock.ts';
+import { createRowDecoder } from '../../shared/core/codec.ts';
+import { emulatorClient as kinesisClient } from './kinesis-emulator.ts';
+
+const SCHEDULES = Number(process.env.FAULT_SCHEDULES ?? 200);
+const FIRST_SEED = Number(process.env.FAULT_SEED ?? 1000);
+const MIN_PER_KIND = Number(process.env.FAULT_MIN_PER_KIND ?? 10);
+const CONCURRENCY = Number(process.env.FAULT_CONCURRENCY ?? 3);
+/** Only these kinds (comma-separated), to narrow a failure down. */
+const KINDS = process.env.FAULT_KINDS ? (process.env.FAULT_KINDS.split(',') as FaultKind[]) : FAULT_KINDS;
+
+/** A failed schedule. */
+interface Failure {
+  readonly seed: number;
+  /** One line: seed, settings, first problem. */
+  readonly summary: string;
+  readonly details: string;
+  readonly kinds: ReadonlySet<FaultKind>;
+}
+
+let emulators: WorkerEmulators;
+let kinesis: KinesisClient;
+let dynamoDb: DynamoDBClient;
+const fileStarted = Date.now();
+
+beforeAll(async () => {
+  emulators = await startEmulatorsInWorker();
+  kinesis = kinesisClient(emulators.kinesisEndpoint);
+  dynamoDb = dynamoDbClient(emulators.dynamoDbEndpoint);
+});
+
+afterAll(async () => {
+  kinesis?.destroy();
+  dynamoDb?.destroy();
+  await emulators?.close();
+  console.log(`fault injection: whole file ${((Date.now() - fileStarted) / 1000).toFixed(1)} s`);
+});
+
+const lines = bidLines();
+
+/** State-store retries (throttling, UnprocessedItems) without real waiting. */
+const noWait = (): Promise<void> => Promise.resolve();
+
+describe('fault-injection helpers', () => {
+  it('the idempotent sink applies each batch id once and reports an id re-sent with other rows', async () => {
+    const job = await nexmarkJob('q15', 1, 1);
+    const spec = job.graph.sinks[0]!;
+    const decode = createRowDecoder(spec.schema);
+    const row = decode(job.expected[0]);
+    const other = decode({ ...job.expected[0], total_bids: 49 });
+    const sink = new IdempotentSink(spec);
+    const info = { sink: spec.name, stage: 'stage-1', shardId: 'shardId-000000000000', first: '1', last: '2', id: 'b1' };
+    sink.write([{ kind: '+I', row }], info);
+    sink.write([{ kind: '+I', row }], info);
+    expect([sink.applied, sink.repeats, sink.violations]).toEqual([1, 1, []]);
+    sink.write([{ kind: '+I', row: other }], info);
+    expect(sink.violations).toHaveLength(1);
+    expect(canonical(sink.rows())).toEqual(canonical(job.expected));
+  });
+
+  it('the virtual clock jumps for a lone sleeper and makes a sleeper next to a live invocation wait for it', async () => {
+    const clock = new VirtualClock(0);
+    const a = {};
+    const b = {};
+    clock.begin(a);
+    await clock.sleep(a, 5_000);
+    expect(clock.now()).toBe(5_000);
+    clock.begin(b);
+    let woke = false;
+    const sleeping = clock.sleep(a, 60_000).then(() => (woke = true));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    clock.advance(1_000);
+    await Promise.resolve();
+    expect(woke).toBe(false);
+    // b ends: a wakes to look again, without time jumping.
+    clock.end(b);
+    await sleeping;
+    expect(clock.now()).toBe(6_000);
+    clock.kill(a);
+    let deadWoke = false;
+    void clock.sleep(a, 1).then(() => (deadWoke = true));
+    clock.advance(10);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(deadWoke).toBe(false);
+  });
+});
+
+describe.each<NexmarkQuery>(['q15', 'q19'])('Nexmark %s under random fault schedules', (query) => {
+  it(`gives the fault-free result under ${SCHEDULES} schedules`, async () => {
+    const job = await nexmarkJob(query, 4, 2);
+    const expected = JSON.stringify(canonical(job.expected));
+    const totals: FaultStats = emptyStats();
+    const failures: Failure[] = [];
+    let handlerErrors = 0;
+    let sinkRepeats = 0;
+    let rangeOverlaps = 0;
+    let next = 0;
+    const started = Date.now();
+
+    const runSchedule = async (index: number): Promise<void> => {
+      const seed = FIRST_SEED + index;
+      const prng = new Prng(seed);
+      const batchSizes = job.graph.stages.map(() => prng.int(7, 20));
+      const cut = prng.chance(0.5) ? prng.int(1, lines.length - 1) : lines.length;
+      const phases: JobPhase[] = [{ put: new Map([['bid', asRecords(lines.slice(0, cut))]]) }];
+      if (cut < lines.length) phases.push({ put: new Map([['bid', asRecords(lines.slice(cut), cut)]]) });
+      const injector = new FaultInjector({ seed, kinds: KINDS });
+      const problems: string[] = [];
+      try {
+        const result = await runJobOnEmulators({
+          clients: { kinesis, dynamoDb },
+          graph: job.graph,
+          code: job.code,
+          name: `fi-${query}-${seed}`,
+          batchSize: (stage) => batchSizes[job.graph.stages.indexOf(stage)] ?? 7,
+          invoker: injector.invoker,
+          handlerOptions: { stateStore: { sleep: noWait } },
+          drainTimeoutMs: 30_000,
+          pollIntervalMs: Number(process.env.FAULT_POLL_MS ?? 5_000),
+          phases,
+        });
+        handlerErrors += result.errors.length;
+        if (result.deadLetters.length > 0) {
+          const first = result.deadLetters[0]!;
+          problems.push(`${result.deadLetters.length} dead letters, first: ${first.kind} on ${first.stage} ${first.shardId}: ${first.reason}`);
+        }
+        for (const [stage, stats] of result.mappings) if (stats.discardedRecords > 0) problems.push(`stage ${stage} discarded ${stats.discardedRecords} records`);
+        const sink = [...result.sinks.values()][0]!;
+        sinkRepeats += sink.repeats;
+        rangeOverlaps += sink.rangeOverlaps;
+        problems.push(...sink.violations);
+        if (sink.view.malformed > 0) problems.push(`${sink.view.malformed} retractions of rows not in the result`);
+        const actual = JSON.stringify(canonical(sink.rows()));
+        if (actual !== expected) {
+          problems.push(`result differs from the fault-free run:\n  expected ${expected}\n  actual   ${actual}`);
+          if (sink.rangeOverlaps > 0) problems.push(`sink batches with overlapping input ranges: ${sink.overlapDetails.join('; ')}`);
+        }
+      } catch (error) {
+        problems.push(`run failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      }
+      addStats(totals, injector.stats);
+      if (process.env.FAULT_VERBOSE) console.log(`${query} seed ${seed}:\n${injector.describe()}`);
+      if (problems.length > 0) {
+        const settings = `${query} seed ${seed} (batch sizes ${batchSizes.join('/')}, input cut at ${cut})`;
+        failures.push({
+          seed,
+          summary: `${settings}: ${(problems[0] ?? '').split('\n')[0]!.slice(0, 160)}`,
+          details: `${settings}:\n${problems.join('\n')}\ninjected faults:\n${injector.describe() || '(none)'}`,
+          kinds: new Set(injector.log.map((f) => f.kind)),
+        });
+      }
+    };
+
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < SCHEDULES) await runSchedule(next++);
+      }),
+    );
+
+    const elapsed = (Date.now() - started) / 1000;
+    const injected = FAULT_KINDS.map((kind) => `${kind}=${totals.injected[kind]}`).join(' ');
+    const total = FAULT_KINDS.reduce((sum, kind) => sum + totals.injected[kind], 0);
+    console.log(
+      `fault injection ${query}: ${SCHEDULES} schedules (seeds ${FIRST_SEED}..${FIRST_SEED + SCHEDULES - 1}) in ${elapsed.toFixed(1)} s; ` +
+        `${totals.invocations} invocations, ${total} faults injected: ${injected}; ` +
+        `${totals.timeouts} containers timed out, ${totals.containers} containers, ${handlerErrors} handler errors reported, ` +
+        `${sinkRepeats} sink batches re-sent and dropped, ${rangeOverlaps} applied sink batches overlapping an earlier one's input range; ` +
+        `${failures.length} schedules failed`,
+    );
+    if (failures.length > 0) {
+      failures.sort((a, b) => a.seed - b.seed);
+      const inFailed = FAULT_KINDS.map((kind) => `${kind}=${failures.filter((f) => f.kinds.has(kind)).length}`).join(' ');
+      console.log(
+        `${query}: ${failures.length} failed schedules; seeds ${failures.map((f) => f.seed).join(' ')}\n` +
+          `schedules among them that injected each kind: ${inFailed}\n` +
+          `first 3:\n${failures.slice(0, 3).map((f) => f.details).join('\n\n')}`,
+      );
+    }
+    for (const kind of KINDS) expect.soft(totals.injected[kind], `faults of kind ${kind}`).toBeGreaterThanOrEqual(MIN_PER_KIND);
+    expect(failures.map((f) => f.summary)).toEqual([]);
+  }, 600_000);
+});

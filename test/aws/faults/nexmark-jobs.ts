@@ -1,0 +1,54 @@
+/**
+ * The Nexmark fixture (../shared/nexmark-fixture, see its README) as jobs for
+ * {@link runJobOnEmulators}: a query's job graph with the source stage's parallelism set to the
+ * source stream's shard count (as a deployment would), the bid lines as source records
+ * (partition key = 1-based line number) and the expected final result.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Pipeline } from '../../../shared/api/pipeline.ts';
+import type { JsonValue } from '../../../shared/core/codec.ts';
+import type { UserCode } from '../../../shared/operators/registry.ts';
+import type { JobGraph } from '../../../shared/plan/job-graph.ts';
+import { FIXTURE_DIR } from '../../cli/cli.ts';
+import type { SourceRecord } from './pipeline-driver.ts';
+
+/** Queries whose sink result does not need an end-of-input watermark (Kinesis sources are unbounded). */
+export type NexmarkQuery = 'q15' | 'q19';
+
+/** A fixture job. */
+export interface NexmarkJob {
+  readonly query: NexmarkQuery;
+  readonly graph: JobGraph;
+  readonly code: UserCode;
+  /** The fixture's expected final result (`expected_<query>.json`). */
+  readonly expected: Record<string, JsonValue>[];
+}
+
+/** The bid fixture's non-blank lines, in order. */
+export function bidLines(): string[] {
+  return readFileSync(resolve(FIXTURE_DIR, 'bid.jsonl'), 'utf8')
+    .split('\n')
+    .filter((line) => line.trim().length > 0);
+}
+
+/** Lines as source records; `firstLineIndex` is the 0-based index of `lines[0]` in the file. */
+export function asRecords(lines: readonly string[], firstLineIndex = 0): SourceRecord[] {
+  return lines.map((data, i) => ({ partitionKey: String(firstLineIndex + i + 1), data }));
+}
+
+/**
+ * Plans `query` at `parallelism` (the downstream stages) with its source stage at
+ * `sourceShards`, and loads its expected result.
+ */
+export async function nexmarkJob(query: NexmarkQuery, parallelism: number, sourceShards: number): Promise<NexmarkJob> {
+  const pipeline = ((await import(`../../../examples/nexmark/${query}.ts`)) as { default: Pipeline }).default;
+  const planned = pipeline.jobGraph({ parallelism });
+  const graph: JobGraph = {
+    ...planned,
+    sources: planned.sources.map((s) => ({ ...s, parallelism: sourceShards })),
+    stages: planned.stages.map((s) => (s.input.type === 'source' ? { ...s, parallelism: sourceShards } : s)),
+  };
+  const expected = JSON.parse(readFileSync(resolve(FIXTURE_DIR, `expected_${query}.json`), 'utf8')) as Record<string, JsonValue>[];
+  return { query, graph, code: { functions: pipeline.userFunctions }, expected };
+}
