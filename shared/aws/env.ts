@@ -30,6 +30,8 @@ export const STAGE_ENV = {
   pipelineModule: 'FLAMBDA_PIPELINE_MODULE',
   /** JSON object: sink name → DynamoDB table or Kinesis stream name (sink stages). Optional (`{}`). */
   sinkTargets: 'FLAMBDA_SINK_TARGETS',
+  /** JSON object: lookup table name → Secrets Manager secret ARN holding its database password. Optional. */
+  lookupSecrets: 'FLAMBDA_LOOKUP_SECRETS',
 } as const;
 
 /** Default of {@link STAGE_ENV.jobGraphPath}, relative to the handler's directory. */

@@ -1,0 +1,619 @@
+/**
+ * `StreamPipeline`: the L3 construct that deploys one Flambda job graph on AWS.
+ *
+ * ```
+ *  source stream ─► ESM ─► stage-0 fn ─► exchange stream ─► ESM ─► stage-1 fn ─► … ─► sink
+ *  (shards = source      (reads its    (shards = next        │            (DynamoDB table,
+ *   parallelism)          input only)   stage's parallelism)  │             Kinesis stream, log)
+ *                                                             ▼
+ *                 state table (pk, sk, TTL `ttl`, PITR) ◄── every stage; DLQ ◄── every stage + ESM
+ *  EventBridge (every minute) ─► heartbeat fn ─► one record per source shard (idle shards advance)
+ * ```
+ *
+ * One stream per exchange, one function per stage, one event source mapping per function with
+ * parallelization factor 1 (a shard's records must be processed in order by one invocation at
+ * a time: state and checkpoints are per shard) and partial batch responses (the handler reports
+ * the first failing record; Lambda re-delivers from there).
+ */
+import { resolve as resolvePath } from 'node:path';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as kinesis from 'aws-cdk-lib/aws-kinesis';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { KinesisEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { HEARTBEAT_ENV, STAGE_ENV } from '../../shared/aws/env.ts';
+import { ATTR, DEFAULT_TTL_ATTRIBUTE } from '../../shared/aws/state/constants.ts';
+import type { JobGraph, JobSink, JobStage } from '../../shared/plan/job-graph.ts';
+import { serializeJobGraph } from '../../shared/plan/job-graph.ts';
+import { PipelineDashboard } from './pipeline-dashboard.ts';
+import type { PipelineAlarmProps } from './pipeline-dashboard.ts';
+import {
+  baseBundling,
+  DEPS_LOCK_FILE,
+  HEARTBEAT_ENTRY,
+  JOB_GRAPH_FILE,
+  PIPELINE_MODULE_FILE,
+  PROJECT_ROOT,
+  STAGE_HANDLER_ENTRY,
+  stageBundling,
+} from './stage-bundling.ts';
+import { checkDurationSeconds, checkIntegerRange, StreamPipelineValidationError } from './validation.ts';
+
+/**
+ * Environment variable of a stage function that reads lookup tables: a JSON object, lookup
+ * table name → Secrets Manager secret ARN. The ARN, never the value: the function reads the
+ * secret at cold start with its own (granted) permission.
+ */
+export const LOOKUP_SECRETS_ENV = STAGE_ENV.lookupSecrets;
+
+/** Kinesis' default per-stream shard quota; more needs a quota increase (and a prop change here). */
+export const MAX_SHARDS = 500;
+
+/** Anything with the TypeScript API's `jobGraph(options)`: a `Pipeline`. */
+export interface JobGraphSource {
+  jobGraph(options?: { readonly parallelism?: number; readonly keyGroups?: number }): JobGraph;
+}
+
+/** How a sink is written on AWS; overrides the connector of the job graph's sink. */
+export type AwsSinkConnector = 'dynamodb' | 'kinesis' | 'print' | 'blackhole';
+
+/** Per-stage settings; each falls back to the pipeline-wide prop of the same name. */
+export interface StageSettings {
+  /** Lambda memory, MB, 128..10240. @default - the pipeline's `memorySize` */
+  readonly memorySize?: number;
+  /** Lambda timeout, 1..900 s. @default - the pipeline's `timeout` */
+  readonly timeout?: Duration;
+  /** Records per batch, 1..10000. @default - the pipeline's `batchSize` */
+  readonly batchSize?: number;
+  /** Batching window, 0..300 s. @default - the pipeline's `maxBatchingWindow` */
+  readonly maxBatchingWindow?: Duration;
+}
+
+/** Props of {@link StreamPipeline}. Give exactly one of `jobGraph` and `pipeline`. */
+export interface StreamPipelineProps extends PipelineAlarmProps {
+  /** The job graph to deploy. @default - built from `pipeline` */
+  readonly jobGraph?: JobGraph;
+  /** A pipeline (TypeScript API) whose job graph is built with `parallelism`. @default - `jobGraph` is used */
+  readonly pipeline?: JobGraphSource;
+  /** Shards of every stage not forced to one shard, when building from `pipeline`; 1..500. @default 1 */
+  readonly parallelism?: number;
+  /**
+   * Path of the pipeline module (its default export's `userFunctions` are the pipeline's map and
+   * window functions). Required when the job graph calls user functions; bundled next to the
+   * handler.
+   * @default - no module (the job graph must not reference user functions)
+   */
+  readonly pipelineModule?: string;
+  /**
+   * Existing streams to read sources from, by source name (e.g. `Stream.fromStreamArn`).
+   * A source whose connector names a `streamArn` is imported by it.
+   * @default - a stream is created per source, shard count = the source stage's parallelism
+   */
+  readonly sourceStreams?: Readonly<Record<string, kinesis.IStream>>;
+  /**
+   * Capacity mode of the streams created here. On demand, Kinesis chooses the shard count, so
+   * the shard count no longer equals the stage parallelism; the handlers route by hash range and
+   * state by key group, so results are unchanged.
+   * @default kinesis.StreamMode.PROVISIONED
+   */
+  readonly streamMode?: kinesis.StreamMode;
+  /** Retention of the streams created here, 24..8760 hours. @default Duration.hours(24) */
+  readonly streamRetention?: Duration;
+  /**
+   * Lambda runtime of every function: Node.js 20 or later (bundles target Node 20, the
+   * development runtime). Lambda deprecated nodejs20.x on 2026-04-30; the default is the latest
+   * Node.js runtime, which cdk-nag's AwsSolutions-L1 asks for.
+   * @default lambda.Runtime.NODEJS_24_X
+   */
+  readonly runtime?: lambda.Runtime;
+  /** Lambda memory of the stage functions, MB, 128..10240. @default 1024 */
+  readonly memorySize?: number;
+  /**
+   * Lambda timeout of the stage functions, 1..900 s. The checkpoint lease is the invocation's
+   * remaining time (docs/effectively-once.md), so after a hard crash a shard waits up to this
+   * long before another invocation may take it over: keep it short.
+   * @default Duration.seconds(60)
+   */
+  readonly timeout?: Duration;
+  /** Records per batch, 1..10000. @default 500 */
+  readonly batchSize?: number;
+  /** Batching window, 0..300 s. @default Duration.seconds(1) */
+  readonly maxBatchingWindow?: Duration;
+  /** Where new event source mappings start reading. @default lambda.StartingPosition.TRIM_HORIZON */
+  readonly startingPosition?: lambda.StartingPosition;
+  /**
+   * Retries of a failing batch before the mapping skips it (its metadata goes to the DLQ);
+   * -1 (infinite) or 0..10000. Skipping loses records, so the default retries for a long time.
+   * @default 10000
+   */
+  readonly retryAttempts?: number;
+  /** Oldest record the mapping still delivers, 60 s..7 days. @default Duration.days(1) */
+  readonly maxRecordAge?: Duration;
+  /** Per-stage overrides, by stage id (`stage-2`). @default - no overrides */
+  readonly stages?: Readonly<Record<string, StageSettings>>;
+  /**
+   * How each sink is written on AWS, by sink name, overriding the job graph's connector (e.g.
+   * write the Top-N example's `print` leaderboard to a DynamoDB table).
+   * @default - the job graph's connectors
+   */
+  readonly sinkConnectors?: Readonly<Record<string, AwsSinkConnector>>;
+  /** Shards of Kinesis sink streams created here, 1..500. @default 1 */
+  readonly sinkStreamShards?: number;
+  /**
+   * Credentials of SQL lookup tables, by lookup table name. Each secret is granted read to the
+   * stages that look the table up, and passed by ARN in `FLAMBDA_LOOKUP_SECRETS`.
+   * @default - no lookup secrets
+   */
+  readonly lookupSecrets?: Readonly<Record<string, secretsmanager.ISecret>>;
+  /** Removal policy of the state table, sink tables and log groups. @default RemovalPolicy.RETAIN */
+  readonly removalPolicy?: RemovalPolicy;
+  /** Retention of the functions' log groups. @default logs.RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+  /** Whether the heartbeat schedule is created (idle source shards advance time). @default true */
+  readonly heartbeat?: boolean;
+  /** How often the heartbeat runs. @default events.Schedule.rate(Duration.minutes(1)) */
+  readonly heartbeatSchedule?: events.Schedule;
+  /** Whether the CloudWatch dashboard is created. @default true */
+  readonly dashboard?: boolean;
+}
+
+/** What was deployed for one stage. */
+export interface DeployedStage {
+  readonly stage: JobStage;
+  readonly function: NodejsFunction;
+  readonly input: kinesis.IStream;
+  readonly eventSource: KinesisEventSource;
+}
+
+interface ResolvedSettings {
+  readonly memorySize: number;
+  readonly timeout: Duration;
+  readonly batchSize: number;
+  readonly maxBatchingWindow: Duration;
+}
+
+const DEFAULTS = {
+  parallelism: 1,
+  memorySize: 1024,
+  timeout: Duration.seconds(60),
+  batchSize: 500,
+  maxBatchingWindow: Duration.seconds(1),
+  retryAttempts: 10_000,
+  maxRecordAge: Duration.days(1),
+  streamRetention: Duration.hours(24),
+  sinkStreamShards: 1,
+  removalPolicy: RemovalPolicy.RETAIN,
+  logRetention: logs.RetentionDays.ONE_MONTH,
+} as const;
+
+/** Lookup tables read by a stage: operators of type `LookupJoin` name their table in `spec.table`. */
+function lookupTablesOf(stage: JobStage): string[] {
+  const tables: string[] = [];
+  for (const op of stage.operators as readonly { readonly type: string; readonly spec: unknown }[]) {
+    const table = (op.spec as { table?: unknown } | undefined)?.table;
+    if (op.type === 'LookupJoin' && typeof table === 'string') tables.push(table);
+  }
+  return tables;
+}
+
+/** Operators that call a user function of the pipeline module (their spec names a `ref`). */
+function userFunctionOperators(graph: JobGraph): string[] {
+  return graph.stages.flatMap((s) => s.operators.filter((op) => typeof (op.spec as { ref?: unknown }).ref === 'string').map((op) => op.id));
+}
+
+/**
+ * Deploys a job graph: streams, one function per stage, event source mappings, state table,
+ * dead-letter queue, heartbeat, sinks, dashboard and alarms. Permissions are grants only, each
+ * function getting its own input, output, sink, the state table and the DLQ.
+ */
+export class StreamPipeline extends Construct {
+  /** The deployed job graph (after sink connector overrides). */
+  readonly jobGraph: JobGraph;
+  /** The state table of every stage (partition key `pk`, sort key `sk`). */
+  readonly stateTable: dynamodb.Table;
+  /** Dead letters of the handlers and failed-batch records of the event source mappings. */
+  readonly deadLetterQueue: sqs.Queue;
+  /** Source streams by source name (created or imported). */
+  readonly sourceStreams: ReadonlyMap<string, kinesis.IStream>;
+  /** Exchange streams by the id of the stage they feed. */
+  readonly exchangeStreams: ReadonlyMap<string, kinesis.Stream>;
+  /** Stage functions and their inputs, by stage id. */
+  readonly stages: ReadonlyMap<string, DeployedStage>;
+  /** DynamoDB sink tables by sink name. */
+  readonly sinkTables: ReadonlyMap<string, dynamodb.ITable>;
+  /** Kinesis sink streams by sink name. */
+  readonly sinkStreams: ReadonlyMap<string, kinesis.IStream>;
+  /** The heartbeat function, unless `heartbeat` is false. */
+  readonly heartbeatFunction: NodejsFunction | undefined;
+  /** The dashboard and alarms. */
+  readonly monitoring: PipelineDashboard;
+  /** The Lambda runtime of every function. */
+  readonly runtime: lambda.Runtime;
+
+  constructor(scope: Construct, id: string, props: StreamPipelineProps) {
+    super(scope, id);
+    this.jobGraph = applySinkConnectors(resolveJobGraph(props), props.sinkConnectors);
+    const graph = this.jobGraph;
+    validate(graph, props);
+    this.runtime = props.runtime ?? lambda.Runtime.NODEJS_24_X;
+
+    const removalPolicy = props.removalPolicy ?? DEFAULTS.removalPolicy;
+    const streamMode = props.streamMode ?? kinesis.StreamMode.PROVISIONED;
+    const retentionPeriod = props.streamRetention ?? DEFAULTS.streamRetention;
+    const newStream = (streamId: string, shardCount: number): kinesis.Stream =>
+      new kinesis.Stream(this, streamId, {
+        streamMode,
+        ...(streamMode === kinesis.StreamMode.PROVISIONED ? { shardCount } : {}),
+        retentionPeriod,
+        // AWS-managed key (aws/kinesis): encryption at rest without a CMK's monthly cost.
+        encryption: kinesis.StreamEncryption.MANAGED,
+      });
+
+    this.stateTable = new dynamodb.Table(this, 'StateTable', {
+      partitionKey: { name: ATTR.pk, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: ATTR.sk, type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      timeToLiveAttribute: DEFAULT_TTL_ATTRIBUTE,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: dynamodb.TableEncryption.AWS_MANAGED,
+      removalPolicy,
+    });
+
+    this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
+      // SSE-SQS: encrypted at rest with no KMS grants needed by the event source mappings.
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      // The longest SQS allows: dead letters are for humans and replays.
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(this.deadLetterQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: 'This queue is the dead-letter queue of the pipeline; a DLQ of the DLQ would only move the same messages again.',
+    });
+
+    // Sources: imported (prop or connector ARN) or created with one shard per source shard.
+    const sources = new Map<string, kinesis.IStream>();
+    for (const source of graph.sources) {
+      const given = props.sourceStreams?.[source.name];
+      const arn = source.connector.type === 'kinesis' ? source.connector.streamArn : undefined;
+      sources.set(
+        source.name,
+        given ??
+          (arn !== undefined ? kinesis.Stream.fromStreamArn(this, `Source-${source.name}`, arn) : newStream(`Source-${source.name}`, source.parallelism)),
+      );
+    }
+    this.sourceStreams = sources;
+
+    // One exchange stream per stage fed by another stage; shard count = the reader's parallelism.
+    const exchanges = new Map<string, kinesis.Stream>();
+    for (const stage of graph.stages) {
+      if (stage.input.type === 'exchange') exchanges.set(stage.id, newStream(`Exchange-${stage.id}`, stage.parallelism));
+    }
+    this.exchangeStreams = exchanges;
+
+    const { tables, streams } = this.createSinks(graph, props, removalPolicy, newStream);
+    this.sinkTables = tables;
+    this.sinkStreams = streams;
+
+    const graphJson = serializeJobGraph(graph, 0);
+    // Relative module paths are taken from the working directory (the project root under `cdk`).
+    const bundling = stageBundling(graphJson, props.pipelineModule === undefined ? undefined : resolvePath(props.pipelineModule));
+    const deployed = new Map<string, DeployedStage>();
+    for (const stage of graph.stages) {
+      deployed.set(stage.id, this.createStage(graph, stage, props, bundling, removalPolicy));
+    }
+    this.stages = deployed;
+
+    this.heartbeatFunction = props.heartbeat === false ? undefined : this.createHeartbeat(props, removalPolicy);
+
+    this.monitoring = new PipelineDashboard(this, 'Monitoring', {
+      pipelineName: graph.name,
+      stages: [...deployed.values()].map((d) => ({ id: d.stage.id, function: d.function })),
+      deadLetterQueue: this.deadLetterQueue,
+      dashboard: props.dashboard ?? true,
+      ...alarmProps(props),
+    });
+
+    this.suppressNagFindings();
+  }
+
+  private createSinks(
+    graph: JobGraph,
+    props: StreamPipelineProps,
+    removalPolicy: RemovalPolicy,
+    newStream: (id: string, shards: number) => kinesis.Stream,
+  ): { tables: Map<string, dynamodb.ITable>; streams: Map<string, kinesis.IStream> } {
+    const tables = new Map<string, dynamodb.ITable>();
+    const streams = new Map<string, kinesis.IStream>();
+    for (const sink of graph.sinks) {
+      const connector = sink.connector;
+      if (connector.type === 'dynamodb') {
+        // Items are keyed by `pk` = the upsert key values as JSON (dynamodb-upsert-sink.ts).
+        tables.set(
+          sink.name,
+          connector.tableName !== undefined
+            ? dynamodb.Table.fromTableName(this, `Sink-${sink.name}`, connector.tableName)
+            : new dynamodb.Table(this, `Sink-${sink.name}`, {
+                partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+                billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+                pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+                encryption: dynamodb.TableEncryption.AWS_MANAGED,
+                removalPolicy,
+              }),
+        );
+      } else if (connector.type === 'kinesis') {
+        streams.set(
+          sink.name,
+          connector.streamName !== undefined
+            ? kinesis.Stream.fromStreamArn(
+                this,
+                `Sink-${sink.name}`,
+                Stack.of(this).formatArn({ service: 'kinesis', resource: 'stream', resourceName: connector.streamName }),
+              )
+            : newStream(`Sink-${sink.name}`, props.sinkStreamShards ?? DEFAULTS.sinkStreamShards),
+        );
+      }
+    }
+    return { tables, streams };
+  }
+
+  private createStage(
+    graph: JobGraph,
+    stage: JobStage,
+    props: StreamPipelineProps,
+    bundling: ReturnType<typeof stageBundling>,
+    removalPolicy: RemovalPolicy,
+  ): DeployedStage {
+    const settings = resolveSettings(props, stage.id);
+    const input = stage.input.type === 'source' ? this.sourceStreams.get(stage.input.source) : this.exchangeStreams.get(stage.id);
+    if (input === undefined) throw new StreamPipelineValidationError(`internal: no input stream for ${stage.id}`);
+
+    const outputStreams: Record<string, string> = {};
+    const output = stage.output.type === 'exchange' ? this.exchangeStreams.get(stage.output.toStage) : undefined;
+    if (stage.output.type === 'exchange') {
+      if (output === undefined) throw new StreamPipelineValidationError(`${stage.id} writes to ${stage.output.toStage}, which is not a stage of the job graph`);
+      outputStreams[stage.output.toStage] = output.streamName;
+    }
+    // The stage's own sink plus the sinks of its side outputs (late rows of windows).
+    const sinkNames = [...(stage.output.type === 'sink' ? [stage.output.sink] : []), ...(stage.sideOutputs ?? []).map((s) => s.sink)];
+    const sinkTargets: Record<string, string> = {};
+    for (const name of sinkNames) {
+      const table = this.sinkTables.get(name);
+      const stream = this.sinkStreams.get(name);
+      if (table !== undefined) sinkTargets[name] = table.tableName;
+      if (stream !== undefined) sinkTargets[name] = stream.streamName;
+    }
+    const lookupTables = lookupTablesOf(stage);
+    const secrets: Record<string, string> = {};
+    for (const table of lookupTables) {
+      const secret = props.lookupSecrets?.[table];
+      if (secret !== undefined) secrets[table] = secret.secretArn;
+    }
+
+    const logGroup = new logs.LogGroup(this, `Logs-${stage.id}`, {
+      retention: props.logRetention ?? DEFAULTS.logRetention,
+      removalPolicy,
+    });
+    const fn = new NodejsFunction(this, `Stage-${stage.id}`, {
+      description: `Flambda ${graph.name} ${stage.id}: ${stage.operators.map((op) => op.type).join(' → ') || 'pass-through'}`,
+      entry: STAGE_HANDLER_ENTRY,
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: DEPS_LOCK_FILE,
+      runtime: this.runtime,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: settings.memorySize,
+      timeout: settings.timeout,
+      logGroup,
+      bundling,
+      environment: {
+        [STAGE_ENV.jobGraphPath]: `./${JOB_GRAPH_FILE}`,
+        [STAGE_ENV.stageId]: stage.id,
+        [STAGE_ENV.stateTable]: this.stateTable.tableName,
+        [STAGE_ENV.outputStreams]: Stack.of(this).toJsonString(outputStreams),
+        [STAGE_ENV.deadLetterQueueUrl]: this.deadLetterQueue.queueUrl,
+        [STAGE_ENV.sinkTargets]: Stack.of(this).toJsonString(sinkTargets),
+        ...(props.pipelineModule === undefined ? {} : { [STAGE_ENV.pipelineModule]: `./${PIPELINE_MODULE_FILE}` }),
+        ...(Object.keys(secrets).length === 0 ? {} : { [LOOKUP_SECRETS_ENV]: Stack.of(this).toJsonString(secrets) }),
+      },
+    });
+
+    // Least privilege: this stage's input, output, sinks and secrets only.
+    input.grantRead(fn);
+    output?.grantWrite(fn);
+    for (const name of sinkNames) {
+      this.sinkTables.get(name)?.grantWriteData(fn);
+      this.sinkStreams.get(name)?.grantWrite(fn);
+    }
+    for (const table of lookupTables) props.lookupSecrets?.[table]?.grantRead(fn);
+    this.stateTable.grantReadWriteData(fn);
+    this.deadLetterQueue.grantSendMessages(fn);
+
+    const eventSource = new KinesisEventSource(input, {
+      startingPosition: props.startingPosition ?? lambda.StartingPosition.TRIM_HORIZON,
+      batchSize: settings.batchSize,
+      maxBatchingWindow: settings.maxBatchingWindow,
+      reportBatchItemFailures: true,
+      // One invocation per shard at a time: state, checkpoints and output order are per shard.
+      parallelizationFactor: 1,
+      // Splitting a batch would reorder the retry against the checkpoint; the handler already
+      // reports the first failing record.
+      bisectBatchOnError: false,
+      retryAttempts: props.retryAttempts ?? DEFAULTS.retryAttempts,
+      maxRecordAge: props.maxRecordAge ?? DEFAULTS.maxRecordAge,
+      onFailure: new SqsDlq(this.deadLetterQueue),
+    });
+    fn.addEventSource(eventSource);
+    return { stage, function: fn, input, eventSource };
+  }
+
+  private createHeartbeat(props: StreamPipelineProps, removalPolicy: RemovalPolicy): NodejsFunction {
+    const streams = [...this.sourceStreams.values()];
+    const logGroup = new logs.LogGroup(this, 'Logs-heartbeat', {
+      retention: props.logRetention ?? DEFAULTS.logRetention,
+      removalPolicy,
+    });
+    const fn = new NodejsFunction(this, 'Heartbeat', {
+      description: `Flambda ${this.jobGraph.name}: heartbeats to every source shard`,
+      entry: HEARTBEAT_ENTRY,
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: DEPS_LOCK_FILE,
+      runtime: this.runtime,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: 256,
+      timeout: Duration.seconds(30),
+      logGroup,
+      bundling: baseBundling(),
+      environment: {
+        [HEARTBEAT_ENV.streams]: Stack.of(this).toJsonString(streams.map((s) => s.streamName)),
+      },
+    });
+    for (const stream of streams) stream.grantWrite(fn);
+    new events.Rule(this, 'HeartbeatSchedule', {
+      description: `Flambda ${this.jobGraph.name}: heartbeat schedule`,
+      schedule: props.heartbeatSchedule ?? events.Schedule.rate(Duration.minutes(1)),
+      targets: [new targets.LambdaFunction(fn, { retryAttempts: 0 })],
+    });
+    return fn;
+  }
+
+  /**
+   * cdk-nag findings that are deliberate, each with the reason, on the resources they concern
+   * (not stack-wide, so a new finding elsewhere still fails).
+   */
+  private suppressNagFindings(): void {
+    const functions = [...[...this.stages.values()].map((s) => s.function), ...(this.heartbeatFunction ? [this.heartbeatFunction] : [])];
+    for (const fn of functions) {
+      const validations = Validations.of(fn);
+      validations.acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        reason: 'AWSLambdaBasicExecutionRole only allows writing the function\'s own CloudWatch Logs; it is the AWS-maintained minimum every function needs.',
+      });
+      if (this.runtime === lambda.Runtime.NODEJS_20_X) {
+        const why =
+          'Flambda targets Node 20 (@middy/core 6 and the pinned toolchain; @middy/core 7 needs Node 22) until the project moves; the runtime prop moves every function at once.';
+        validations.acknowledge({ id: 'AwsSolutions-L1', reason: why });
+        // The CDK's built-in CloudFormation validation warns that nodejs20.x is deprecated.
+        validations.acknowledge({ id: 'CloudFormation-Validate::W2531', reason: why });
+      }
+    }
+  }
+}
+
+/** The job graph from `jobGraph` or `pipeline`. */
+function resolveJobGraph(props: StreamPipelineProps): JobGraph {
+  if ((props.jobGraph === undefined) === (props.pipeline === undefined)) {
+    throw new StreamPipelineValidationError(`give exactly one of jobGraph and pipeline (given ${props.jobGraph === undefined ? 'neither' : 'both'})`);
+  }
+  if (props.jobGraph !== undefined) {
+    if (props.parallelism !== undefined) throw new StreamPipelineValidationError(`parallelism applies to pipeline only; the jobGraph already has its stages' parallelism (given ${props.parallelism})`);
+    return props.jobGraph;
+  }
+  const parallelism = props.parallelism ?? DEFAULTS.parallelism;
+  checkIntegerRange('parallelism', parallelism, 1, MAX_SHARDS);
+  return props.pipeline!.jobGraph({ parallelism });
+}
+
+/** Replaces sink connectors as `overrides` says; names must be sinks of the graph. */
+function applySinkConnectors(graph: JobGraph, overrides: Readonly<Record<string, AwsSinkConnector>> | undefined): JobGraph {
+  if (overrides === undefined) return graph;
+  const names = new Set(graph.sinks.map((s) => s.name));
+  for (const [name, type] of Object.entries(overrides)) {
+    if (!names.has(name)) throw new StreamPipelineValidationError(`sinkConnectors names sink '${name}', which the job graph does not have (sinks: ${[...names].join(', ') || 'none'})`);
+    if (!['dynamodb', 'kinesis', 'print', 'blackhole'].includes(type)) {
+      throw new StreamPipelineValidationError(`sinkConnectors['${name}'] must be dynamodb, kinesis, print or blackhole (given ${String(type)})`);
+    }
+  }
+  return {
+    ...graph,
+    sinks: graph.sinks.map((s): JobSink => {
+      const type = overrides[s.name];
+      return type === undefined ? s : { ...s, connector: { type } };
+    }),
+  };
+}
+
+function resolveSettings(props: StreamPipelineProps, stageId: string): ResolvedSettings {
+  const own = props.stages?.[stageId];
+  return {
+    memorySize: own?.memorySize ?? props.memorySize ?? DEFAULTS.memorySize,
+    timeout: own?.timeout ?? props.timeout ?? DEFAULTS.timeout,
+    batchSize: own?.batchSize ?? props.batchSize ?? DEFAULTS.batchSize,
+    maxBatchingWindow: own?.maxBatchingWindow ?? props.maxBatchingWindow ?? DEFAULTS.maxBatchingWindow,
+  };
+}
+
+function alarmProps(props: StreamPipelineProps): PipelineAlarmProps {
+  return {
+    ...(props.iteratorAgeAlarmThreshold !== undefined ? { iteratorAgeAlarmThreshold: props.iteratorAgeAlarmThreshold } : {}),
+    ...(props.errorsAlarmThreshold !== undefined ? { errorsAlarmThreshold: props.errorsAlarmThreshold } : {}),
+    ...(props.deadLetterAlarmThreshold !== undefined ? { deadLetterAlarmThreshold: props.deadLetterAlarmThreshold } : {}),
+    ...(props.alarmActions !== undefined ? { alarmActions: props.alarmActions } : {}),
+  };
+}
+
+/** Every check in one place, before any resource exists. */
+function validate(graph: JobGraph, props: StreamPipelineProps): void {
+  if (graph.stages.length === 0) throw new StreamPipelineValidationError(`job graph '${graph.name}' has no stages`);
+  for (const source of graph.sources) checkIntegerRange(`source '${source.name}' parallelism`, source.parallelism, 1, MAX_SHARDS);
+  const stageIds = new Set(graph.stages.map((s) => s.id));
+  for (const stage of graph.stages) checkIntegerRange(`${stage.id} parallelism`, stage.parallelism, 1, MAX_SHARDS);
+  for (const sink of graph.sinks) {
+    if (sink.connector.type === 'collect' || sink.connector.type === 'jsonl') {
+      throw new StreamPipelineValidationError(
+        `sink '${sink.name}' uses the '${sink.connector.type}' connector, which only the embedded runtime has; use dynamodb, kinesis, print or blackhole (sinkConnectors can override it)`,
+      );
+    }
+    if (sink.connector.type === 'dynamodb' && (sink.upsertKey === undefined || sink.upsertKey.length === 0)) {
+      throw new StreamPipelineValidationError(`sink '${sink.name}' writes a DynamoDB table, which needs an upsert key (given none)`);
+    }
+  }
+  for (const [name] of Object.entries(props.sourceStreams ?? {})) {
+    if (!graph.sources.some((s) => s.name === name)) {
+      throw new StreamPipelineValidationError(`sourceStreams names source '${name}', which the job graph does not have (sources: ${graph.sources.map((s) => s.name).join(', ') || 'none'})`);
+    }
+  }
+  const settings: [string, StageSettings][] = [['', props], ...Object.entries(props.stages ?? {}).map(([id, s]): [string, StageSettings] => [`stages['${id}'].`, s])];
+  for (const [id] of Object.entries(props.stages ?? {})) {
+    if (!stageIds.has(id)) throw new StreamPipelineValidationError(`stages names '${id}', which is not a stage of the job graph (stages: ${[...stageIds].join(', ')})`);
+  }
+  for (const [prefix, s] of settings) {
+    if (s.memorySize !== undefined) checkIntegerRange(`${prefix}memorySize`, s.memorySize, 128, 10_240);
+    if (s.timeout !== undefined) checkDurationSeconds(`${prefix}timeout`, s.timeout, 1, 900);
+    if (s.batchSize !== undefined) checkIntegerRange(`${prefix}batchSize`, s.batchSize, 1, 10_000);
+    if (s.maxBatchingWindow !== undefined) checkDurationSeconds(`${prefix}maxBatchingWindow`, s.maxBatchingWindow, 0, 300);
+  }
+  if (props.runtime !== undefined) {
+    const major = /^nodejs(\d+)\.x$/.exec(props.runtime.name)?.[1];
+    if (major === undefined || Number(major) < 20) throw new StreamPipelineValidationError(`runtime must be nodejs20.x or later (given ${props.runtime.name})`);
+  }
+  if (props.retryAttempts !== undefined) checkIntegerRange('retryAttempts', props.retryAttempts, -1, 10_000);
+  if (props.maxRecordAge !== undefined) checkDurationSeconds('maxRecordAge', props.maxRecordAge, 60, 7 * 24 * 3600);
+  if (props.streamRetention !== undefined) checkDurationSeconds('streamRetention', props.streamRetention, 24 * 3600, 8760 * 3600);
+  if (props.sinkStreamShards !== undefined) checkIntegerRange('sinkStreamShards', props.sinkStreamShards, 1, MAX_SHARDS);
+  if (props.iteratorAgeAlarmThreshold !== undefined) checkDurationSeconds('iteratorAgeAlarmThreshold', props.iteratorAgeAlarmThreshold, 1, 7 * 24 * 3600);
+  if (props.errorsAlarmThreshold !== undefined) checkIntegerRange('errorsAlarmThreshold', props.errorsAlarmThreshold, 1, 1_000_000);
+  if (props.deadLetterAlarmThreshold !== undefined) checkIntegerRange('deadLetterAlarmThreshold', props.deadLetterAlarmThreshold, 1, 1_000_000);
+
+  const lookupTables = new Set(graph.stages.flatMap(lookupTablesOf));
+  for (const table of Object.keys(props.lookupSecrets ?? {})) {
+    if (!lookupTables.has(table)) {
+      throw new StreamPipelineValidationError(`lookupSecrets names table '${table}', which no LookupJoin of the job graph reads (lookup tables: ${[...lookupTables].join(', ') || 'none'})`);
+    }
+  }
+  const refs = userFunctionOperators(graph);
+  if (refs.length > 0 && props.pipelineModule === undefined) {
+    throw new StreamPipelineValidationError(`operators ${refs.join(', ')} call user functions: give pipelineModule (the module whose default export defines them)`);
+  }
+}
+
+/** Re-exported so users of the construct need one import for the alarm props. */
+export type { PipelineAlarmProps } from './pipeline-dashboard.ts';
