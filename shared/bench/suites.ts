@@ -145,10 +145,18 @@ export const STATE_IO_SUITE = 'state-io';
 export const WINDOWS_SUITE = 'windows';
 
 /** Every suite name, in the order help and errors list them. */
-export const SUITE_NAMES: readonly string[] = [...Object.keys(SUITES), WINDOWS_SUITE, STATE_IO_SUITE];
+/** The lookup cache suite (lookup-l2.ts): dimension lookups after a cold start, with and without the DynamoDB L2. */
+export const LOOKUP_L2_SUITE = 'lookup-l2';
+
+/** The Nexmark suite (nexmark.ts): q0 and the examples/nexmark queries over generated input. */
+export const NEXMARK_SUITE = 'nexmark';
+
+export const SUITE_NAMES: readonly string[] = [...Object.keys(SUITES), WINDOWS_SUITE, STATE_IO_SUITE, NEXMARK_SUITE, LOOKUP_L2_SUITE];
 
 /** Default input events per suite (state-io runs on dynalite, which is slow: about 55 s here). */
 export function defaultEvents(suite: string): number {
+  if (suite === NEXMARK_SUITE) return 200_000;
+  if (suite === LOOKUP_L2_SUITE) return 100_000;
   return suite === STATE_IO_SUITE ? 20_000 : 300_000;
 }
 
@@ -193,6 +201,16 @@ export async function runSuite(suite: string, options: BenchOptions): Promise<Be
   if (suite === WINDOWS_SUITE) {
     const { runWindowsSuite } = await import('./windows.ts');
     return runWindowsSuite(options);
+  }
+  if (suite === LOOKUP_L2_SUITE) {
+    const { runLookupL2Suite } = await import('./lookup-l2.ts');
+    return runLookupL2Suite(options.events);
+  }
+  if (suite === NEXMARK_SUITE) {
+    const { availableNexmarkQueries, runNexmarkBench } = await import('./nexmark.ts');
+    const { available, missing } = availableNexmarkQueries();
+    if (missing.length > 0) process.stderr.write(`nexmark: not measured (no example yet): ${missing.join(', ')}\n`);
+    return runNexmarkBench({ query: available, events: options.events, repetitions: options.repetitions ?? 1 });
   }
   const cases = SUITES[suite];
   if (!cases) throw new PlanError(`unknown benchmark suite '${suite}' (suites: ${SUITE_NAMES.join(', ')})`);
