@@ -1,0 +1,109 @@
+/**
+ * CREATE TABLE / CREATE VIEW → catalog entries: the physical schema, computed columns,
+ * `PROCTIME()` attributes, the watermark, the primary key and the connector.
+ */
+import { parseType } from '../core/type-parse.ts';
+import type { Field, Schema } from '../core/types.ts';
+import type { WatermarkSpec } from '../plan/logical.ts';
+import type { SqlExpr, SqlSelect, SqlStatement } from './ast.ts';
+import { readConnector, type TableConnector } from './connectors.ts';
+import { SqlError, atPosition, type SqlPosition } from './errors.ts';
+import { normalizeTypeText } from './expressions.ts';
+
+/** A table declared with CREATE TABLE. */
+export interface CatalogTable {
+  readonly name: string;
+  /** Columns read from the connector. */
+  readonly physical: Schema;
+  /** Computed columns (`name AS expr`), in declaration order, evaluated after the source. */
+  readonly computed: readonly { readonly name: string; readonly expr: SqlExpr }[];
+  /** `name AS PROCTIME()` columns. */
+  readonly proctime: readonly string[];
+  readonly watermark?: WatermarkSpec;
+  readonly primaryKey?: readonly string[];
+  readonly connector: TableConnector;
+  /** `scan.parallelism`: source shards. */
+  readonly parallelism?: number;
+  readonly pos: SqlPosition;
+}
+
+/** Tables and views of a script. */
+export interface Catalog {
+  readonly tables: Map<string, CatalogTable>;
+  readonly views: Map<string, SqlSelect>;
+}
+
+const UNIT_MS: Readonly<Record<string, number>> = { MILLISECOND: 1, SECOND: 1000, MINUTE: 60_000, HOUR: 3_600_000, DAY: 86_400_000 };
+
+/** Milliseconds of `INTERVAL 'n' UNIT`. @throws SqlError for an unknown unit or a bad number. */
+export function intervalMs(e: SqlExpr): number {
+  if (e.k !== 'interval') throw new SqlError(e.pos, "expected an INTERVAL such as INTERVAL '10' SECOND");
+  const unit = UNIT_MS[e.unit.replace(/S$/, '')];
+  const n = Number(e.value);
+  if (unit === undefined) throw new SqlError(e.pos, `unsupported interval unit ${e.unit} (use MILLISECOND, SECOND, MINUTE, HOUR or DAY)`);
+  if (!Number.isFinite(n) || n < 0 || !Number.isSafeInteger(n * unit)) throw new SqlError(e.pos, `cannot read INTERVAL '${e.value}' ${e.unit}`);
+  return n * unit;
+}
+
+/** Adds a CREATE TABLE statement to the catalog. */
+export function addTable(catalog: Catalog, stmt: Extract<SqlStatement, { k: 'createTable' }>, inputs?: ReadonlyMap<string, string>): void {
+  if (catalog.tables.has(stmt.name) || catalog.views.has(stmt.name)) throw new SqlError(stmt.pos, `table '${stmt.name}' is declared twice`);
+  const fields: Field[] = [];
+  const computed: { name: string; expr: SqlExpr }[] = [];
+  const proctime: string[] = [];
+  const names = new Set<string>();
+  for (const c of stmt.columns) {
+    if (names.has(c.name)) throw new SqlError(c.pos, `column '${c.name}' is declared twice in table '${stmt.name}'`);
+    names.add(c.name);
+    if (c.computed) {
+      if (c.computed.k === 'call' && c.computed.name === 'PROCTIME' && c.computed.args.length === 0) proctime.push(c.name);
+      else computed.push({ name: c.name, expr: c.computed });
+      continue;
+    }
+    const type = atPosition(c.pos, () => parseType(normalizeTypeText(c.type ?? '')));
+    // Metadata columns have no source value here: they are read as NULL.
+    fields.push({ name: c.name, type: c.metadata ? { ...type, nullable: true } : type });
+  }
+  let watermark: WatermarkSpec | undefined;
+  if (stmt.watermark) {
+    const w = stmt.watermark;
+    const column = fields.find((f) => f.name === w.column);
+    if (!column) {
+      const why = names.has(w.column) ? 'a computed column (declare it as a physical TIMESTAMP(3) column)' : 'not a column';
+      throw new SqlError(w.pos, `watermark column '${w.column}' of table '${stmt.name}' is ${why}`);
+    }
+    if (column.type.root !== 'TIMESTAMP') throw new SqlError(w.pos, `watermark column '${w.column}' must be TIMESTAMP(3) (it is ${column.type.root})`);
+    let delay = 0;
+    const e = w.expr;
+    if (e.k === 'bin' && e.op === '-' && e.left.k === 'id' && e.left.parts.at(-1) === w.column) delay = intervalMs(e.right);
+    else if (!(e.k === 'id' && e.parts.at(-1) === w.column)) {
+      throw new SqlError(e.pos, `watermark must be '${w.column}' or '${w.column} - INTERVAL …' (bounded out-of-orderness)`);
+    }
+    watermark = { column: w.column, outOfOrdernessMs: delay };
+    const idle = stmt.options.get('scan.watermark.idle-timeout');
+    if (idle) {
+      const m = /^(\d+)\s*(ms|s|min)?$/.exec(idle.value.trim());
+      if (!m) throw new SqlError(idle.pos, `cannot read 'scan.watermark.idle-timeout' = '${idle.value}'`);
+      watermark = { ...watermark, idleTimeoutMs: Number(m[1]) * (m[2] === 'min' ? 60_000 : m[2] === 's' ? 1000 : 1) };
+    }
+  }
+  for (const k of stmt.primaryKey ?? []) {
+    if (!names.has(k)) throw new SqlError(stmt.pos, `primary key column '${k}' is not a column of table '${stmt.name}'`);
+  }
+  const scan = stmt.options.get('scan.parallelism');
+  const parallelism = scan === undefined ? undefined : Number(scan.value);
+  if (parallelism !== undefined && (!Number.isSafeInteger(parallelism) || parallelism < 1)) {
+    throw new SqlError(scan?.pos ?? stmt.pos, `table '${stmt.name}': 'scan.parallelism' must be a positive integer (given '${scan?.value}')`);
+  }
+  catalog.tables.set(stmt.name, {
+    name: stmt.name,
+    physical: { fields },
+    computed,
+    proctime,
+    ...(watermark ? { watermark } : {}),
+    ...(stmt.primaryKey ? { primaryKey: stmt.primaryKey } : {}),
+    connector: readConnector(stmt.name, stmt.options, stmt.pos, inputs?.get(stmt.name)),
+    ...(parallelism !== undefined ? { parallelism } : {}),
+    pos: stmt.pos,
+  });
+}

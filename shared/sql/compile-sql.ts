@@ -1,0 +1,227 @@
+/**
+ * The Flink SQL front end: a script of CREATE TABLE / CREATE VIEW / INSERT INTO / SELECT / SET
+ * statements → the sources, sinks and logical plan the TypeScript API would build, so
+ * `planPipeline`, `jobGraph` and every runtime work unchanged.
+ *
+ * ```ts
+ * const program = compileSql(readFileSync('top-n.sql', 'utf8'), { inputs: new Map([['orders', 'orders.jsonl']]) });
+ * program.pipeline.jobGraph({ parallelism: 4 });
+ * ```
+ */
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { Pipeline } from '../api/pipeline.ts';
+import type { Stream } from '../api/stream.ts';
+import type { Row } from '../core/types.ts';
+import type { Expr } from '../plan/expr.ts';
+import { lit } from '../plan/expr-build.ts';
+import type { SinkConnector, SinkNode, SourceNode } from '../plan/logical.ts';
+import { addTable, type Catalog } from './catalog.ts';
+import type { LookupTableSpec } from './connectors.ts';
+import { SqlError, atPosition, type SqlPosition } from './errors.ts';
+import { compileExpr, scopeOf } from './expressions.ts';
+import { checkGrammar } from './grammar-check.ts';
+import { parseSql } from './parser.ts';
+import { compileSelect, type QueryContext, type Relation } from './query.ts';
+import type { SqlStatement } from './ast.ts';
+import { createDatagen } from './datagen.ts';
+
+/** Options of {@link compileSql}. */
+export interface CompileSqlOptions {
+  /** Source table name → JSONL path, overriding a filesystem table's `path` (CLI `--input`). */
+  readonly inputs?: ReadonlyMap<string, string>;
+  /** Pipeline name. @default 'sql' */
+  readonly name?: string;
+  /** Check the script against dt-sql-parser's Flink grammar first. @default true */
+  readonly grammarCheck?: boolean;
+}
+
+/** A compiled script. */
+export interface SqlProgram {
+  /** The pipeline holding the plan: `pipeline.plan()`, `.jobGraph()`, `.explain()`. */
+  readonly pipeline: Pipeline;
+  /** Declared source nodes, in the order the queries read them. */
+  readonly sources: readonly SourceNode[];
+  /** Declared sink nodes (one per INSERT INTO or SELECT): the roots handed to the planner. */
+  readonly sinks: readonly SinkNode[];
+  /** Dimension tables of the plan's LookupJoin nodes, by node id. */
+  readonly lookupTables: ReadonlyMap<number, LookupTableSpec>;
+  /** `SET 'key' = 'value'` options, in order. */
+  readonly settings: ReadonlyMap<string, string>;
+  /** Warnings, e.g. a literal JDBC password that is kept out of the job graph. */
+  readonly warnings: readonly string[];
+  /** The parsed statements (for explain's AST section). */
+  readonly statements: readonly SqlStatement[];
+}
+
+/**
+ * Compiles a Flink SQL script.
+ *
+ * @throws SqlError (`line L:C: …`) for syntax errors, unknown tables/columns, type errors and
+ *   unsupported constructs.
+ */
+export function compileSql(text: string, options: CompileSqlOptions = {}): SqlProgram {
+  if (options.grammarCheck !== false) checkGrammar(text);
+  const statements = parseSql(text);
+  const pipeline = new Pipeline(options.name ?? 'sql');
+  const catalog: Catalog = { tables: new Map(), views: new Map() };
+  const sources: SourceNode[] = [];
+  const sinks: SinkNode[] = [];
+  const settings = new Map<string, string>();
+  const ctx: QueryContext = {
+    pipeline,
+    catalog,
+    usedSources: new Set(),
+    lookups: new Map(),
+    warnings: [],
+    settings,
+    source: (name, pos) => declareSource(ctx, name, pos, sources),
+  };
+  let prints = 0;
+  for (const stmt of statements) {
+    switch (stmt.k) {
+      case 'createTable':
+        addTable(catalog, stmt, options.inputs);
+        break;
+      case 'createView':
+        if (catalog.tables.has(stmt.name) || catalog.views.has(stmt.name)) throw new SqlError(stmt.pos, `view '${stmt.name}' is declared twice`);
+        catalog.views.set(stmt.name, stmt.query);
+        break;
+      case 'set':
+        settings.set(stmt.key, stmt.value);
+        break;
+      case 'select': {
+        const r = compileSelect(stmt.query, ctx);
+        prints++;
+        const name = prints === 1 ? 'print' : `print_${prints}`;
+        sinks.push(addSink(r.stream, name, { type: 'print' }, undefined, stmt.pos));
+        break;
+      }
+      case 'insert':
+        sinks.push(insertInto(ctx, stmt, compileSelect(stmt.query, ctx)));
+        break;
+    }
+  }
+  if (statements.every((s) => s.k !== 'select' && s.k !== 'insert')) {
+    throw new SqlError({ line: 1, column: 1 }, 'the script has no INSERT INTO or SELECT statement: nothing to run');
+  }
+  return { pipeline, sources, sinks, lookupTables: ctx.lookups, settings, warnings: ctx.warnings, statements };
+}
+
+function declareSource(ctx: QueryContext, name: string, pos: SqlPosition, sources: SourceNode[]): Relation {
+  const table = ctx.catalog.tables.get(name);
+  if (!table) {
+    const known = [...ctx.catalog.tables.keys(), ...ctx.catalog.views.keys()];
+    throw new SqlError(pos, `unknown table '${name}' (declared: ${known.join(', ') || 'none'})`);
+  }
+  const c = table.connector;
+  if (!c.source && !c.datagen) {
+    throw new SqlError(pos, `table '${name}' (connector '${c.name}') cannot be read as a stream${c.lookup ? ': use it in JOIN … FOR SYSTEM_TIME AS OF' : ''}`);
+  }
+  if (ctx.usedSources.has(name)) throw new SqlError(pos, `table '${name}' is read twice; a source feeds one query in this version`);
+  ctx.usedSources.add(name);
+  const columns = Object.fromEntries(table.physical.fields.map((f) => [f.name, f.type]));
+  const stream = atPosition(pos, () =>
+    ctx.pipeline.source(name, {
+      schema: columns,
+      ...(table.watermark ? { watermark: table.watermark } : {}),
+      ...(c.source ? { connector: c.source } : {}),
+      ...(c.datagen ? { generator: createDatagen(table.physical, c.datagen) } : {}),
+      ...(table.parallelism !== undefined ? { parallelism: table.parallelism } : {}),
+    }),
+  ) as unknown as Stream<Row>;
+  sources.push(stream.node as SourceNode);
+  let rel: Relation = { stream, scope: scopeOf(stream.schema, `table '${name}'`, [name], table.proctime) };
+  if (table.computed.length > 0) {
+    const projection: { name: string; expr: Expr }[] = stream.schema.fields.map((f) => ({ name: f.name, expr: { kind: 'ref', name: f.name } }));
+    for (const col of table.computed) {
+      const scope = scopeOf(stream.schema, `table '${name}'`, [name]);
+      projection.push({ name: col.name, expr: compileExpr(col.expr, scope) });
+    }
+    const computed = atPosition(table.pos, () => stream.calc(projection));
+    rel = { stream: computed, scope: scopeOf(computed.schema, `table '${name}'`, [name], table.proctime) };
+  }
+  return rel;
+}
+
+function insertInto(ctx: QueryContext, stmt: Extract<SqlStatement, { k: 'insert' }>, r: Relation): SinkNode {
+  const table = ctx.catalog.tables.get(stmt.table);
+  if (!table) throw new SqlError(stmt.pos, `unknown sink table '${stmt.table}' (declared: ${[...ctx.catalog.tables.keys()].join(', ')})`);
+  const sink = table.connector.sink;
+  if (!sink) throw new SqlError(stmt.pos, `table '${stmt.table}' (connector '${table.connector.name}') cannot be written to`);
+  const target = table.physical.fields;
+  const got = r.stream.schema.fields;
+  // Which query column feeds each target column: by position, or by the INSERT column list
+  // (target columns not listed get NULL).
+  let sourceOf: (number | undefined)[];
+  if (stmt.columns) {
+    const listed = stmt.columns.map((c) => {
+      const i = target.findIndex((f) => f.name === c.name);
+      if (i < 0) throw new SqlError(c.pos, `unknown column '${c.name}' in table '${stmt.table}' (columns: ${target.map((f) => f.name).join(', ')})`);
+      return i;
+    });
+    if (listed.length !== got.length) {
+      throw new SqlError(stmt.query.pos, `INSERT INTO ${stmt.table}: ${listed.length} target columns but the query has ${got.length} (${got.map((f) => f.name).join(', ')})`);
+    }
+    sourceOf = target.map((_, t) => {
+      const i = listed.indexOf(t);
+      return i < 0 ? undefined : i;
+    });
+  } else {
+    if (target.length !== got.length) {
+      throw new SqlError(stmt.query.pos, `INSERT INTO ${stmt.table}: the query has ${got.length} columns (${got.map((f) => f.name).join(', ')}) but the table has ${target.length} (${target.map((f) => f.name).join(', ')})`);
+    }
+    sourceOf = target.map((_, i) => i);
+  }
+  // Rename (and cast where the types differ); skip the Calc when nothing changes.
+  let stream = r.stream;
+  const same = target.every((f, i) => sourceOf[i] === i && f.name === got[i]?.name && f.type.root === got[i]?.type.root);
+  if (!same) {
+    const projection = target.map((f, i) => {
+      const index = sourceOf[i];
+      if (index === undefined) return { name: f.name, expr: lit(null, { ...f.type, nullable: true }) as Expr };
+      const from = got[index] as (typeof got)[number];
+      const ref: Expr = { kind: 'ref', name: from.name };
+      return { name: f.name, expr: from.type.root === f.type.root ? ref : ({ kind: 'cast', expr: ref, type: f.type } as Expr) };
+    });
+    stream = atPosition(stmt.query.pos, () => r.stream.calc(projection));
+  }
+  return addSink(stream, stmt.table, sink, table.primaryKey, stmt.pos);
+}
+
+/** Adds a sink node as `Stream.sinkTo` does, keeping the node (the planner's root). */
+function addSink(stream: Stream<Row>, name: string, connector: SinkConnector, upsertKey: readonly string[] | undefined, pos: SqlPosition): SinkNode {
+  const node: SinkNode = {
+    type: 'Sink',
+    id: stream.pipeline.nextId(),
+    input: stream.node,
+    name,
+    connector,
+    schema: stream.schema,
+    ...(upsertKey ? { upsertKey } : {}),
+  };
+  atPosition(pos, () => stream.pipeline.addSink(node));
+  return node;
+}
+
+/**
+ * Reads and compiles a `.sql` file; the pipeline is named after the file (`q15.sql` →
+ * `q15`), as a TypeScript pipeline module names its own.
+ *
+ * @throws SqlError prefixed with the file name, e.g. `q15.sql: line 3:15: unknown column …`.
+ */
+export function compileSqlFile(path: string, options: Omit<CompileSqlOptions, 'name'> = {}): SqlProgram {
+  const text = readFileSync(path, 'utf8');
+  const base = basename(path).replace(/\.sql$/i, '');
+  const name = /^[A-Za-z][A-Za-z0-9_-]*$/.test(base) ? base : `sql-${base.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+  try {
+    return compileSql(text, { ...options, name });
+  } catch (e) {
+    if (e instanceof SqlError) {
+      const wrapped = new SqlError({ line: e.line, column: e.column }, e.message.replace(/^line \d+:\d+: /, ''), { cause: e });
+      wrapped.message = `${basename(path)}: ${e.message}`;
+      throw wrapped;
+    }
+    throw e;
+  }
+}

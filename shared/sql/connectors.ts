@@ -1,0 +1,240 @@
+/**
+ * `WITH ('connector' = …)` options → plain-data connector specs. Sources and sinks map onto the
+ * SourceConnector / SinkConnector types of the plan; lookup (dimension) tables and `datagen`
+ * have no plan type yet, so they are described here (see {@link LookupTableSpec}).
+ */
+import type { Schema } from '../core/types.ts';
+import type { LookupCacheSpec } from '../lookup/cache-spec.ts';
+import { parseJdbcUrl } from '../lookup/jdbc-config.ts';
+import type { LookupRetrySpec } from '../lookup/resilient-source.ts';
+import type { SinkConnector, SourceConnector } from '../plan/logical.ts';
+import { parseDuration } from '../api/windows.ts';
+import { SqlError, type SqlPosition } from './errors.ts';
+
+/** The options of a CREATE TABLE, with the position of each key. */
+export type TableOptions = ReadonlyMap<string, { readonly value: string; readonly pos: SqlPosition }>;
+
+/** A JDBC dimension table (MySQL/MariaDB or PostgreSQL). */
+export interface JdbcLookupTable {
+  readonly type: 'jdbc';
+  readonly url: string;
+  readonly dialect: 'mysql' | 'postgresql';
+  /** `table-name`. */
+  readonly table: string;
+  readonly user?: string;
+  /** A literal `password` option (local runs). */
+  readonly password?: string;
+  /**
+   * Where the password comes from instead: `password` = `'${secret:arn-or-name}'` (Secrets
+   * Manager) or `'${env:NAME}'` (an environment variable).
+   */
+  readonly passwordSecret?: { readonly kind: 'secretsmanager' | 'env'; readonly ref: string };
+}
+
+/** A DynamoDB dimension table. */
+export interface DynamoDbLookupTable {
+  readonly type: 'dynamodb';
+  readonly table: string;
+  readonly region?: string;
+}
+
+/** A JSON-lines dimension table (`'connector' = 'filesystem'`); `--input name=path` binds it. */
+export interface JsonlLookupTable {
+  readonly type: 'jsonl';
+  readonly path?: string;
+}
+
+/** A dimension table read by lookup joins, with Flink's lookup options. */
+export interface LookupTableSpec {
+  readonly name: string;
+  readonly store: JdbcLookupTable | DynamoDbLookupTable | JsonlLookupTable;
+  /** The table's columns (the dimension schema). */
+  readonly schema: Schema;
+  readonly cache: LookupCacheSpec;
+  /** `lookup.max-retries` as attempts (retries + 1); absent: the runtime default. */
+  readonly retry?: LookupRetrySpec;
+  /** `lookup.enable_hash`: hash-shuffle the probe stream by the join key. */
+  readonly shuffle: boolean;
+}
+
+/** Bounded `datagen` source options (the embedded runtime generates the rows). */
+export interface DatagenSpec {
+  /** `number-of-rows`. @default 1000 */
+  readonly rows: number;
+  /** Per-column `fields.<name>.kind` / `.min` / `.max` / `.length` / `.start` / `.end`. */
+  readonly fields: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  /** Seed of the deterministic generator. */
+  readonly seed: number;
+}
+
+/**
+ * What a table can be used as: how it is used depends on the query (FROM: source, INSERT INTO:
+ * sink, `JOIN … FOR SYSTEM_TIME AS OF`: lookup); its connector decides what it can be.
+ */
+export interface TableConnector {
+  readonly name: string;
+  readonly source?: SourceConnector;
+  readonly sink?: SinkConnector;
+  readonly datagen?: DatagenSpec;
+  readonly lookup?: Omit<LookupTableSpec, 'name' | 'schema'>;
+}
+
+const KNOWN = 'kinesis, dynamodb, jdbc, filesystem, datagen, print, blackhole';
+
+/**
+ * Reads a table's connector options.
+ *
+ * @throws SqlError naming the option and its position for a missing or invalid option.
+ */
+export function readConnector(table: string, options: TableOptions, at: SqlPosition, inputOverride?: string): TableConnector {
+  const get = (key: string): string | undefined => options.get(key)?.value;
+  const posOf = (key: string): SqlPosition => options.get(key)?.pos ?? at;
+  const need = (key: string): string => {
+    const v = get(key);
+    if (v === undefined || v === '') throw new SqlError(at, `table '${table}': option '${key}' is required for connector '${get('connector')}'`);
+    return v;
+  };
+  const connector = get('connector');
+  if (connector === undefined) throw new SqlError(at, `table '${table}': WITH ('connector' = …) is required (one of ${KNOWN})`);
+  switch (connector) {
+    case 'kinesis': {
+      const stream = get('stream') ?? get('stream.name') ?? get('stream-name');
+      const arn = get('stream.arn') ?? (stream?.startsWith('arn:') ? stream : undefined);
+      const name = stream && !stream.startsWith('arn:') ? stream : undefined;
+      if (!name && !arn) throw new SqlError(at, `table '${table}': option 'stream' (a Kinesis stream name or ARN) is required`);
+      checkFormat(table, options, at);
+      return {
+        name: connector,
+        source: { type: 'kinesis', ...(name ? { streamName: name } : {}), ...(arn ? { streamArn: arn } : {}) },
+        sink: { type: 'kinesis', ...(name ? { streamName: name } : arn ? { streamName: arn.split('/').pop() as string } : {}) },
+      };
+    }
+    case 'filesystem': {
+      checkFormat(table, options, at);
+      const path = inputOverride ?? get('path');
+      return {
+        name: connector,
+        source: { type: 'jsonl', ...(path ? { path } : {}) },
+        ...(path ? { sink: { type: 'jsonl', path } } : {}),
+        lookup: { store: { type: 'jsonl', ...(path ? { path } : {}) }, ...lookupOptions(table, options, at) },
+      };
+    }
+    case 'print':
+      return { name: connector, sink: { type: 'print' } };
+    case 'blackhole':
+      return { name: connector, sink: { type: 'blackhole' } };
+    case 'datagen':
+      return { name: connector, datagen: readDatagen(table, options) };
+    case 'dynamodb': {
+      const name = get('table-name') ?? get('table');
+      if (!name) throw new SqlError(at, `table '${table}': option 'table-name' (the DynamoDB table) is required`);
+      const region = get('aws.region') ?? get('region');
+      return {
+        name: connector,
+        sink: { type: 'dynamodb', tableName: name },
+        lookup: { store: { type: 'dynamodb', table: name, ...(region ? { region } : {}) }, ...lookupOptions(table, options, at) },
+      };
+    }
+    case 'jdbc': {
+      const url = need('url');
+      let dialect: 'mysql' | 'postgresql';
+      try {
+        dialect = parseJdbcUrl(url).protocol;
+      } catch (e) {
+        throw new SqlError(posOf('url'), (e as Error).message);
+      }
+      const password = get('password');
+      const secret = password === undefined ? undefined : /^\$\{(secret|secretsmanager|env):(.+)\}$/.exec(password);
+      const user = get('username');
+      const store: JdbcLookupTable = {
+        type: 'jdbc',
+        url,
+        dialect,
+        table: need('table-name'),
+        ...(user !== undefined ? { user } : {}),
+        ...(secret ? { passwordSecret: { kind: secret[1] === 'env' ? 'env' : 'secretsmanager', ref: secret[2] as string } } : password !== undefined ? { password } : {}),
+      };
+      return { name: connector, lookup: { store, ...lookupOptions(table, options, at) } };
+    }
+    default:
+      throw new SqlError(posOf('connector'), `table '${table}': unknown connector '${connector}' (supported: ${KNOWN})`);
+  }
+}
+
+/** The lookup options shared by JDBC and DynamoDB dimension tables. */
+export function lookupOptions(table: string, options: TableOptions, at: SqlPosition): Omit<LookupTableSpec, 'name' | 'schema' | 'store'> {
+  const get = (key: string): string | undefined => options.get(key)?.value;
+  const duration = (key: string): number | undefined => {
+    const v = get(key);
+    if (v === undefined) return undefined;
+    try {
+      return parseDuration(v.replace(/^(\d+)\s*(ms|s|min|h|d)$/, '$1 $2'), `table '${table}' option '${key}'`);
+    } catch (e) {
+      throw new SqlError(options.get(key)?.pos ?? at, (e as Error).message);
+    }
+  };
+  const integer = (key: string): number | undefined => {
+    const v = get(key);
+    if (v === undefined) return undefined;
+    const n = Number(v);
+    if (!Number.isSafeInteger(n) || n < 0) throw new SqlError(options.get(key)?.pos ?? at, `table '${table}': option '${key}' must be a non-negative integer (given '${v}')`);
+    return n;
+  };
+  const bool = (key: string): boolean | undefined => {
+    const v = get(key)?.toLowerCase();
+    if (v === undefined) return undefined;
+    if (v !== 'true' && v !== 'false') throw new SqlError(options.get(key)?.pos ?? at, `table '${table}': option '${key}' must be 'true' or 'false' (given '${get(key)}')`);
+    return v === 'true';
+  };
+  // Flink 1.16+ `lookup.cache`, and the legacy `lookup.cache.max-rows` / `lookup.cache.ttl`.
+  const maxRows = integer('lookup.partial-cache.max-rows') ?? integer('lookup.cache.max-rows');
+  const cacheType = (get('lookup.cache') ?? (maxRows !== undefined ? 'PARTIAL' : 'NONE')).toUpperCase();
+  let cache: LookupCacheSpec;
+  if (cacheType === 'PARTIAL') {
+    if (maxRows === undefined) throw new SqlError(options.get('lookup.cache')?.pos ?? at, `table '${table}': 'lookup.cache' = 'PARTIAL' needs 'lookup.partial-cache.max-rows'`);
+    const write = duration('lookup.partial-cache.expire-after-write') ?? duration('lookup.cache.ttl');
+    const access = duration('lookup.partial-cache.expire-after-access');
+    const missing = bool('lookup.partial-cache.cache-missing-key');
+    cache = {
+      type: 'PARTIAL',
+      maxRows,
+      ...(write !== undefined ? { expireAfterWriteMs: write } : {}),
+      ...(access !== undefined ? { expireAfterAccessMs: access } : {}),
+      ...(missing !== undefined ? { cacheMissingKey: missing } : {}),
+    };
+  } else if (cacheType === 'FULL') {
+    const reload = duration('lookup.full-cache.periodic-reload.interval');
+    cache = { type: 'FULL', ...(reload !== undefined ? { reloadIntervalMs: reload } : {}) };
+  } else if (cacheType === 'NONE') {
+    cache = { type: 'NONE' };
+  } else {
+    throw new SqlError(options.get('lookup.cache')?.pos ?? at, `table '${table}': 'lookup.cache' must be NONE, PARTIAL or FULL (given '${get('lookup.cache')}')`);
+  }
+  const retries = integer('lookup.max-retries');
+  return {
+    cache,
+    ...(retries !== undefined ? { retry: { maxAttempts: retries + 1, delayMs: 100, onMiss: false } } : {}),
+    shuffle: bool('lookup.enable_hash') ?? false,
+  };
+}
+
+function checkFormat(table: string, options: TableOptions, at: SqlPosition): void {
+  const format = options.get('format');
+  if (format && format.value !== 'json') throw new SqlError(format.pos, `table '${table}': only 'format' = 'json' is supported (given '${format.value}')`);
+  void at;
+}
+
+function readDatagen(table: string, options: TableOptions): DatagenSpec {
+  const fields = new Map<string, Map<string, string>>();
+  for (const [key, { value }] of options) {
+    const m = /^fields\.([^.]+)\.(.+)$/.exec(key);
+    if (!m) continue;
+    const column = m[1] as string;
+    if (!fields.has(column)) fields.set(column, new Map());
+    fields.get(column)?.set(m[2] as string, value);
+  }
+  const rowsOpt = options.get('number-of-rows');
+  const rows = rowsOpt ? Number(rowsOpt.value) : 1000;
+  if (!Number.isSafeInteger(rows) || rows < 0) throw new SqlError(rowsOpt?.pos ?? { line: 1, column: 1 }, `table '${table}': 'number-of-rows' must be a non-negative integer`);
+  return { rows, fields, seed: 42 };
+}

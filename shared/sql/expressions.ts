@@ -1,0 +1,217 @@
+/**
+ * SQL expressions (ast.ts) → the plan's expression IR (shared/plan/expr.ts), resolved against a
+ * scope of visible columns. Names are resolved case-sensitively first and then
+ * case-insensitively (Flink is case-sensitive, but a unique case-insensitive match is what the
+ * user meant); an unknown column names the table and lists its columns.
+ */
+import { parseType } from '../core/type-parse.ts';
+import { parseTimestamp } from '../core/timestamp.ts';
+import type { Schema } from '../core/types.ts';
+import type { Expr } from '../plan/expr.ts';
+import { call, lit } from '../plan/expr-build.ts';
+import { inferType } from '../plan/expr-types.ts';
+import type { SqlExpr } from './ast.ts';
+import { SqlError, atPosition, type SqlPosition } from './errors.ts';
+
+/** A column visible in a query: its qualifier (table name or alias) and its name in the input row. */
+export interface ScopeColumn {
+  readonly qualifiers: readonly string[];
+  readonly name: string;
+  /** The column's name in the node's schema (differs after a join renames a clash). */
+  readonly field: string;
+  /** Processing-time attribute declared with `PROCTIME()`: usable only in FOR SYSTEM_TIME AS OF. */
+  readonly proctime?: boolean;
+}
+
+/** What a query can see: the input node's schema plus qualified names. */
+export interface Scope {
+  /** Described in errors: `table 'orders'`, `subquery`. */
+  readonly description: string;
+  readonly columns: readonly ScopeColumn[];
+  readonly schema: Schema;
+}
+
+/** Hooks for grouped queries: aggregate calls and group-key expressions become column refs. */
+export interface ExprHooks {
+  readonly replace?: (e: SqlExpr) => Expr | undefined;
+}
+
+/** A scope over a schema, all columns qualified by `qualifiers`. */
+export function scopeOf(schema: Schema, description: string, qualifiers: readonly string[], proctime: readonly string[] = []): Scope {
+  return {
+    description,
+    schema,
+    columns: [
+      ...schema.fields.map((f) => ({ qualifiers, name: f.name, field: f.name })),
+      ...proctime.map((name) => ({ qualifiers, name, field: name, proctime: true })),
+    ],
+  };
+}
+
+/** A key identifying an expression's shape (positions ignored), to match GROUP BY expressions. */
+export function exprKey(e: SqlExpr): string {
+  return JSON.stringify(e, (k, v: unknown) => (k === 'pos' ? undefined : typeof v === 'string' && k === 'name' ? v.toUpperCase() : v));
+}
+
+/** Finds a column; throws `unknown column 'x' in table 't' (columns: …)` at the reference. */
+export function resolveColumn(scope: Scope, parts: readonly string[], pos: SqlPosition): ScopeColumn {
+  const name = parts[parts.length - 1] as string;
+  const qualifier = parts.length > 1 ? parts[parts.length - 2] : undefined;
+  const candidates = scope.columns.filter((c) => qualifier === undefined || c.qualifiers.includes(qualifier) || c.qualifiers.some((q) => q.toLowerCase() === qualifier.toLowerCase()));
+  if (qualifier !== undefined && candidates.length === 0) {
+    const known = [...new Set(scope.columns.flatMap((c) => c.qualifiers))];
+    throw new SqlError(pos, `unknown table or alias '${qualifier}' in ${scope.description} (known: ${known.join(', ') || 'none'})`);
+  }
+  let found = candidates.filter((c) => c.name === name);
+  if (found.length === 0) found = candidates.filter((c) => c.name.toLowerCase() === name.toLowerCase());
+  if (found.length > 1) {
+    throw new SqlError(pos, `column '${name}' is ambiguous in ${scope.description}: qualify it (${found.map((c) => `${c.qualifiers[0] ?? '?'}.${c.name}`).join(', ')})`);
+  }
+  const column = found[0];
+  if (!column) {
+    const where = qualifier !== undefined ? `'${qualifier}'` : scope.description;
+    const columns = candidates.filter((c) => !c.proctime).map((c) => c.name);
+    throw new SqlError(pos, `unknown column '${name}' in ${where} (columns: ${columns.join(', ')})`);
+  }
+  return column;
+}
+
+const FUNCTION_ALIASES: Readonly<Record<string, string>> = {
+  CHARACTER_LENGTH: 'CHAR_LENGTH',
+  CEILING: 'CEIL',
+  DAY: 'DAYOFMONTH',
+  SUBSTR: 'SUBSTRING',
+};
+
+const AGGREGATES = new Set(['COUNT', 'SUM', 'MIN', 'MAX', 'AVG']);
+
+/** True for COUNT/SUM/MIN/MAX/AVG calls (not window functions). */
+export function isAggregateCall(e: SqlExpr): e is Extract<SqlExpr, { k: 'call' }> {
+  return e.k === 'call' && AGGREGATES.has(e.name) && e.over === undefined;
+}
+
+/**
+ * Compiles a SQL expression against a scope and checks its type.
+ *
+ * @throws SqlError at the offending sub-expression.
+ */
+export function compileExpr(e: SqlExpr, scope: Scope, hooks: ExprHooks = {}): Expr {
+  const expr = build(e, scope, hooks);
+  atPosition(e.pos, () => inferType(expr, scope.schema));
+  return expr;
+}
+
+function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
+  const replaced = hooks.replace?.(e);
+  if (replaced) return replaced;
+  const sub = (x: SqlExpr): Expr => build(x, scope, hooks);
+  switch (e.k) {
+    case 'id': {
+      const column = resolveColumn(scope, e.parts, e.pos);
+      if (column.proctime) throw new SqlError(e.pos, `'${column.name}' is a PROCTIME() attribute: it can be used in FOR SYSTEM_TIME AS OF only`);
+      return { kind: 'ref', name: column.field };
+    }
+    case 'num':
+      return numberLiteral(e.text, e.pos);
+    case 'str':
+      return lit(e.value);
+    case 'bool':
+      return lit(e.value);
+    case 'null':
+      throw new SqlError(e.pos, 'an untyped NULL needs a type: write CAST(NULL AS type)');
+    case 'typed': {
+      if (e.type === 'DATE') throw new SqlError(e.pos, 'DATE literals are not supported; use TIMESTAMP \'yyyy-MM-dd HH:mm:ss\'');
+      const ms = parseTimestamp(e.value.length === 10 ? `${e.value} 00:00:00` : e.value);
+      if (ms === undefined) throw new SqlError(e.pos, `cannot read TIMESTAMP '${e.value}' (expected 'yyyy-MM-dd HH:mm:ss[.SSS]')`);
+      return lit(ms, 'TIMESTAMP(3)');
+    }
+    case 'interval':
+      throw new SqlError(e.pos, `INTERVAL '${e.value}' ${e.unit} is only supported in WATERMARK and window functions`);
+    case 'bin': {
+      const op = e.op === '%' ? 'MOD' : e.op;
+      if (op === 'AND' || op === 'OR') return call(op, ...flatten(e, op).map(sub));
+      return call(op, sub(e.left), sub(e.right));
+    }
+    case 'not':
+      return call('NOT', sub(e.arg));
+    case 'neg':
+      if (e.arg.k === 'num') return numberLiteral(`-${e.arg.text}`, e.pos);
+      return call('-', lit(0), sub(e.arg));
+    case 'isnull':
+      return call(e.not ? 'IS NOT NULL' : 'IS NULL', sub(e.expr));
+    case 'between': {
+      const x = sub(e.expr);
+      const inRange = call('AND', call('>=', x, sub(e.low)), call('<=', x, sub(e.high)));
+      return e.not ? call('NOT', inRange) : inRange;
+    }
+    case 'in': {
+      const c = call('IN', sub(e.expr), ...e.list.map(sub));
+      return e.not ? call('NOT', c) : c;
+    }
+    case 'like': {
+      const c = call('LIKE', sub(e.expr), sub(e.pattern));
+      return e.not ? call('NOT', c) : c;
+    }
+    case 'case': {
+      const args: Expr[] = [];
+      for (const [when, then] of e.whens) {
+        args.push(e.operand ? call('=', sub(e.operand), sub(when)) : sub(when), sub(then));
+      }
+      if (e.otherwise) args.push(sub(e.otherwise));
+      return call('CASE', ...args);
+    }
+    case 'cast': {
+      const type = atPosition(e.pos, () => parseType(normalizeTypeText(e.type)));
+      if (e.expr.k === 'null') return lit(null, type);
+      return { kind: 'cast', expr: sub(e.expr), type };
+    }
+    case 'star':
+      throw new SqlError(e.pos, '* is only allowed in the SELECT list and in COUNT(*)');
+    case 'call': {
+      if (e.over) throw new SqlError(e.pos, `${e.name}() OVER (…) is supported only as ROW_NUMBER/RANK/DENSE_RANK in a subquery filtered on the rank (Top-N)`);
+      if (AGGREGATES.has(e.name)) throw new SqlError(e.pos, `aggregate ${e.name}() is not allowed here`);
+      if (e.filter) throw new SqlError(e.filter.pos, `FILTER (WHERE …) applies to aggregate functions only, not ${e.name}`);
+      if (e.name === 'PROCTIME') throw new SqlError(e.pos, 'PROCTIME() is only supported as a computed column of CREATE TABLE');
+      // IF(c, a, b) is CASE WHEN c THEN a ELSE b END.
+      if (e.name === 'IF') {
+        if (e.args.length !== 3) throw new SqlError(e.pos, 'IF takes three arguments: IF(condition, then, else)');
+        return call('CASE', ...e.args.map(sub));
+      }
+      const name = FUNCTION_ALIASES[e.name] ?? e.name;
+      return call(name, ...e.args.map(sub));
+    }
+  }
+}
+
+/** `a AND b AND c` as one flat call, as Flink prints it. */
+function flatten(e: SqlExpr, op: string): SqlExpr[] {
+  return e.k === 'bin' && e.op === op ? [...flatten(e.left, op), ...flatten(e.right, op)] : [e];
+}
+
+/** Integer → INT/BIGINT, decimal → DECIMAL(p, s), exponent → DOUBLE, as Flink types literals. */
+function numberLiteral(text: string, pos: SqlPosition): Expr {
+  if (/[eE]/.test(text)) return lit(Number(text), 'DOUBLE');
+  if (!text.includes('.')) {
+    const n = Number(text);
+    if (Number.isSafeInteger(n)) return lit(n);
+    return atPosition(pos, () => lit(BigInt(text)));
+  }
+  const negative = text.startsWith('-');
+  const [intPart = '', frac = ''] = text.replace('-', '').split('.');
+  const digits = (intPart + frac).replace(/^0+(?=\d)/, '');
+  const unscaled = BigInt(`${negative ? '-' : ''}${digits || '0'}`);
+  return atPosition(pos, () => lit(unscaled, `DECIMAL(${Math.max(digits.length, frac.length, 1)}, ${frac.length})`));
+}
+
+/**
+ * Flink spellings the core type parser does not know, mapped to the engine's types:
+ * TINYINT/SMALLINT → INT, FLOAT/REAL → DOUBLE, CHAR(n) → VARCHAR(n), TIMESTAMP_LTZ(3) → TIMESTAMP(3).
+ */
+export function normalizeTypeText(text: string): string {
+  return text
+    .replace(/^\s*(TINYINT|SMALLINT)\b/i, 'INT')
+    .replace(/^\s*(FLOAT|REAL)\b/i, 'DOUBLE')
+    .replace(/^\s*CHAR\b/i, 'VARCHAR')
+    .replace(/^\s*TIMESTAMP_LTZ\b/i, 'TIMESTAMP')
+    .replace(/\bWITH\s+LOCAL\s+TIME\s+ZONE\b/i, '');
+}

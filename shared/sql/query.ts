@@ -1,0 +1,565 @@
+/**
+ * SELECT → plan nodes, built through the TypeScript API's Stream so the SQL and API versions of
+ * a query produce the same nodes (and the same job graph). Flink's rewrite rules are applied on
+ * the way: ROW_NUMBER/RANK/DENSE_RANK in a subquery filtered on the rank → Rank (window Top-N when
+ * partitioned by window_start, window_end), ROW_NUMBER … = 1 by a rowtime column → Deduplicate,
+ * `JOIN … FOR SYSTEM_TIME AS OF` → LookupJoin.
+ */
+import type { Pipeline } from '../api/pipeline.ts';
+import type { AggregateSpec } from '../api/aggregates.ts';
+import type { Stream } from '../api/stream.ts';
+import { Stream as StreamClass } from '../api/stream.ts';
+import { PlanError } from '../core/errors.ts';
+import type { Row, Schema } from '../core/types.ts';
+import { parseDuration } from '../api/windows.ts';
+import type { Expr } from '../plan/expr.ts';
+import { lookupJoinOutputSchema, type LookupOutputColumn } from '../lookup/lookup-join-spec.ts';
+import type { LookupJoinNode, LookupSourceDescriptor, WindowSpec } from '../plan/logical.ts';
+import { windowTableFunctionOutputSchema } from '../operators/window-rank/window-table-function.ts';
+import { windowSpecOf, windowedSchema } from './windows.ts';
+import type { SqlExpr, SqlFrom, SqlSelect, SqlSelectItem } from './ast.ts';
+import type { Catalog } from './catalog.ts';
+import type { LookupTableSpec } from './connectors.ts';
+import { SqlError, atPosition, type SqlPosition } from './errors.ts';
+import { compileExpr, exprKey, isAggregateCall, resolveColumn, scopeOf, type Scope, type ScopeColumn } from './expressions.ts';
+import { rankFilter, rankItem, rewriteGroupWindow } from './rules.ts';
+
+/** A compiled query: its stream and what its columns are called. */
+export interface Relation {
+  readonly stream: Stream<Row>;
+  readonly scope: Scope;
+  /**
+   * Set when the relation is a window TVF not consumed yet: the rules turn `GROUP BY
+   * window_start, window_end` into a window aggregate and a rank partitioned by the window
+   * into a window Top-N / deduplication, reading `base` directly; anything else materializes
+   * the TVF (WindowTableFunction) through `stream`.
+   */
+  readonly window?: { readonly spec: WindowSpec; readonly base: Stream<Row>; readonly baseScope: Scope };
+}
+
+/** State shared by the queries of one script. */
+export interface QueryContext {
+  readonly pipeline: Pipeline;
+  readonly catalog: Catalog;
+  /** Tables already read (a source may feed one consumer). */
+  readonly usedSources: Set<string>;
+  /** Dimension tables by LookupJoin node id. */
+  readonly lookups: Map<number, LookupTableSpec>;
+  /** `SET` options seen so far (`table.exec.state.ttl`, `table.exec.topn.cache-size`). */
+  readonly settings: ReadonlyMap<string, string>;
+  /** Compile warnings (`line L:C: …`). */
+  readonly warnings: string[];
+  /** Declares a source for a catalog table and returns its stream. */
+  readonly source: (table: string, pos: SqlPosition) => Relation;
+}
+
+/** `table.exec.state.ttl` in milliseconds, when set (and not 0, Flink's "never"). */
+function stateTtl(ctx: QueryContext): { stateTtlMs?: number } {
+  const v = ctx.settings.get('table.exec.state.ttl');
+  if (v === undefined) return {};
+  const ms = parseDuration(v.trim().replace(/^(\d+(?:\.\d+)?)\s*([a-z]+)$/i, '$1 $2'), "SET 'table.exec.state.ttl'");
+  return ms > 0 ? { stateTtlMs: ms } : {};
+}
+
+/** `table.exec.topn.cache-size`, when set. */
+function topNCacheSize(ctx: QueryContext): { cacheSize?: number } {
+  const v = ctx.settings.get('table.exec.topn.cache-size');
+  if (v === undefined) return {};
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < 1) throw new PlanError(`SET 'table.exec.topn.cache-size' must be a positive integer (given '${v}')`);
+  return { cacheSize: n };
+}
+
+/** Compiles a SELECT into a stream. */
+export function compileSelect(query: SqlSelect, ctx: QueryContext): Relation {
+  const q = rewriteGroupWindow(query);
+  const topN = q.from.k === 'subquery' ? rankItem(q.from.query) : undefined;
+  let input: Relation;
+  if (topN && q.from.k === 'subquery') {
+    input = compileTopN(q, q.from.query, topN.index, ctx);
+  } else {
+    input = compileFrom(q.from, q.hints, ctx);
+    if (q.where) input = filter(input, q.where);
+  }
+  if (q.distinct) throw new SqlError(q.pos, 'SELECT DISTINCT is not supported: use GROUP BY with an aggregate');
+  const grouped = q.groupBy.length > 0 || q.items.some((i) => containsAggregate(i.expr));
+  return grouped ? compileAggregate(q, input, ctx) : project(input, q.items, q.pos);
+}
+
+function relation(stream: Stream<Row>, qualifiers: readonly string[], description: string): Relation {
+  return { stream, scope: scopeOf(stream.schema, description, qualifiers) };
+}
+
+function compileFrom(from: SqlFrom, hints: SqlSelect['hints'], ctx: QueryContext): Relation {
+  switch (from.k) {
+    case 'table': {
+      const view = ctx.catalog.views.get(from.name);
+      if (view) {
+        const r = compileSelect(view, ctx);
+        return relation(r.stream, [from.alias ?? from.name], `view '${from.name}'`);
+      }
+      const r = ctx.source(from.name, from.pos);
+      const qualifiers = from.alias ? [from.alias, from.name] : [from.name];
+      return { stream: r.stream, scope: { ...r.scope, columns: r.scope.columns.map((c) => ({ ...c, qualifiers })) } };
+    }
+    case 'subquery': {
+      const r = compileSelect(from.query, ctx);
+      return relation(r.stream, from.alias ? [from.alias] : [], from.alias ? `subquery '${from.alias}'` : 'subquery');
+    }
+    case 'tvf':
+      return compileWindowTvf(from, hints, ctx);
+    case 'join':
+      return compileLookupJoin(from, hints, ctx);
+  }
+}
+
+function filter(input: Relation, where: SqlExpr): Relation {
+  if (input.window && !mentionsWindowColumn(where)) {
+    // Flink pushes the filter below the window TVF; the window stays pending for the rules.
+    const base = filter({ stream: input.window.base, scope: input.window.baseScope }, where);
+    return windowRelation(input.window.spec, base.stream, base.scope, input.scope.description, input.scope.columns[0]?.qualifiers ?? []);
+  }
+  const condition = compileExpr(where, input.scope);
+  const stream = atPosition(where.pos, () => input.stream.filter(condition)) as Stream<Row>;
+  return { stream, scope: { ...input.scope, schema: stream.schema } };
+}
+
+/** Output name of a select item: alias, column name, or Flink's `EXPR$n`. */
+function itemName(item: SqlSelectItem, index: number): string {
+  if (item.alias !== undefined) return item.alias;
+  if (item.expr.k === 'id') return item.expr.parts[item.expr.parts.length - 1] as string;
+  return `EXPR$${index}`;
+}
+
+/** Expands `*` and `t.*`, then projects; skips the Calc when it would be the identity. */
+function project(input: Relation, items: readonly SqlSelectItem[], pos: SqlPosition, hooks?: Parameters<typeof compileExpr>[2]): Relation {
+  const projection: { name: string; expr: Expr }[] = [];
+  items.forEach((item, index) => {
+    if (item.expr.k === 'star') {
+      const q = item.expr.qualifier;
+      const cols = input.scope.columns.filter((c) => !c.proctime && (q === undefined || c.qualifiers.includes(q)));
+      if (q !== undefined && cols.length === 0) throw new SqlError(item.pos, `unknown table or alias '${q}'`);
+      for (const c of cols) projection.push({ name: c.name, expr: { kind: 'ref', name: c.field } });
+      return;
+    }
+    projection.push({ name: itemName(item, index), expr: compileExpr(item.expr, input.scope, hooks) });
+  });
+  // Duplicate names are made unique as Calcite does (`name`, `name0`, …).
+  const seen = new Set<string>();
+  for (const p of projection) {
+    let name = p.name;
+    for (let n = 0; seen.has(name); n++) name = `${p.name}${n}`;
+    seen.add(name);
+    p.name = name;
+  }
+  // The scope's schema, not the stream's: reading `stream` would materialize a pending window TVF.
+  const fields = input.scope.schema.fields;
+  const identity = projection.length === fields.length && projection.every((p, i) => p.expr.kind === 'ref' && p.expr.name === fields[i]?.name && p.name === p.expr.name);
+  if (identity) return input.window ? input : relation(input.stream, input.scope.columns[0]?.qualifiers ?? [], input.scope.description);
+  const stream = atPosition(pos, () => input.stream.calc(projection));
+  return relation(stream, [], 'query');
+}
+
+function containsAggregate(e: SqlExpr): boolean {
+  if (isAggregateCall(e)) return true;
+  return children(e).some(containsAggregate);
+}
+
+function children(e: SqlExpr): SqlExpr[] {
+  switch (e.k) {
+    case 'bin':
+      return [e.left, e.right];
+    case 'not':
+    case 'neg':
+      return [e.arg];
+    case 'call':
+      return [...e.args, ...(e.filter ? [e.filter] : [])];
+    case 'case':
+      return [...(e.operand ? [e.operand] : []), ...e.whens.flat(), ...(e.otherwise ? [e.otherwise] : [])];
+    case 'cast':
+    case 'isnull':
+      return [e.expr];
+    case 'between':
+      return [e.expr, e.low, e.high];
+    case 'in':
+      return [e.expr, ...e.list];
+    case 'like':
+      return [e.expr, e.pattern];
+    default:
+      return [];
+  }
+}
+
+/** GROUP BY with COUNT/SUM/MIN/MAX/AVG, DISTINCT and FILTER (WHERE …) → GroupAggregate. */
+function compileAggregate(q: SqlSelect, input: Relation, ctx: QueryContext): Relation {
+  const windowKeys = q.groupBy.filter((g) => g.k === 'id' && WINDOW_COLUMNS.has((g.parts[g.parts.length - 1] as string).toLowerCase()));
+  if (input.window && windowKeys.length > 0) return compileWindowAggregate(q, input, input.window);
+  // Group keys: columns by name; expressions are projected first under their select alias.
+  const keyNames: string[] = [];
+  const keyExprs = new Map<string, string>();
+  const pre: { name: string; expr: Expr }[] = [];
+  q.groupBy.forEach((g, i) => {
+    if (g.k === 'id') {
+      const c = resolveColumn(input.scope, g.parts, g.pos);
+      keyNames.push(c.field);
+      keyExprs.set(exprKey(g), c.field);
+      pre.push({ name: c.field, expr: { kind: 'ref', name: c.field } });
+      return;
+    }
+    const item = q.items.find((it) => exprKey(it.expr) === exprKey(g));
+    const name = item?.alias ?? `$f${i}`;
+    keyNames.push(name);
+    keyExprs.set(exprKey(g), name);
+    pre.push({ name, expr: compileExpr(g, input.scope) });
+  });
+  // Aggregate calls, shared when identical.
+  const aggregates: Record<string, AggregateSpec> = {};
+  const aggNames = new Map<string, string>();
+  let aggInputScope = input.scope;
+  let aggStream = input.stream;
+  if (pre.some((p) => p.expr.kind !== 'ref')) {
+    // Project expression keys, then every input column the aggregates may read.
+    const rest = input.stream.schema.fields.filter((f) => !keyNames.includes(f.name)).map((f) => ({ name: f.name, expr: { kind: 'ref', name: f.name } as Expr }));
+    aggStream = atPosition(q.pos, () => input.stream.calc([...pre, ...rest]));
+    aggInputScope = { ...input.scope, schema: aggStream.schema, columns: [...input.scope.columns.filter((c) => !keyNames.includes(c.name)), ...pre.map((p) => ({ qualifiers: [], name: p.name, field: p.name }))] };
+  }
+  const collect = (e: SqlExpr, preferred: string | undefined): void => {
+    if (isAggregateCall(e)) {
+      const key = exprKey(e);
+      if (aggNames.has(key)) return;
+      const name = preferred ?? `EXPR$${aggNames.size + keyNames.length}`;
+      if (e.args.length > 1) throw new SqlError(e.pos, `${e.name} takes one argument`);
+      if (!e.star && e.args.length === 0) throw new SqlError(e.pos, `${e.name} needs an argument`);
+      if (e.star && e.name !== 'COUNT') throw new SqlError(e.pos, `${e.name}(*) is not valid; only COUNT(*)`);
+      if (e.args[0] && containsAggregate(e.args[0])) throw new SqlError(e.args[0].pos, 'aggregate calls cannot be nested');
+      const arg = e.args[0] ? compileExpr(e.args[0], aggInputScope) : undefined;
+      const filterExpr = e.filter ? compileExpr(e.filter, aggInputScope) : undefined;
+      aggregates[name] = {
+        fn: e.name as AggregateSpec['fn'],
+        ...(arg ? { arg: arg.kind === 'ref' ? arg.name : arg } : {}),
+        distinct: e.distinct,
+        ...(filterExpr ? { filter: filterExpr } : {}),
+      };
+      aggNames.set(key, name);
+      return;
+    }
+    children(e).forEach((c) => collect(c, undefined));
+  };
+  q.items.forEach((item, i) => {
+    if (item.expr.k === 'star') throw new SqlError(item.pos, '* is not allowed in an aggregate query');
+    collect(item.expr, isAggregateCall(item.expr) ? itemName(item, i) : undefined);
+  });
+  if (q.having) collect(q.having, undefined);
+  if (Object.keys(aggregates).length === 0) throw new SqlError(q.pos, 'GROUP BY without an aggregate call is not supported: add e.g. COUNT(*)');
+  const aggIn = new StreamClass<Row>(aggStream.pipeline, aggStream.node);
+  const out = atPosition(q.pos, () => aggIn.groupBy(...keyNames).aggregate(aggregates, atPosition(q.pos, () => stateTtl(ctx)))) as Stream<Row>;
+  // Group keys stay reachable by their qualified names (`SELECT b.k … GROUP BY b.k`).
+  const qualifiers = input.scope.columns[0]?.qualifiers ?? [];
+  let rel = relation(out, qualifiers, 'aggregate');
+  const hooks = {
+    replace: (e: SqlExpr): Expr | undefined => {
+      const k = exprKey(e);
+      const agg = aggNames.get(k);
+      if (agg !== undefined) return { kind: 'ref', name: agg };
+      const key = keyExprs.get(k);
+      return key !== undefined ? { kind: 'ref', name: key } : undefined;
+    },
+  };
+  // Columns not grouped must not be referenced outside aggregates (checked by resolving in the output scope).
+  if (q.having) {
+    const condition = compileExpr(q.having, rel.scope, hooks);
+    rel = relation(atPosition(q.having.pos, () => rel.stream.filter(condition)) as Stream<Row>, qualifiers, 'aggregate');
+  }
+  return project(rel, q.items, q.pos, hooks);
+}
+
+/**
+ * `SELECT … FROM (SELECT …, ROW_NUMBER() OVER (…) AS rn FROM …) WHERE rn <= N` → Rank, or
+ * Deduplicate for ROW_NUMBER … = 1 ordered by a rowtime column with the rank not selected
+ * (Flink's FlinkLogicalRankRule and StreamPhysicalDeduplicateRule).
+ */
+function compileTopN(outer: SqlSelect, inner: SqlSelect, rankIndex: number, ctx: QueryContext): Relation {
+  const rankSel = inner.items[rankIndex] as SqlSelectItem;
+  const over = rankSel.expr.k === 'call' ? rankSel.expr : undefined;
+  if (!over?.over) throw new SqlError(rankSel.pos, 'expected a ranking function');
+  const rankName = itemName(rankSel, rankIndex);
+  const base = compileSelect({ ...inner, items: inner.items.filter((_, i) => i !== rankIndex) }, ctx);
+  const where = outer.where ? rankFilter(outer.where, rankName) : undefined;
+  if (!where?.range) {
+    throw new SqlError(outer.where?.pos ?? outer.pos, `a ${over.name}() subquery needs a filter on '${rankName}' in the outer WHERE (e.g. ${rankName} <= 10): unbounded OVER aggregation is not supported`);
+  }
+  const column = (e: SqlExpr): string => {
+    if (e.k !== 'id') throw new SqlError(e.pos, 'PARTITION BY and ORDER BY of a Top-N take columns');
+    return resolveColumn(base.scope, e.parts, e.pos).field;
+  };
+  const partitionBy = over.over.partitionBy.map(column);
+  const orderBy = over.over.orderBy.map((o) => ({ column: column(o.expr), direction: o.direction, ...(o.nulls ? { nulls: o.nulls } : {}) }));
+  if (orderBy.length === 0) throw new SqlError(rankSel.pos, `${over.name}() OVER needs ORDER BY`);
+  const rankNumberUsed = outer.items.some((i) => i.expr.k === 'star' || mentions(i.expr, rankName)) || (where.rest !== undefined && mentions(where.rest, rankName));
+  const range = where.range;
+  const orderField = base.scope.schema.fields.find((f) => f.name === orderBy[0]?.column);
+  const dedup =
+    over.name === 'ROW_NUMBER' && !rankNumberUsed && orderBy.length === 1 && partitionBy.length > 0 &&
+    range.type === 'constant' && range.start === 1 && range.end === 1 && orderField?.timeAttribute === 'rowtime';
+  let stream: Stream<Row>;
+  const win = base.window;
+  const byWindow = partitionBy.includes('window_start') && partitionBy.includes('window_end');
+  if (win && byWindow && over.name === 'ROW_NUMBER' && !rankNumberUsed && orderBy.length === 1 && range.type === 'constant' && range.start === 1 && range.end === 1 && orderBy[0]?.column === win.spec.timeColumn) {
+    // Window deduplication (Flink's WindowDeduplicate): first/last row per key and window.
+    const keep = orderBy[0]?.direction === 'ASC' ? 'first' : 'last';
+    const keys = partitionBy.filter((k) => !WINDOW_COLUMNS.has(k));
+    stream = atPosition(rankSel.pos, () => win.base.window(win.spec).deduplicate({ partitionBy: keys, keep })) as unknown as Stream<Row>;
+  } else if (win && byWindow && range.type === 'constant') {
+    // Window Top-N straight over the TVF's input, as the API's window(…).rank(…) builds it.
+    const keys = partitionBy.filter((k) => !WINDOW_COLUMNS.has(k));
+    stream = atPosition(rankSel.pos, () =>
+      win.base.window(win.spec).rank({
+        partitionBy: keys,
+        orderBy: orderBy.map((o) => ({ column: o.column, direction: o.direction, ...(o.nulls ? { nulls: o.nulls } : {}) })),
+        range: range.start === 1 ? { atMost: range.end } : { between: [range.start, range.end] },
+        rankType: over.name as 'ROW_NUMBER',
+        ...(rankNumberUsed ? { rankNumber: rankName } : {}),
+      }),
+    ) as unknown as Stream<Row>;
+  } else if (dedup) {
+    const keep = orderBy[0]?.direction === 'ASC' ? 'first' : 'last';
+    stream = atPosition(rankSel.pos, () => base.stream.deduplicate({ keys: partitionBy, keep, orderBy: orderBy[0]?.column as string, ...stateTtl(ctx) }));
+  } else {
+    const rangeSpec = range.type === 'variable' ? { atMostColumn: range.endColumn } : { between: [range.start, range.end] as const };
+    stream = atPosition(rankSel.pos, () =>
+      base.stream.rank({
+        partitionBy,
+        orderBy: orderBy.map((o) => ({ column: o.column, direction: o.direction, ...(o.nulls ? { nulls: o.nulls } : {}) })),
+        range: range.type === 'constant' && range.start === 1 ? { atMost: range.end } : rangeSpec,
+        rankType: over.name as 'ROW_NUMBER',
+        ...(rankNumberUsed ? { rankNumber: rankName } : {}),
+        ...stateTtl(ctx),
+        ...topNCacheSize(ctx),
+      }),
+    ) as Stream<Row>;
+  }
+  let rel = relation(stream, [], 'subquery');
+  if (where.rest) rel = filter(rel, where.rest);
+  return rel;
+}
+
+function mentions(e: SqlExpr, name: string): boolean {
+  if (e.k === 'id') return (e.parts[e.parts.length - 1] as string).toLowerCase() === name.toLowerCase();
+  return children(e).some((c) => mentions(c, name));
+}
+
+/** `probe JOIN dim FOR SYSTEM_TIME AS OF probe.proctime AS d ON probe.k = d.k [AND …]`. */
+function compileLookupJoin(from: Extract<SqlFrom, { k: 'join' }>, hints: SqlSelect['hints'], ctx: QueryContext): Relation {
+  if (!from.systemTime) throw new SqlError(from.pos, 'only lookup joins (JOIN t FOR SYSTEM_TIME AS OF s.proctime) are supported; regular stream joins are not');
+  if (from.right.k !== 'table') throw new SqlError(from.right.pos, 'the right side of a lookup join must be a table');
+  let left = compileFrom(from.left, hints, ctx);
+  const tableName = from.right.name;
+  const table = ctx.catalog.tables.get(tableName);
+  if (!table) throw new SqlError(from.right.pos, `unknown table '${tableName}' (declared: ${[...ctx.catalog.tables.keys()].join(', ')})`);
+  const lookup = table.connector.lookup;
+  if (!lookup) throw new SqlError(from.right.pos, `table '${tableName}' (connector '${table.connector.name}') cannot be a lookup table: use a jdbc or dynamodb table`);
+  if (from.systemTime.k !== 'id') throw new SqlError(from.systemTime.pos, 'FOR SYSTEM_TIME AS OF takes a PROCTIME() column');
+  const timeCol = resolveColumn(left.scope, from.systemTime.parts, from.systemTime.pos);
+  if (!timeCol.proctime) throw new SqlError(from.systemTime.pos, `'${timeCol.name}' is not a PROCTIME() attribute: lookup joins are processing-time joins`);
+  const alias = from.right.alias ?? tableName;
+  const dim = table.physical;
+  // Output: probe columns, then dimension columns (renamed with a suffix when a name clashes).
+  const taken = new Set(left.stream.schema.fields.map((f) => f.name));
+  const output: LookupOutputColumn[] = left.stream.schema.fields.map((f) => ({ side: 'probe', column: f.name }));
+  const dimColumns = dim.fields.map((f) => {
+    let as = f.name;
+    for (let n = 0; taken.has(as); n++) as = `${f.name}${n}`;
+    taken.add(as);
+    output.push({ side: 'lookup', column: f.name, ...(as !== f.name ? { as } : {}) });
+    return { qualifiers: [alias], name: f.name, field: as };
+  });
+  const joinScope: Scope = {
+    description: `join of ${left.scope.description} and '${tableName}'`,
+    schema: { fields: [] },
+    columns: [...left.scope.columns, ...dimColumns],
+  };
+  const keys: { probe: string; lookup: string }[] = [];
+  const others: SqlExpr[] = [];
+  /** Probe-side key expressions (`MOD(b.auction, 10000) = s.key`), projected as `$fN` first. */
+  const probeExprs: { name: string; expr: Expr }[] = [];
+  const isDim = (c: ScopeColumn): boolean => dimColumns.includes(c as (typeof dimColumns)[number]);
+  const dimRef = (e: SqlExpr): ScopeColumn | undefined => {
+    if (e.k !== 'id') return undefined;
+    const c = resolveColumn(joinScope, e.parts, e.pos);
+    return isDim(c) ? c : undefined;
+  };
+  const probeOnly = (e: SqlExpr): boolean => {
+    if (e.k === 'id') return !isDim(resolveColumn(joinScope, e.parts, e.pos));
+    return children(e).every(probeOnly);
+  };
+  const conjuncts = (e: SqlExpr): SqlExpr[] => (e.k === 'bin' && e.op === 'AND' ? [...conjuncts(e.left), ...conjuncts(e.right)] : [e]);
+  for (const c of conjuncts(from.on)) {
+    if (c.k === 'bin' && c.op === '=') {
+      const pairs: [SqlExpr, SqlExpr][] = [[c.left, c.right], [c.right, c.left]];
+      const match = pairs.find(([d, p]) => dimRef(d) !== undefined && probeOnly(p));
+      if (match) {
+        const [d, p] = match;
+        const lookupCol = dimRef(d) as ScopeColumn;
+        let probe: string;
+        if (p.k === 'id') probe = resolveColumn(joinScope, p.parts, p.pos).field;
+        else {
+          probe = `$f${left.stream.schema.fields.length + probeExprs.length}`;
+          probeExprs.push({ name: probe, expr: compileExpr(p, left.scope) });
+        }
+        keys.push({ probe, lookup: lookupCol.name });
+        continue;
+      }
+    }
+    others.push(c);
+  }
+  if (probeExprs.length > 0) {
+    const projection = [...left.stream.schema.fields.map((f) => ({ name: f.name, expr: { kind: 'ref', name: f.name } as Expr })), ...probeExprs];
+    const stream = atPosition(from.on.pos, () => left.stream.calc(projection));
+    left = { stream, scope: { ...left.scope, schema: stream.schema } };
+    output.splice(0, output.length, ...stream.schema.fields.map((f) => ({ side: 'probe' as const, column: f.name })), ...output.filter((o) => o.side === 'lookup'));
+  }
+  if (keys.length === 0) throw new SqlError(from.on.pos, `lookup join with '${tableName}' needs an equality between a probe column and a column of '${alias}'`);
+  const hint = hints.find((h) => h.name === 'LOOKUP' && (h.options.get('table') === tableName || h.options.get('table') === alias));
+  const shuffle = hint?.options.has('shuffle') ? hint.options.get('shuffle')?.toLowerCase() === 'true' : lookup.shuffle;
+  const spec = { table: tableName, joinType: from.joinType, keys, dimensionSchema: dim, output };
+  const schema = atPosition(from.pos, () => lookupJoinOutputSchema(spec, left.stream.schema));
+  const fullScope: Scope = { ...joinScope, schema };
+  const condition = others.length > 0 ? compileExpr(others.reduce((a, b) => ({ k: 'bin', op: 'AND', left: a, right: b, pos: a.pos })), fullScope) : undefined;
+  const pipeline = ctx.pipeline;
+  const node: LookupJoinNode = {
+    type: 'LookupJoin',
+    id: pipeline.nextId(),
+    input: left.stream.node,
+    table: tableName,
+    joinType: from.joinType,
+    keys,
+    shuffle,
+    ...(condition ? { condition } : {}),
+    schema,
+    dimensionSchema: dim,
+    source: lookupSource(lookup.store, from.right.pos, ctx.warnings),
+    output,
+    cache: lookup.cache,
+    ...(lookup.retry ? { retry: lookup.retry } : {}),
+  };
+  ctx.lookups.set(node.id, { name: tableName, schema: dim, ...lookup, shuffle });
+  return { stream: new StreamClass<Row>(pipeline, node), scope: fullScope };
+}
+
+/**
+ * The job graph's description of a dimension store. Secrets never enter it: a JDBC password is
+ * given as `'${env:NAME}'` or `'${secret:arn}'`; a literal password stays out (with a warning).
+ */
+function lookupSource(store: LookupTableSpec['store'], pos: SqlPosition, warnings: string[]): LookupSourceDescriptor {
+  switch (store.type) {
+    case 'jsonl':
+      return { type: 'jsonl', ...(store.path !== undefined ? { path: store.path } : {}) };
+    case 'dynamodb':
+      return { type: 'dynamodb', table: store.table };
+    case 'jdbc': {
+      if (store.password !== undefined) {
+        warnings.push(
+          `line ${pos.line}:${pos.column}: lookup table '${store.table}': the literal 'password' is not written into the job graph; ` +
+            `use 'password' = '\${env:VARIABLE}' or '\${secret:arn:aws:secretsmanager:…}' to run it`,
+        );
+      }
+      const secret = store.passwordSecret;
+      return {
+        type: 'jdbc',
+        url: store.url,
+        table: store.table,
+        ...(store.user !== undefined ? { user: store.user } : {}),
+        ...(secret?.kind === 'env' ? { passwordFrom: secret.ref } : secret ? { secretArn: secret.ref } : {}),
+      };
+    }
+  }
+}
+
+const WINDOW_COLUMNS = new Set(['window_start', 'window_end', 'window_time']);
+
+function mentionsWindowColumn(e: SqlExpr): boolean {
+  if (e.k === 'id') return WINDOW_COLUMNS.has((e.parts[e.parts.length - 1] as string).toLowerCase());
+  return children(e).some(mentionsWindowColumn);
+}
+
+/** A pending window TVF over `base`: the stream (WindowTableFunction) is built only if used. */
+function windowRelation(spec: WindowSpec, base: Stream<Row>, baseScope: Scope, description: string, qualifiers: readonly string[]): Relation {
+  // SESSION windows merge, so only their aggregate has window columns; the scope still needs them.
+  const ts = { root: 'TIMESTAMP', nullable: false, precision: 3 } as const;
+  const schema: Schema =
+    spec.type === 'SESSION'
+      ? { fields: [...base.schema.fields, { name: 'window_start', type: ts }, { name: 'window_end', type: ts }, { name: 'window_time', type: ts, timeAttribute: 'rowtime' }] }
+      : windowTableFunctionOutputSchema({ window: spec }, base.schema);
+  let built: Stream<Row> | undefined;
+  return {
+    get stream(): Stream<Row> {
+      built ??= base.window(spec).withWindowColumns() as unknown as Stream<Row>;
+      return built;
+    },
+    scope: scopeOf(schema, description, qualifiers),
+    window: { spec, base, baseScope },
+  };
+}
+
+function compileWindowTvf(from: Extract<SqlFrom, { k: 'tvf' }>, hints: SqlSelect['hints'], ctx: QueryContext): Relation {
+  const input = compileFrom(from.input, hints, ctx);
+  if (input.window) throw new SqlError(from.pos, 'window functions cannot be nested');
+  const spec = windowSpecOf(from, input.scope);
+  if (spec.type !== 'SESSION') windowedSchema(from, spec, input.stream.schema);
+  const qualifiers = from.alias ? [from.alias] : input.scope.columns[0]?.qualifiers ?? [];
+  return windowRelation(spec, input.stream, input.scope, `${from.fn} window`, qualifiers);
+}
+
+/** `GROUP BY window_start, window_end, k…` over a window TVF → WindowAggregate. */
+function compileWindowAggregate(q: SqlSelect, input: Relation, window: NonNullable<Relation['window']>): Relation {
+  const names = q.groupBy.map((g) => {
+    if (g.k !== 'id') throw new SqlError(g.pos, 'a window aggregate groups by columns (and window_start, window_end)');
+    return resolveColumn(input.scope, g.parts, g.pos).field;
+  });
+  if (!names.includes('window_start') || !names.includes('window_end')) {
+    throw new SqlError(q.pos, 'a window aggregate must GROUP BY both window_start and window_end');
+  }
+  if (names.includes('window_time')) throw new SqlError(q.pos, 'GROUP BY window_time is not supported; window_time is in the output of a window aggregate');
+  const keys = names.filter((n) => !WINDOW_COLUMNS.has(n));
+  const aggregates: Record<string, AggregateSpec> = {};
+  const aggNames = new Map<string, string>();
+  const collect = (e: SqlExpr, preferred: string | undefined): void => {
+    if (isAggregateCall(e)) {
+      const key = exprKey(e);
+      if (aggNames.has(key)) return;
+      const name = preferred ?? `EXPR$${aggNames.size + keys.length}`;
+      if (!e.star && e.args.length !== 1) throw new SqlError(e.pos, `${e.name} takes one argument`);
+      const arg = e.args[0] ? compileExpr(e.args[0], window.baseScope) : undefined;
+      const filterExpr = e.filter ? compileExpr(e.filter, window.baseScope) : undefined;
+      aggregates[name] = {
+        fn: e.name as AggregateSpec['fn'],
+        ...(arg ? { arg: arg.kind === 'ref' ? arg.name : arg } : {}),
+        distinct: e.distinct,
+        ...(filterExpr ? { filter: filterExpr } : {}),
+      };
+      aggNames.set(key, name);
+      return;
+    }
+    children(e).forEach((c) => collect(c, undefined));
+  };
+  q.items.forEach((item, i) => {
+    if (item.expr.k === 'star') throw new SqlError(item.pos, '* is not allowed in an aggregate query');
+    collect(item.expr, isAggregateCall(item.expr) ? itemName(item, i) : undefined);
+  });
+  if (q.having) collect(q.having, undefined);
+  if (Object.keys(aggregates).length === 0) throw new SqlError(q.pos, 'a window aggregate needs an aggregate call, e.g. COUNT(*)');
+  const out = atPosition(q.pos, () => window.base.window(window.spec).aggregate(aggregates, { groupBy: keys })) as unknown as Stream<Row>;
+  const qualifiers = input.scope.columns[0]?.qualifiers ?? [];
+  let rel = relation(out, qualifiers, 'window aggregate');
+  const hooks = {
+    replace: (e: SqlExpr): Expr | undefined => {
+      const agg = aggNames.get(exprKey(e));
+      return agg !== undefined ? { kind: 'ref', name: agg } : undefined;
+    },
+  };
+  if (q.having) {
+    const condition = compileExpr(q.having, rel.scope, hooks);
+    rel = relation(atPosition(q.having.pos, () => rel.stream.filter(condition)) as Stream<Row>, qualifiers, 'window aggregate');
+  }
+  return project(rel, q.items, q.pos, hooks);
+}

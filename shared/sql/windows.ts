@@ -1,0 +1,41 @@
+/**
+ * Window table functions: `TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size[, offset]))`, `HOP(…, slide,
+ * size[, offset])`, `CUMULATE(…, step, maxSize[, offset])` and `SESSION(TABLE t PARTITION BY k,
+ * DESCRIPTOR(ts), gap)` → a WindowSpec, plus the windowed relation the query rules consume.
+ */
+import type { WindowSpec } from '../plan/logical.ts';
+import { windowTableFunctionOutputSchema } from '../operators/window-rank/window-table-function.ts';
+import type { Schema } from '../core/types.ts';
+import type { SqlFrom } from './ast.ts';
+import { intervalMs } from './catalog.ts';
+import { SqlError, atPosition } from './errors.ts';
+import { resolveColumn, type Scope } from './expressions.ts';
+
+/** Reads a window TVF call into a WindowSpec, checking the argument count and the columns. */
+export function windowSpecOf(tvf: Extract<SqlFrom, { k: 'tvf' }>, input: Scope): WindowSpec {
+  const timeColumn = resolveColumn(input, [tvf.timeColumn.name], tvf.timeColumn.pos).field;
+  const ms = tvf.args.map(intervalMs);
+  const arity = (min: number, max: number, usage: string): void => {
+    if (ms.length < min || ms.length > max) throw new SqlError(tvf.pos, `${tvf.fn} takes ${usage}`);
+  };
+  const offset = (i: number): { offsetMs?: number } => (ms[i] !== undefined ? { offsetMs: ms[i] as number } : {});
+  switch (tvf.fn) {
+    case 'TUMBLE':
+      arity(1, 2, 'TABLE t, DESCRIPTOR(ts), size [, offset]');
+      return { type: 'TUMBLE', timeColumn, sizeMs: ms[0] as number, ...offset(1) };
+    case 'HOP':
+      arity(2, 3, 'TABLE t, DESCRIPTOR(ts), slide, size [, offset]');
+      return { type: 'HOP', timeColumn, slideMs: ms[0] as number, sizeMs: ms[1] as number, ...offset(2) };
+    case 'CUMULATE':
+      arity(2, 3, 'TABLE t, DESCRIPTOR(ts), step, max size [, offset]');
+      return { type: 'CUMULATE', timeColumn, stepMs: ms[0] as number, maxSizeMs: ms[1] as number, ...offset(2) };
+    case 'SESSION':
+      arity(1, 1, 'TABLE t [PARTITION BY k], DESCRIPTOR(ts), gap');
+      return { type: 'SESSION', timeColumn, gapMs: ms[0] as number, partitionBy: tvf.partitionBy.map((p) => resolveColumn(input, [p.name], p.pos).field) };
+  }
+}
+
+/** The schema a window TVF gives its input (window_start, window_end, window_time appended). */
+export function windowedSchema(tvf: Extract<SqlFrom, { k: 'tvf' }>, window: WindowSpec, input: Schema): Schema {
+  return atPosition(tvf.pos, () => windowTableFunctionOutputSchema({ window }, input));
+}
