@@ -17,6 +17,7 @@ import type { KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda'
 import { createDynamoDbClient } from '../shared/aws/clients.ts';
 import { loadJobGraph, loadUserCode, readStageEnvironment } from '../shared/aws/env.ts';
 import { StageHandler } from '../shared/aws/handler/stage-handler.ts';
+import { awsDimensionSources } from '../shared/aws/lookup/dimension-sources.ts';
 import { createKinesisClient } from '../shared/aws/kinesis/client.ts';
 import { createAwsSink } from '../shared/aws/sinks/create-sink.ts';
 import { createSqsClient } from '../shared/aws/stage-input/sqs-client.ts';
@@ -25,7 +26,9 @@ import { countingDynamoDb, stageMetrics } from '../shared/aws/stage-metrics.ts';
 
 const env = readStageEnvironment(process.env, dirname(fileURLToPath(import.meta.url)));
 const graph = loadJobGraph(env.jobGraphPath);
-const code = await loadUserCode(env.pipelineModule);
+const handlerDir = dirname(fileURLToPath(import.meta.url));
+// Lookup joins: one DynamoDB client per container, JSON-lines tables bundled next to the handler.
+const code = { ...(await loadUserCode(env.pipelineModule)), lookupSources: awsDimensionSources({ baseDir: handlerDir, dynamoDb: createDynamoDbClient() }) };
 
 const logger = new Logger({ serviceName: graph.name });
 const metrics = new Metrics({ namespace: 'Flambda', serviceName: graph.name, defaultDimensions: { Pipeline: graph.name, Stage: env.stageId } });

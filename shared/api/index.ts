@@ -6,6 +6,10 @@ export type { GeneratorContext, GeneratorFunction, SourceOptions } from './pipel
 export { Stream, GroupedStream } from './stream.ts';
 export type { SinkOptions, AggregateOptions, ProjectionSpec } from './stream.ts';
 export { WindowedStream } from './windowed-stream.ts';
+export { LookupTable } from './lookup-table.ts';
+export type { LookupTableOptions, LookupSourceSpec, LookupJoinOptions, LookupOn, LookupColumns, LookupJoined } from './lookup-table.ts';
+export type { LookupCacheSpec, LookupRetrySpec, LookupOutputColumn } from '../lookup/lookup-join.ts';
+export type { LookupFunction } from '../lookup/function-source.ts';
 export type {
   WindowColumns,
   WindowOptions,

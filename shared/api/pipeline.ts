@@ -27,6 +27,7 @@ import type { PlannedPipeline } from '../plan/planner.ts';
 import { planPipeline } from '../plan/planner.ts';
 import type { RowOf, SchemaSpec } from './schema-spec.ts';
 import { Stream } from './stream.ts';
+import { LookupTable, createLookupTable, type LookupTableOptions } from './lookup-table.ts';
 
 /** Context handed to a generator source: which source shard to produce. */
 export interface GeneratorContext {
@@ -64,6 +65,7 @@ export class Pipeline {
   private readonly functions = new Map<string, UserFunction>();
   private readonly generatorFns = new Map<string, GeneratorFunction>();
   private readonly sourceNames = new Set<string>();
+  private readonly lookupTables = new Map<string, LookupTable<unknown>>();
   /** Names of sinks fed by side outputs (late sinks), reserved when declared. */
   private readonly sideSinkNames = new Set<string>();
   private nodeCounter = 0;
@@ -79,6 +81,7 @@ export class Pipeline {
   /** Declares a source and returns its stream. */
   source<const S extends SchemaSpec>(name: string, options: SourceOptions<S>): Stream<RowOf<S>> {
     if (this.sourceNames.has(name)) throw new PlanError(`source '${name}' is declared twice`);
+    if (this.lookupTables.has(name)) throw new PlanError(`'${name}' is already a lookup table; sources and lookup tables share one namespace (--input binds them by name)`);
     this.sourceNames.add(name);
     const schema = schemaOf(options.schema);
     const watermark = options.watermark;
@@ -111,6 +114,33 @@ export class Pipeline {
       ...(options.parallelism !== undefined ? { parallelism: options.parallelism } : {}),
     };
     return new Stream<RowOf<S>>(this, node);
+  }
+
+  /**
+   * Declares a lookup (dimension) table for {@link Stream.lookupJoin}: its schema, where its rows
+   * come from (`jdbc`, `dynamodb`, `jsonl` or a function `fn`), its cache, and whether joins
+   * hash-shuffle their input by the join key first (`hash`, Flink's `'lookup.enable_hash'`).
+   * See shared/api/lookup-table.ts.
+   *
+   * @throws PlanError for a missing or ambiguous source, a bad JDBC URL or cache, or a name
+   *   already used by a source or another lookup table.
+   */
+  lookupTable<const S extends SchemaSpec>(name: string, options: LookupTableOptions<S>): LookupTable<RowOf<S>> {
+    if (this.planned) throw new PlanError(`pipeline '${this.name}' was already planned; declare lookup tables before planning`);
+    if (this.lookupTables.has(name)) throw new PlanError(`lookup table '${name}' is declared twice`);
+    if (this.sourceNames.has(name)) throw new PlanError(`'${name}' is already a source; sources and lookup tables share one namespace (--input binds them by name)`);
+    let table = createLookupTable(this, name, options);
+    const spec = options.source;
+    if ('fn' in spec) {
+      // Lookup functions live in the user-function registry, so every process (CLI, Lambda)
+      // that loads the module resolves the same references.
+      const ref = this.registerFunction(spec.fn as unknown as UserFunction);
+      const loadAllRef = spec.loadAll === undefined ? undefined : this.registerFunction(spec.loadAll as unknown as UserFunction);
+      const display = spec.fn.name || name;
+      table = new LookupTable(this, name, table.schema, { type: 'function', ref, display, ...(loadAllRef !== undefined ? { loadAllRef } : {}) }, table.options);
+    }
+    this.lookupTables.set(name, table);
+    return table;
   }
 
   /** Registers a user function and returns its stable reference. @internal */

@@ -16,6 +16,8 @@ import { WindowedStream, windowOfNode, windowRank, type WindowOptions } from './
 import type { WindowSpec } from '../plan/logical.ts';
 import type { Pipeline } from './pipeline.ts';
 import type { RowOf, SchemaSpec } from './schema-spec.ts';
+import { lookupJoinOutputSchema, type LookupOutputColumn } from '../lookup/lookup-join-spec.ts';
+import { LookupTable, lookupKeys, lookupOutput, type LookupColumns, type LookupJoined, type LookupJoinOptions } from './lookup-table.ts';
 
 /** Options of {@link Stream.sinkTo}. */
 export interface SinkOptions {
@@ -168,6 +170,69 @@ export class Stream<T> {
       ...(options.stateTtlMs !== undefined ? { stateTtlMs: options.stateTtlMs } : {}),
       schema: this.schema,
     });
+  }
+
+  /**
+   * Joins every row with the rows of a lookup table whose key columns equal the row's `on`
+   * columns, as they are when the row is processed (Flink's `JOIN dim FOR SYSTEM_TIME AS OF
+   * proctime`). Output: the probe columns, then the dimension columns (`columns` picks and
+   * renames them); a LEFT join keeps rows without a match, with NULLs. The probe's changelog
+   * passes through: each input row's kind is its output rows' kind.
+   *
+   * Runs in the stage of its input unless the table has `hash: true` or the join `shuffle: true`:
+   * then the input is hash-shuffled by the probe key columns first (one extra Exchange).
+   *
+   * @throws PlanError for an unknown column, probe and lookup key types that cannot be compared,
+   *   an output name on both sides, a non-BOOLEAN condition, or a table of another pipeline.
+   */
+  lookupJoin<
+    D,
+    const C extends LookupColumns<D> | undefined = undefined,
+    J extends 'inner' | 'left' = 'inner',
+    O extends readonly LookupOutputColumn[] | undefined = undefined,
+  >(
+    table: LookupTable<D>,
+    options: LookupJoinOptions<T, D> & { readonly type?: J; readonly columns?: C; readonly output?: O },
+  ): Stream<O extends readonly LookupOutputColumn[] ? Row : LookupJoined<T, D, C, J>> {
+    if (!(table instanceof LookupTable)) throw new PlanError('lookupJoin needs a table declared with pipeline.lookupTable(name, { schema, source })');
+    if (table.owner !== this.pipeline) throw new PlanError(`lookup table '${table.name}' belongs to another pipeline; declare it on this one`);
+    const type = options.type ?? 'inner';
+    if (type !== 'inner' && type !== 'left') throw new PlanError(`lookup join with '${table.name}': type must be 'inner' or 'left' (given ${JSON.stringify(type)})`);
+    const keys = lookupKeys(options.on as never, this.schema, table as LookupTable<unknown>);
+    const output = lookupOutput(options.columns as never, options.output, this.schema, table as LookupTable<unknown>);
+    const cache = options.cache ?? table.options.cache;
+    const retry = options.retry ?? table.options.retry;
+    const spec = {
+      table: table.name,
+      joinType: type === 'left' ? ('LEFT' as const) : ('INNER' as const),
+      keys,
+      ...(options.condition !== undefined ? { condition: options.condition } : {}),
+      dimensionSchema: table.schema,
+      ...(output !== undefined ? { output } : {}),
+      ...(cache !== undefined ? { cache } : {}),
+      ...(retry !== undefined ? { retry } : {}),
+      ...(table.options.maxConcurrency !== undefined ? { maxConcurrency: table.options.maxConcurrency } : {}),
+      ...(table.options.batchSize !== undefined ? { batchSize: table.options.batchSize } : {}),
+    };
+    let schema: Schema;
+    try {
+      schema = lookupJoinOutputSchema(spec, this.schema);
+    } catch (error) {
+      // The spec's advice names the spec's `output`; in the API `columns` renames too.
+      if (error instanceof PlanError && error.message.includes('comes from both')) {
+        throw new PlanError(`${error.message} (or pick and rename dimension columns with columns: { new_name: 'column' })`, { cause: error });
+      }
+      throw error;
+    }
+    return new Stream(this.pipeline, {
+      type: 'LookupJoin',
+      id: this.pipeline.nextId(),
+      input: this.node,
+      ...spec,
+      shuffle: options.shuffle ?? table.options.hash ?? false,
+      source: table.source,
+      schema,
+    }) as never;
   }
 
   /** Writes the stream to a named sink. */

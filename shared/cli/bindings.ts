@@ -9,6 +9,7 @@ import { PlanError } from '../core/errors.ts';
 import { createRowEncoder, type JsonValue } from '../core/codec.ts';
 import type { ChangeRow } from '../core/row.ts';
 import type { JobGraph, JobSink } from '../plan/job-graph.ts';
+import { lookupTablesOf } from '../plan/job-graph.ts';
 import { MaterializedView } from '../runtime/materialized-view.ts';
 import type { SinkObserver } from '../runtime/embedded/sinks.ts';
 import { parseBindings } from './args.ts';
@@ -40,9 +41,13 @@ export function describeSchema(graph: JobGraph, source: string): string {
 export function bindInputs(graph: JobGraph, bindings: readonly string[]): Map<string, string> {
   const inputs = parseBindings('--input', bindings, graph.sources.length === 1 ? graph.sources[0]?.name : undefined);
   const names = graph.sources.map((s) => s.name);
+  // JSON-lines lookup tables are bound by name too (`--input side_input=side_input.jsonl`).
+  const lookups = [...lookupTablesOf(graph).values()].filter((t) => t.source.type === 'jsonl');
+  const lookupNames = lookups.map((t) => t.table);
   for (const [name, path] of inputs) {
-    if (!names.includes(name)) {
-      throw new PlanError(`--input ${name}=…: the pipeline has no source '${name}' (sources: ${names.join(', ')})`);
+    if (!names.includes(name) && !lookupNames.includes(name)) {
+      const tables = lookupNames.length > 0 ? `; JSON-lines lookup tables: ${lookupNames.join(', ')}` : '';
+      throw new PlanError(`--input ${name}=…: the pipeline has no source '${name}' (sources: ${names.join(', ')}${tables})`);
     }
     if (!existsSync(path)) throw new PlanError(`--input ${name}=${path}: file not found`);
     if (!statSync(path).isFile()) throw new PlanError(`--input ${name}=${path}: not a file (expected a JSON-lines file)`);
@@ -52,6 +57,11 @@ export function bindInputs(graph: JobGraph, bindings: readonly string[]): Map<st
     const hasOwnInput = c.type === 'generator' || (c.type === 'jsonl' && c.path !== undefined);
     if (!inputs.has(source.name) && !hasOwnInput) {
       throw new PlanError(`source '${source.name}' needs an input: pass --input ${source.name}=<file.jsonl>`);
+    }
+  }
+  for (const table of lookups) {
+    if (!inputs.has(table.table) && (table.source.type !== 'jsonl' || table.source.path === undefined)) {
+      throw new PlanError(`lookup table '${table.table}' needs a file: pass --input ${table.table}=<file.jsonl>`);
     }
   }
   return inputs;
@@ -105,6 +115,8 @@ export interface SummaryCounts {
   /** Rows too late for every window (counted whether or not a late sink took them). */
   readonly lateRecords?: number;
   readonly sideOutputRows?: { readonly routed: number; readonly dropped: number };
+  /** Lookup cache counters, when the job has lookup joins. */
+  readonly lookupCache?: { readonly hits: number; readonly misses: number };
 }
 
 /** `flambda: read N records (k dead-lettered) in s (rate); sink '…': n changelog rows`. */
@@ -117,5 +129,13 @@ export function summaryLine(result: SummaryCounts, deadLetters: ReadonlyMap<stri
   const side = result.sideOutputRows ?? { routed: 0, dropped: 0 };
   // Late rows are never lost silently: say how many there were and how many no sink took.
   const lateText = late > 0 ? `; ${late} late rows (${side.routed} to late sinks, ${side.dropped} dropped)` : side.dropped > 0 ? `; ${side.dropped} side-output rows dropped` : '';
-  return `flambda: read ${result.recordsRead} records${dead > 0 ? ` (${dead} dead-lettered)` : ''} in ${secs} s (${rate} records/s); ${sinks}${lateText}`;
+  return `flambda: read ${result.recordsRead} records${dead > 0 ? ` (${dead} dead-lettered)` : ''} in ${secs} s (${rate} records/s); ${sinks}${lateText}${lookupText(result.lookupCache)}`;
+}
+
+/** `; lookup cache: 40 hits, 10 misses (hit rate 80.0 %)`, when the job has lookup joins. */
+function lookupText(cache: SummaryCounts['lookupCache']): string {
+  if (cache === undefined) return '';
+  const total = cache.hits + cache.misses;
+  const rate = total === 0 ? '-' : `${((cache.hits * 100) / total).toFixed(1)} %`;
+  return `; lookup cache: ${cache.hits} hits, ${cache.misses} misses (hit rate ${rate})`;
 }

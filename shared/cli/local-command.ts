@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { FlambdaError, PlanError } from '../core/errors.ts';
 import type { JobGraph } from '../plan/job-graph.ts';
 import { runLocalJob, type LocalStageReport } from '../aws/local/local-job.ts';
+import { awsDimensionSources } from '../aws/lookup/dimension-sources.ts';
 import { createSink, JsonlChangelogWriter, type SinkInstance } from '../runtime/embedded/sinks.ts';
 import { FinalCollector, bindInputs, bindSinkFiles, checkOutputPath, describeSchema, encodeFinal, summaryLine } from './bindings.ts';
 import { loadPipeline } from './load-pipeline.ts';
@@ -29,7 +30,10 @@ export interface LocalOptions {
 export async function localCommand(file: string, options: LocalOptions, io: CliIo): Promise<number> {
   const pipeline = await loadPipeline(file);
   const graph = pipeline.jobGraph({ parallelism: options.parallelism });
-  const inputs = localInputs(graph, options.input);
+  const bound = localInputs(graph, options.input);
+  // Sources go into Kinesis streams; JSON-lines lookup tables are read by the stage handlers.
+  const inputs = new Map([...bound].filter(([name]) => graph.sources.some((s) => s.name === name)));
+  const lookupFiles = new Map([...bound].filter(([name]) => !inputs.has(name)));
   const finals = bindSinkFiles('--final', graph, options.final ?? []);
   const changelogs = bindSinkFiles('--changelog', graph, options.changelog ?? []);
   for (const [sink, path] of finals) checkOutputPath(`--final ${sink}=`, path);
@@ -57,7 +61,7 @@ export async function localCommand(file: string, options: LocalOptions, io: CliI
   try {
     result = await runLocalJob({
       graph,
-      code: { functions: pipeline.userFunctions },
+      code: { functions: pipeline.userFunctions, lookupSources: awsDimensionSources({ jsonlPaths: lookupFiles }) },
       inputs,
       ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
       sink: (name, rows) => sinks.get(name)?.write(rows),

@@ -8,6 +8,7 @@ import { parsePositiveInt } from './args.ts';
 import { benchCommand } from './bench-command.ts';
 import { explainCommand } from './explain-command.ts';
 import { localCommand } from './local-command.ts';
+import { nexmarkCommand } from './nexmark-command.ts';
 import { runCommand, type CliIo } from './run-command.ts';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -28,7 +29,7 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
     .command('run')
     .description('run a pipeline on the embedded runtime over bounded JSONL inputs')
     .argument('<pipeline>', 'pipeline module (.ts or .js) whose default export is a Pipeline')
-    .option('-i, --input <source=file>', 'bind a source to a JSON-lines file (repeatable)', collect, [])
+    .option('-i, --input <source=file>', 'bind a source, or a JSON-lines lookup table, to a JSON-lines file (repeatable)', collect, [])
     .option('-p, --parallelism <n>', 'shards per stage', '1')
     .option('--final <[sink=]file>', "write the sink's final materialized rows as a JSON array (repeatable)", collect, [])
     .option('--changelog <[sink=]file>', 'write every changelog row as a JSON line with an "op" field (repeatable)', collect, [])
@@ -63,7 +64,7 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
     .command('local')
     .description('run a pipeline the AWS way (Kinesis streams, one stage handler per stage, DynamoDB state) on local emulators')
     .argument('<pipeline>', 'pipeline module (.ts or .js) whose default export is a Pipeline')
-    .option('-i, --input <source=file>', 'put a JSON-lines file into the source\'s Kinesis stream, one record per line (repeatable)', collect, [])
+    .option('-i, --input <source=file>', 'put a JSON-lines file into the source\'s Kinesis stream, one record per line, or bind a JSON-lines lookup table (repeatable)', collect, [])
     .option('-p, --parallelism <n>', 'shards per stage (and per stream)', '1')
     .option('--final <[sink=]file>', "write the sink's final materialized rows as a JSON array (repeatable)", collect, [])
     .option('--changelog <[sink=]file>', 'write every changelog row as a JSON line with an "op" field (repeatable)', collect, [])
@@ -122,7 +123,7 @@ supported.`,
 
   program
     .command('bench')
-    .description('run a benchmark suite (passthrough, group-agg, topn, windows, state-io)')
+    .description('run a benchmark suite (passthrough, group-agg, topn, windows, state-io, nexmark, lookup-l2)')
     .argument('<suite>', 'suite name')
     .option('--json', 'one JSON object per result line')
     .option('--events <n>', 'input events per case')
@@ -136,6 +137,8 @@ supported.`,
         io,
       );
     });
+
+  nexmarkCommand(program, io, (code) => (exitCode = code));
 
   try {
     await program.parseAsync(argv as string[], { from: 'user' });

@@ -3,6 +3,16 @@
  * runtimes is one entry here plus its spec type in shared/plan/job-graph.ts.
  */
 import type { JobOperator } from '../plan/job-graph.ts';
+import type { LookupSourceDescriptor } from '../plan/logical.ts';
+import type { Row, Schema } from '../core/types.ts';
+import type { DimensionSource } from '../lookup/dimension-source.ts';
+import { createDynamoDbSource } from '../lookup/dynamodb-source.ts';
+import { createFunctionSource, type LookupFunction } from '../lookup/function-source.ts';
+import { parseJdbcUrl } from '../lookup/jdbc-config.ts';
+import { createMySqlSource } from '../lookup/jdbc-mysql-source.ts';
+import { createPostgresSource } from '../lookup/jdbc-postgres-source.ts';
+import { createJsonlSource } from '../lookup/jsonl-source.ts';
+import { createLookupJoinOperator } from '../lookup/lookup-join.ts';
 import type { UdfRegistry } from '../plan/expr-compile.ts';
 import { createGroupAggregateOperator } from './aggregate/group-aggregate.ts';
 import { createCalcOperator } from './calc/calc-operator.ts';
@@ -17,6 +27,101 @@ import { createWindowDeduplicateOperator, createWindowRankOperator, createWindow
 /** User code a job may reference: scalar/row functions by registry reference. */
 export interface UserCode {
   readonly functions: ReadonlyMap<string, unknown>;
+  /**
+   * Builds the dimension source of a LookupJoin operator; runtimes inject one to bind files,
+   * share clients or resolve secrets. @default {@link createDimensionSource} with `process.env`
+   */
+  readonly lookupSources?: DimensionSourceFactory;
+}
+
+/** What a dimension source factory is told besides the descriptor. */
+export interface DimensionSourceContext {
+  /** The lookup table's name. */
+  readonly table: string;
+  /** The dimension schema (columns read and their types). */
+  readonly schema: Schema;
+  /** The LookupJoin operator the source is for. */
+  readonly operatorId: string;
+  /** The pipeline module's user functions (function sources). */
+  readonly functions: ReadonlyMap<string, unknown>;
+}
+
+/** Builds one operator instance's dimension source; the operator closes it when it closes. */
+export type DimensionSourceFactory = (descriptor: LookupSourceDescriptor, context: DimensionSourceContext) => DimensionSource;
+
+/** Settings of {@link createDimensionSource}. */
+export interface DimensionSourceSettings {
+  /** Environment `passwordFrom` is read from. @default process.env */
+  readonly env?: NodeJS.ProcessEnv;
+  /** JSON-lines file per lookup table name (`--input side_input=…`); overrides a descriptor's path. */
+  readonly jsonlPaths?: ReadonlyMap<string, string>;
+  /** Options handed to DynamoDB sources (e.g. a client shared by every source of a container). */
+  readonly dynamoDb?: Parameters<typeof createDynamoDbSource>[1];
+  /**
+   * Resolves `secretArn` of a JDBC source to the password. Without it such a source is a
+   * PlanError: this package does not bundle the Secrets Manager client.
+   */
+  readonly resolveSecret?: (arn: string, table: string) => string;
+}
+
+/**
+ * The default dimension source factory: JDBC (MySQL/MariaDB by `jdbc:mysql:`/`jdbc:mariadb:`,
+ * PostgreSQL by `jdbc:postgresql:`), DynamoDB, JSON lines and user functions.
+ *
+ * @throws PlanError for an unbound JSON-lines table, a missing user function, an unset
+ *   `passwordFrom` variable or an unresolvable `secretArn`.
+ */
+export function createDimensionSource(descriptor: LookupSourceDescriptor, context: DimensionSourceContext, settings: DimensionSourceSettings = {}): DimensionSource {
+  const { table, schema } = context;
+  switch (descriptor.type) {
+    case 'jsonl': {
+      const path = settings.jsonlPaths?.get(table) ?? descriptor.path;
+      if (path === undefined) throw new PlanError(`lookup table '${table}' has no file: pass --input ${table}=<file.jsonl>`);
+      return createJsonlSource({ table, path, schema });
+    }
+    case 'function': {
+      const lookup = context.functions.get(descriptor.ref);
+      const name = descriptor.display ?? descriptor.ref;
+      if (typeof lookup !== 'function') throw new PlanError(`lookup table '${table}': lookup function ${name} (${descriptor.ref}) is not in the pipeline module`);
+      const loadAll = descriptor.loadAllRef === undefined ? undefined : context.functions.get(descriptor.loadAllRef);
+      if (descriptor.loadAllRef !== undefined && typeof loadAll !== 'function') {
+        throw new PlanError(`lookup table '${table}': loadAll function (${descriptor.loadAllRef}) is not in the pipeline module`);
+      }
+      return createFunctionSource({
+        table,
+        schema,
+        lookup: lookup as LookupFunction,
+        ...(loadAll === undefined ? {} : { loadAll: loadAll as () => Iterable<Row> | Promise<Iterable<Row>> }),
+      });
+    }
+    case 'dynamodb':
+      return createDynamoDbSource(
+        { table: descriptor.table, schema, ...(descriptor.mode !== undefined ? { mode: descriptor.mode } : {}), ...(descriptor.indexName !== undefined ? { indexName: descriptor.indexName } : {}) },
+        settings.dynamoDb ?? {},
+      );
+    case 'jdbc': {
+      const env = settings.env ?? process.env;
+      let password: string | undefined;
+      if (descriptor.secretArn !== undefined && descriptor.passwordFrom === undefined) {
+        if (settings.resolveSecret === undefined) {
+          throw new PlanError(
+            `lookup table '${table}': secretArn needs a Secrets Manager resolver, which this runtime does not have; ` +
+              `put the password in an environment variable and name it in passwordFrom`,
+          );
+        }
+        password = settings.resolveSecret(descriptor.secretArn, table);
+      }
+      const config = {
+        url: descriptor.url,
+        table: descriptor.table,
+        schema,
+        ...(descriptor.user !== undefined ? { user: descriptor.user } : {}),
+        ...(descriptor.passwordFrom !== undefined ? { passwordFrom: descriptor.passwordFrom } : {}),
+        ...(password !== undefined ? { password } : {}),
+      };
+      return parseJdbcUrl(descriptor.url).protocol === 'postgresql' ? createPostgresSource(config, { env }) : createMySqlSource(config, { env });
+    }
+  }
 }
 
 /** Creates a fresh operator instance for one shard. */
@@ -47,5 +152,13 @@ export function createOperator(op: JobOperator, code: UserCode): Operator {
       return createWindowRankOperator(op.spec, op.inputSchema);
     case 'WindowDeduplicate':
       return createWindowDeduplicateOperator(op.spec, op.inputSchema);
+    case 'LookupJoin': {
+      // One source (and so one cache) per operator instance: a shard's cache lives as long as
+      // its operator, which on AWS is the warm container's shard task.
+      const { source: descriptor, ...spec } = op.spec;
+      const context: DimensionSourceContext = { table: spec.table, schema: spec.dimensionSchema, operatorId: op.id, functions: code.functions };
+      const source = code.lookupSources ? code.lookupSources(descriptor, context) : createDimensionSource(descriptor, context);
+      return createLookupJoinOperator(spec, op.inputSchema, source, { udfs: code.functions as UdfRegistry });
+    }
   }
 }

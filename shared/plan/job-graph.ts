@@ -16,6 +16,8 @@ import type {
   ChangelogMode,
   Distribution,
   LogicalNode,
+  LookupJoinNode,
+  LookupSourceDescriptor,
   SinkConnector,
   SourceConnector,
   WatermarkSpec,
@@ -27,6 +29,7 @@ import type { WindowAggregateSpec, WindowProcessSpec } from '../operators/window
 import type { WindowDeduplicateSpec } from '../operators/window-rank/window-deduplicate.ts';
 import type { WindowRankSpec } from '../operators/window-rank/window-rank.ts';
 import type { WindowTableFunctionSpec } from '../operators/window-rank/window-table-function.ts';
+import type { LookupJoinSpec } from '../lookup/lookup-join-spec.ts';
 import { windowOperator, lateSinksOf } from './window-job.ts';
 
 /** Version of the job graph format; bump on incompatible changes. */
@@ -72,6 +75,8 @@ export interface OperatorSpecs {
   WindowRank: WindowRankSpec;
   /** Window deduplication. */
   WindowDeduplicate: WindowDeduplicateSpec;
+  /** Lookup (dimension table) join: the operator's spec plus where the dimension rows come from. */
+  LookupJoin: LookupJoinSpec & { readonly source: LookupSourceDescriptor };
 }
 
 /**
@@ -293,9 +298,56 @@ function toJobOperator(node: LogicalNode, plan: PlannedPipeline): JobOperator {
     case 'WindowRank':
     case 'WindowDeduplicate':
       return windowOperator(node, common, plan.needsUpdateBefore.has(node));
+    case 'LookupJoin':
+      return { ...common, type: 'LookupJoin', spec: lookupJoinSpec(node) };
     default:
       throw new PlanError(`${node.type} is planned but not executable by this version of the runtime`);
   }
+}
+
+/** The job-graph spec of a LookupJoin node; it needs the dimension schema and source to run. */
+function lookupJoinSpec(node: LookupJoinNode): OperatorSpecs['LookupJoin'] {
+  if (node.dimensionSchema === undefined || node.source === undefined) {
+    throw new PlanError(
+      `LookupJoin #${node.id} with '${node.table}' has no ${node.dimensionSchema === undefined ? 'dimension schema' : 'dimension source'}: ` +
+        `declare the table with pipeline.lookupTable(name, { schema, source })`,
+    );
+  }
+  return {
+    table: node.table,
+    joinType: node.joinType,
+    keys: node.keys,
+    ...(node.condition !== undefined ? { condition: node.condition } : {}),
+    dimensionSchema: node.dimensionSchema,
+    ...(node.output !== undefined ? { output: node.output } : {}),
+    ...(node.cache !== undefined ? { cache: node.cache } : {}),
+    ...(node.retry !== undefined ? { retry: node.retry } : {}),
+    ...(node.maxConcurrency !== undefined ? { maxConcurrency: node.maxConcurrency } : {}),
+    ...(node.batchSize !== undefined ? { batchSize: node.batchSize } : {}),
+    source: node.source,
+  };
+}
+
+/** A lookup table a job reads, with the operators that read it. */
+export interface JobLookupTable {
+  /** The table's name (`--input <name>=<file>` binds a JSON-lines table by it). */
+  readonly table: string;
+  readonly source: LookupSourceDescriptor;
+  /** Ids of the LookupJoin operators reading it. */
+  readonly operators: readonly string[];
+}
+
+/** The lookup tables of a job graph, by table name, in stage order. */
+export function lookupTablesOf(graph: JobGraph): Map<string, JobLookupTable> {
+  const tables = new Map<string, JobLookupTable>();
+  for (const stage of graph.stages) {
+    for (const op of stage.operators) {
+      if (op.type !== 'LookupJoin') continue;
+      const known = tables.get(op.spec.table);
+      tables.set(op.spec.table, { table: op.spec.table, source: op.spec.source, operators: [...(known?.operators ?? []), op.id] });
+    }
+  }
+  return tables;
 }
 
 /** Parses and checks a job graph read from JSON (e.g. a Lambda's bundled job graph). */

@@ -8,6 +8,9 @@
  */
 import type { RowKind } from '../core/row.ts';
 import type { Schema } from '../core/types.ts';
+import type { LookupCacheSpec } from '../lookup/cache-spec.ts';
+import type { LookupOutputColumn } from '../lookup/lookup-join-spec.ts';
+import type { LookupRetrySpec } from '../lookup/resilient-source.ts';
 import type { Expr } from './expr.ts';
 import type { RankStrategy } from '../operators/rank/rank-spec.ts';
 import type { WindowTriggerSpec } from '../operators/window/triggers.ts';
@@ -172,7 +175,48 @@ export interface LookupJoinNode extends NodeBase {
   /** Hash-shuffle the probe stream by the join key first (`lookup.enable_hash`). */
   readonly shuffle: boolean;
   readonly condition?: Expr;
+  /**
+   * Columns and types of the dimension rows. Required to execute the join (the job graph
+   * builder raises a PlanError without it); `schema` is the join's output schema.
+   */
+  readonly dimensionSchema?: Schema;
+  /** Where the dimension rows come from. Required to execute the join, like `dimensionSchema`. */
+  readonly source?: LookupSourceDescriptor;
+  /** Output columns; absent: all probe columns, then all dimension columns. */
+  readonly output?: readonly LookupOutputColumn[];
+  /** @default no cache */
+  readonly cache?: LookupCacheSpec;
+  /** Retries on miss and on transient errors. */
+  readonly retry?: LookupRetrySpec;
+  /** Store requests in flight per batch. */
+  readonly maxConcurrency?: number;
+  /** Keys per store request. */
+  readonly batchSize?: number;
 }
+
+/**
+ * Where a lookup table's rows come from, as plain data in the job graph. No secret travels in
+ * it: a JDBC password is read at run time from the environment variable `passwordFrom` (or, with
+ * `secretArn`, from Secrets Manager where the runtime supports it).
+ */
+export type LookupSourceDescriptor =
+  /** MySQL / MariaDB / PostgreSQL table, by JDBC URL (`jdbc:mysql://…`, `jdbc:postgresql://…`). */
+  | {
+      readonly type: 'jdbc';
+      readonly url: string;
+      readonly table: string;
+      readonly user?: string;
+      /** Name of the environment variable holding the password. */
+      readonly passwordFrom?: string;
+      /** ARN of a Secrets Manager secret holding the password. */
+      readonly secretArn?: string;
+    }
+  /** A DynamoDB table (`get`: by primary key; `query`: by partition key of the table or `indexName`). */
+  | { readonly type: 'dynamodb'; readonly table: string; readonly mode?: 'get' | 'query'; readonly indexName?: string }
+  /** A JSON-lines file; without a path it is bound at run time with `--input <table>=<file>`. */
+  | { readonly type: 'jsonl'; readonly path?: string }
+  /** A user function of the pipeline module (`(keys) => rows`), by registry reference. */
+  | { readonly type: 'function'; readonly ref: string; readonly display?: string; readonly loadAllRef?: string };
 
 /** A sink fed by an operator's late side output (`lateSink: 'late_bids'`). */
 export interface LateSinkSpec {

@@ -18,6 +18,7 @@ import type {
   ExchangeNode,
   GroupAggregateNode,
   LogicalNode,
+  LookupJoinNode,
   RankNode,
   SinkNode,
 } from './logical.ts';
@@ -292,8 +293,12 @@ function deriveTraits(node: LogicalNode, traits: ReadonlyMap<LogicalNode, NodeTr
     case 'WindowDeduplicate':
       return windowTraits(node, inputTraits(node.input));
     case 'LookupJoin': {
+      // Stateless and row-by-row: the probe's changelog and placement carry over (as long as
+      // the distribution's columns survive into the output), so a second lookup join hashed by
+      // the same key needs no second Exchange. A probe row may match several dimension rows,
+      // so no upsert key survives.
       const t = inputTraits(node.input);
-      return { changelogMode: t.changelogMode, upsertKeys: [], distribution: t.distribution };
+      return { changelogMode: t.changelogMode, upsertKeys: [], distribution: mapDistribution(t.distribution, lookupProbeRenames(node)) };
     }
   }
 }
@@ -333,6 +338,17 @@ function plainRefRenames(node: { readonly projection: readonly { readonly name: 
     const expr = p.expr as { kind: string; name?: string };
     if (expr.kind === 'ref' && expr.name !== undefined && !renames.has(expr.name)) renames.set(expr.name, p.name);
   }
+  return renames;
+}
+
+/** Probe column → output name for the probe columns a lookup join outputs. */
+function lookupProbeRenames(node: LookupJoinNode): Map<string, string> {
+  const renames = new Map<string, string>();
+  if (node.output === undefined) {
+    for (const f of node.input.schema.fields) renames.set(f.name, f.name);
+    return renames;
+  }
+  for (const c of node.output) if (c.side === 'probe' && !renames.has(c.column)) renames.set(c.column, c.as ?? c.column);
   return renames;
 }
 

@@ -89,11 +89,11 @@ describe('flambda bench state-io --json', () => {
     expect(stateIo.code, stateIo.stderr).toBe(0);
     const lines = stateIo.stdout.split('\n').filter((l) => l !== '');
     const results = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(results.map((r) => r.case)).toEqual(['q19', 'group-agg']);
+    expect(results.map((r) => r.case)).toEqual(['q19', 'tumble-agg', 'group-agg']);
     for (const r of results) {
       expect(r.suite).toBe('state-io');
       expect(r.events).toBe(2000);
-      for (const field of ['writes_per_1000', 'reads_per_1000', 'baseline_writes_per_1000', 'baseline_reads_per_1000', 'write_reduction']) {
+      for (const field of ['writes_per_1000', 'reads_per_1000', 'checkpoint_writes_per_1000', 'baseline_writes_per_1000', 'baseline_reads_per_1000', 'write_reduction']) {
         expect(typeof r[field], field).toBe('number');
       }
       expect(r.writes_per_1000 as number).toBeGreaterThan(0);

@@ -266,3 +266,31 @@ describe.each(['q18', 'q19', 'q5', 'q7', 'q11'])('flambda run examples/nexmark/%
     expect(sortRows(readJson(out) as Record<string, unknown>[])).toEqual(sortRows(expected));
   });
 });
+
+describe('flambda run examples/nexmark/q13.ts (lookup join, acceptance)', () => {
+  const SIDE_INPUT = '../shared/nexmark-fixture/side_input.jsonl';
+
+  it.each([1, 4])('--input side_input=… binds the lookup table; --final equals expected_q13.json at --parallelism %i', async (p) => {
+    const out = tmp.file(`q13-p${p}.json`);
+    const r = await runCli(['run', 'examples/nexmark/q13.ts', '--input', `bid=${BID_FIXTURE}`, '--input', `side_input=${SIDE_INPUT}`, '--final', out, '--parallelism', String(p)]);
+    expect(r.code, r.stderr).toBe(0);
+    const expected = readJson(join(FIXTURE_DIR, 'expected_q13.json')) as Record<string, unknown>[];
+    expect(sortRows(readJson(out) as Record<string, unknown>[])).toEqual(sortRows(expected));
+    // The summary reports the lookup cache: FULL cache, so every looked-up key is a hit.
+    const summary = SUMMARY.exec(r.stderr);
+    expect(summary?.[1]).toBe('50');
+    expect(summary?.[2]).toMatch(/^sink 'q13': 50 changelog rows; lookup cache: (\d+) hits, 0 misses \(hit rate 100\.0 %\)$/);
+  });
+
+  it('without the side table bound it fails before running, naming the --input to give', async () => {
+    const r = await runCli(['run', 'examples/nexmark/q13.ts', '--input', `bid=${BID_FIXTURE}`]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("flambda: error: lookup table 'side_input' needs a file: pass --input side_input=<file.jsonl>");
+  });
+
+  it('an unknown --input name lists the sources and the lookup tables', async () => {
+    const r = await runCli(['run', 'examples/nexmark/q13.ts', '--input', `bid=${BID_FIXTURE}`, '--input', `side=${SIDE_INPUT}`]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("--input side=…: the pipeline has no source 'side' (sources: bid; JSON-lines lookup tables: side_input)");
+  });
+});

@@ -29,7 +29,7 @@ import { createOperatorRunner, type OperatorInstantiator } from './create-runner
 import { encodeKey } from '../../partition/key-encoding.ts';
 import { KinesisPartitioner } from '../../partition/partitioner.ts';
 import type { JobGraph, JobSource, JobStage } from '../../plan/job-graph.ts';
-import { createOperator, type UserCode } from '../../operators/registry.ts';
+import { createDimensionSource, createOperator, type DimensionSourceFactory, type UserCode } from '../../operators/registry.ts';
 import { BoundedOutOfOrderness, InputWatermarks } from '../watermarks.ts';
 import { LATE_RECORDS_METRIC } from '../../operators/window-rank/late-data.ts';
 import { createSink, type SinkInstance, type SinkObserver, type SinkSetup } from './sinks.ts';
@@ -52,7 +52,10 @@ export interface JobProgress {
 
 /** Everything a job needs besides its graph. */
 export interface EmbeddedJobOptions {
-  /** JSONL file per source name (overrides a path in the connector). */
+  /**
+   * JSONL file per source name (overrides a path in the connector), and per JSON-lines lookup
+   * table name (`--input side_input=…` binds a dimension table like a source).
+   */
   readonly inputs?: ReadonlyMap<string, string>;
   /** User functions and generator sources of the pipeline module. */
   readonly code?: UserCode & { readonly generators?: ReadonlyMap<string, GeneratorFunction> };
@@ -94,6 +97,16 @@ export interface JobResult {
   readonly lateRecords: number;
   /** Side-output rows (late or invalid-rowtime rows) written to sinks, and those no sink took. */
   readonly sideOutputRows: { readonly routed: number; readonly dropped: number };
+  /** Lookup cache counters summed over every LookupJoin operator; absent when the job has none. */
+  readonly lookupCache?: LookupCacheSummary;
+}
+
+/** Lookup cache counters of a job (operators' `lookupCacheHits` / `lookupCacheMisses`). */
+export interface LookupCacheSummary {
+  readonly hits: number;
+  readonly misses: number;
+  /** hits / (hits + misses); 0 when nothing was looked up. */
+  readonly hitRate: number;
 }
 
 /** One shard of one stage: its operator chain and input watermarks. */
@@ -174,7 +187,9 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
   const clock = options.clock ?? Date.now;
   const started = clock();
   const batchSize = options.batchSize ?? 1024;
-  const code = options.code ?? { functions: new Map() };
+  const given: NonNullable<EmbeddedJobOptions['code']> = options.code ?? { functions: new Map() };
+  // JSON-lines lookup tables are bound by name like sources; other sources as their descriptors say.
+  const code = given.lookupSources !== undefined ? given : { ...given, lookupSources: embeddedLookupSources(options.inputs) };
   const sinks = new Map<string, SinkInstance>();
   for (const spec of graph.sinks) {
     const sink = createSink(spec, options.sinkSetup);
@@ -192,144 +207,166 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
     stages.set(spec.id, await buildStage(spec, graph, stages, sinks, instantiate, clock));
   }
   const order = graph.stages.map((s) => stages.get(s.id) as StageRuntime);
+  try {
 
-  let recordsRead = 0;
-  let deadLettered = 0;
-  const recordsBySource = new Map<string, number>();
-  let lastProgress = started;
-  const progressEvery = options.progressIntervalMs ?? 1000;
-  const reportProgress = (force: boolean): void => {
-    const now = clock();
-    if (options.onProgress && (force || now - lastProgress >= progressEvery)) {
-      lastProgress = now;
-      options.onProgress({ recordsRead, deadLettered, elapsedMs: now - started });
-    }
-  };
-
-  const drain = async (fromIndex: number): Promise<void> => {
-    for (let s = fromIndex; s < order.length; s++) {
-      const stage = order[s] as StageRuntime;
-      if (stage.spec.input.type === 'source') continue;
+    let recordsRead = 0;
+    let deadLettered = 0;
+    const recordsBySource = new Map<string, number>();
+    let lastProgress = started;
+    const progressEvery = options.progressIntervalMs ?? 1000;
+    const reportProgress = (force: boolean): void => {
       const now = clock();
-      for (const task of stage.tasks) {
-        if (task.pending.length > 0) {
-          const rows = task.pending;
-          task.pending = [];
-          stage.route(task.shard, await task.processThrough(rows));
-        }
-        stage.route(task.shard, await task.tick(now));
+      if (options.onProgress && (force || now - lastProgress >= progressEvery)) {
+        lastProgress = now;
+        options.onProgress({ recordsRead, deadLettered, elapsedMs: now - started });
       }
-      for (const task of stage.tasks) {
-        const wm = task.pendingWatermark;
-        if (wm !== undefined) {
-          task.pendingWatermark = undefined;
-          stage.route(task.shard, await task.advance(wm));
-          stage.emitWatermark(task.shard, wm, now);
-        }
-      }
-    }
-  };
+    };
 
-  for (const source of graph.sources) {
-    const stage = order.find((s) => s.spec.input.type === 'source' && s.spec.input.source === source.name);
-    if (!stage) throw new PlanError(`internal: no stage reads source '${source.name}'`);
-    const generators = source.watermark
-      ? stage.tasks.map(() => new BoundedOutOfOrderness((source.watermark as { outOfOrdernessMs: number }).outOfOrdernessMs))
-      : undefined;
-    const timeColumn = source.watermark?.column;
-    let nextShard = 0;
-    const shardBatches: ChangeRow[][] = stage.tasks.map(() => []);
-
-    const pushRows = async (rows: readonly Row[]): Promise<void> => {
-      const parallelism = stage.tasks.length;
-      for (const row of rows) {
-        const shard = nextShard;
-        nextShard = nextShard + 1 === parallelism ? 0 : nextShard + 1;
-        (shardBatches[shard] as ChangeRow[]).push({ kind: '+I', row });
-        if (generators && timeColumn) (generators[shard] as BoundedOutOfOrderness).observe(row[timeColumn] as number | null);
-      }
-      recordsRead += rows.length;
-      recordsBySource.set(source.name, (recordsBySource.get(source.name) ?? 0) + rows.length);
-      const now = clock();
-      for (const task of stage.tasks) {
-        const batch = shardBatches[task.shard] as ChangeRow[];
-        shardBatches[task.shard] = [];
-        if (batch.length > 0) stage.route(task.shard, await task.processThrough(batch));
-        stage.route(task.shard, await task.tick(now));
-      }
-      if (generators) {
+    const drain = async (fromIndex: number): Promise<void> => {
+      for (let s = fromIndex; s < order.length; s++) {
+        const stage = order[s] as StageRuntime;
+        if (stage.spec.input.type === 'source') continue;
+        const now = clock();
         for (const task of stage.tasks) {
-          const wm = (generators[task.shard] as BoundedOutOfOrderness).current();
-          if (wm > task.outputWatermark) {
+          if (task.pending.length > 0) {
+            const rows = task.pending;
+            task.pending = [];
+            stage.route(task.shard, await task.processThrough(rows));
+          }
+          stage.route(task.shard, await task.tick(now));
+        }
+        for (const task of stage.tasks) {
+          const wm = task.pendingWatermark;
+          if (wm !== undefined) {
+            task.pendingWatermark = undefined;
             stage.route(task.shard, await task.advance(wm));
             stage.emitWatermark(task.shard, wm, now);
           }
         }
       }
-      await drain(0);
-      reportProgress(false);
     };
 
-    for await (const rows of readSource(source, options, code, batchSize, (letter) => {
-      deadLettered += 1;
-      options.onDeadLetter?.(letter);
-    })) {
-      await pushRows(rows);
-    }
-    options.onInputEnd?.(source.name, order.flatMap((st) => st.tasks.flatMap((t) => t.runners)));
-    // End of bounded input: +∞ on every source shard.
-    const now = clock();
-    for (const task of stage.tasks) {
-      stage.route(task.shard, await task.advance(Infinity));
-      stage.emitWatermark(task.shard, Infinity, now);
-    }
-    await drain(0);
-  }
+    for (const source of graph.sources) {
+      const stage = order.find((s) => s.spec.input.type === 'source' && s.spec.input.source === source.name);
+      if (!stage) throw new PlanError(`internal: no stage reads source '${source.name}'`);
+      const generators = source.watermark
+        ? stage.tasks.map(() => new BoundedOutOfOrderness((source.watermark as { outOfOrdernessMs: number }).outOfOrdernessMs))
+        : undefined;
+      const timeColumn = source.watermark?.column;
+      let nextShard = 0;
+      const shardBatches: ChangeRow[][] = stage.tasks.map(() => []);
 
-  // Bounded input: processing time ends too, so processing-time windows and pending early or
-  // late firings emit their last results instead of being lost with the job (stages upstream
-  // first, each one's output drained before the next).
-  for (let s = 0; s < order.length; s++) {
-    const stage = order[s] as StageRuntime;
-    for (const task of stage.tasks) stage.route(task.shard, await task.tick(END_OF_TIME));
-    await drain(s + 1);
-  }
-  // Finish operators upstream first; each stage's leftovers are drained before its own finish.
-  for (let s = 0; s < order.length; s++) {
-    const stage = order[s] as StageRuntime;
-    for (const task of stage.tasks) stage.route(task.shard, await task.finish());
-    await drain(s + 1);
-  }
-  for (const sink of sinks.values()) await sink.close();
-  reportProgress(true);
+      const pushRows = async (rows: readonly Row[]): Promise<void> => {
+        const parallelism = stage.tasks.length;
+        for (const row of rows) {
+          const shard = nextShard;
+          nextShard = nextShard + 1 === parallelism ? 0 : nextShard + 1;
+          (shardBatches[shard] as ChangeRow[]).push({ kind: '+I', row });
+          if (generators && timeColumn) (generators[shard] as BoundedOutOfOrderness).observe(row[timeColumn] as number | null);
+        }
+        recordsRead += rows.length;
+        recordsBySource.set(source.name, (recordsBySource.get(source.name) ?? 0) + rows.length);
+        const now = clock();
+        for (const task of stage.tasks) {
+          const batch = shardBatches[task.shard] as ChangeRow[];
+          shardBatches[task.shard] = [];
+          if (batch.length > 0) stage.route(task.shard, await task.processThrough(batch));
+          stage.route(task.shard, await task.tick(now));
+        }
+        if (generators) {
+          for (const task of stage.tasks) {
+            const wm = (generators[task.shard] as BoundedOutOfOrderness).current();
+            if (wm > task.outputWatermark) {
+              stage.route(task.shard, await task.advance(wm));
+              stage.emitWatermark(task.shard, wm, now);
+            }
+          }
+        }
+        await drain(0);
+        reportProgress(false);
+      };
 
-  const operatorMetrics = new Map<string, Map<string, number>>();
-  let lateRecords = 0;
-  const sideOutputRows = { routed: 0, dropped: 0 };
-  for (const stage of order) {
-    sideOutputRows.routed += stage.side.routed;
-    sideOutputRows.dropped += stage.side.dropped;
-  }
-  for (const stage of order) {
-    for (const task of stage.tasks) {
-      for (const runner of task.runners) {
-        const agg = operatorMetrics.get(runner.operatorId) ?? new Map<string, number>();
-        for (const [k, v] of runner.metrics) agg.set(k, (agg.get(k) ?? 0) + v);
-        lateRecords += runner.metrics.get(LATE_RECORDS_METRIC) ?? 0;
-        operatorMetrics.set(runner.operatorId, agg);
+      for await (const rows of readSource(source, options, code, batchSize, (letter) => {
+        deadLettered += 1;
+        options.onDeadLetter?.(letter);
+      })) {
+        await pushRows(rows);
+      }
+      options.onInputEnd?.(source.name, order.flatMap((st) => st.tasks.flatMap((t) => t.runners)));
+      // End of bounded input: +∞ on every source shard.
+      const now = clock();
+      for (const task of stage.tasks) {
+        stage.route(task.shard, await task.advance(Infinity));
+        stage.emitWatermark(task.shard, Infinity, now);
+      }
+      await drain(0);
+    }
+
+    // Bounded input: processing time ends too, so processing-time windows and pending early or
+    // late firings emit their last results instead of being lost with the job (stages upstream
+    // first, each one's output drained before the next).
+    for (let s = 0; s < order.length; s++) {
+      const stage = order[s] as StageRuntime;
+      for (const task of stage.tasks) stage.route(task.shard, await task.tick(END_OF_TIME));
+      await drain(s + 1);
+    }
+    // Finish operators upstream first; each stage's leftovers are drained before its own finish.
+    for (let s = 0; s < order.length; s++) {
+      const stage = order[s] as StageRuntime;
+      for (const task of stage.tasks) stage.route(task.shard, await task.finish());
+      await drain(s + 1);
+    }
+    for (const sink of sinks.values()) await sink.close();
+    reportProgress(true);
+
+    const operatorMetrics = new Map<string, Map<string, number>>();
+    let lateRecords = 0;
+    const sideOutputRows = { routed: 0, dropped: 0 };
+    for (const stage of order) {
+      sideOutputRows.routed += stage.side.routed;
+      sideOutputRows.dropped += stage.side.dropped;
+    }
+    for (const stage of order) {
+      for (const task of stage.tasks) {
+        for (const runner of task.runners) {
+          const agg = operatorMetrics.get(runner.operatorId) ?? new Map<string, number>();
+          for (const [k, v] of runner.metrics) agg.set(k, (agg.get(k) ?? 0) + v);
+          lateRecords += runner.metrics.get(LATE_RECORDS_METRIC) ?? 0;
+          operatorMetrics.set(runner.operatorId, agg);
+        }
       }
     }
+    const lookupOperators = graph.stages.flatMap((st) => st.operators.filter((o) => o.type === 'LookupJoin').map((o) => o.id));
+    let lookupCache: LookupCacheSummary | undefined;
+    if (lookupOperators.length > 0) {
+      let hits = 0;
+      let misses = 0;
+      for (const id of lookupOperators) {
+        hits += operatorMetrics.get(id)?.get('lookupCacheHits') ?? 0;
+        misses += operatorMetrics.get(id)?.get('lookupCacheMisses') ?? 0;
+      }
+      lookupCache = { hits, misses, hitRate: hits + misses === 0 ? 0 : hits / (hits + misses) };
+    }
+    return {
+      ...(lookupCache !== undefined ? { lookupCache } : {}),
+      recordsRead,
+      recordsBySource,
+      deadLettered,
+      elapsedMs: clock() - started,
+      sinks: new Map([...sinks].map(([name, s]) => [name, { rowsWritten: s.rowsWritten }])),
+      operatorMetrics,
+      lateRecords,
+      sideOutputRows,
+    };
+  } finally {
+    // Operators may hold connections (a lookup join's pool); a job must not keep the process alive.
+    await closeRunners(order);
   }
-  return {
-    recordsRead,
-    recordsBySource,
-    deadLettered,
-    elapsedMs: clock() - started,
-    sinks: new Map([...sinks].map(([name, s]) => [name, { rowsWritten: s.rowsWritten }])),
-    operatorMetrics,
-    lateRecords,
-    sideOutputRows,
-  };
+}
+
+/** Closes every operator of every stage; a failing close does not keep the others open. */
+async function closeRunners(order: readonly StageRuntime[]): Promise<void> {
+  await Promise.allSettled(order.flatMap((stage) => stage.tasks.flatMap((task) => task.runners.map((runner) => runner.close()))));
 }
 
 /** Latest valid epoch millisecond: the processing time a bounded job ends at. */
@@ -508,6 +545,11 @@ async function* readSource(
     }
     if (rows.length > 0) yield rows;
   }
+}
+
+/** The embedded runtime's dimension sources: the registry's, with JSON-lines tables bound by name. */
+export function embeddedLookupSources(inputs: ReadonlyMap<string, string> | undefined): DimensionSourceFactory {
+  return (descriptor, context) => createDimensionSource(descriptor, context, inputs === undefined ? {} : { jsonlPaths: inputs });
 }
 
 /** Re-exported so callers can tell engine errors from bugs. */

@@ -1,0 +1,77 @@
+/**
+ * Dimension sources of LookupJoin operators on AWS (the stage Lambda and `flambda local`).
+ *
+ * A stage handler creates its operators per shard task (`createTask`), and a warm container
+ * keeps its tasks while the checkpoint version matches: each shard's source and cache therefore
+ * live as long as the container and are reused by every warm invocation. What this factory adds
+ * to the registry's default ({@link createDimensionSource}):
+ *
+ * - one DynamoDB client per container, shared by every DynamoDB source of every shard task
+ *   (a client per task would open its own connection pool);
+ * - JSON-lines tables bound by name: `FLAMBDA_LOOKUP_FILES` = `{"side_input": "side_input.jsonl"}`
+ *   (relative paths are resolved against the handler's directory, where the files are bundled),
+ *   or the `--input` bindings of `flambda local`;
+ * - JDBC passwords from the environment variable named by `passwordFrom`. A `secretArn` source
+ *   fails with a PlanError that says so: @aws-sdk/client-secrets-manager is not a dependency of
+ *   this package, so the deployment resolves the secret into a variable (e.g. CDK's
+ *   `secret.secretValue` in the function's environment, or the AWS Parameters and Secrets
+ *   Lambda extension) and names it in `passwordFrom`.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { PlanError } from '../../core/errors.ts';
+import { createDimensionSource, type DimensionSourceFactory } from '../../operators/registry.ts';
+
+/** Environment variables read by {@link awsDimensionSources}. */
+export const LOOKUP_ENV = {
+  /** JSON object: lookup table name → JSON-lines file. Optional. */
+  files: 'FLAMBDA_LOOKUP_FILES',
+} as const;
+
+/** Options of {@link awsDimensionSources}. */
+export interface AwsDimensionSourceOptions {
+  /** The environment (`passwordFrom` variables, {@link LOOKUP_ENV}). @default process.env */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Relative JSON-lines paths are resolved against this directory. @default process.cwd() */
+  readonly baseDir?: string;
+  /** JSON-lines file per lookup table name; wins over {@link LOOKUP_ENV.files}. */
+  readonly jsonlPaths?: ReadonlyMap<string, string>;
+  /** The DynamoDB client every DynamoDB source shares. @default each source creates its own */
+  readonly dynamoDb?: DynamoDBClient;
+}
+
+/** The JSON-lines bindings of {@link LOOKUP_ENV.files}. @throws PlanError when it is not a JSON object of paths. */
+export function lookupFilesFromEnv(env: NodeJS.ProcessEnv): Map<string, string> {
+  const text = env[LOOKUP_ENV.files]?.trim();
+  const files = new Map<string, string>();
+  if (text === undefined || text === '') return files;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new PlanError(`environment variable ${LOOKUP_ENV.files} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new PlanError(`environment variable ${LOOKUP_ENV.files} must be a JSON object of lookup table → file (given ${text})`);
+  }
+  for (const [table, path] of Object.entries(parsed as Record<string, unknown>)) {
+    if (typeof path !== 'string' || path === '') throw new PlanError(`environment variable ${LOOKUP_ENV.files}: the file of '${table}' must be a non-empty string`);
+    files.set(table, path);
+  }
+  return files;
+}
+
+/** The dimension source factory of a stage function or a local AWS run (see the module header). */
+export function awsDimensionSources(options: AwsDimensionSourceOptions = {}): DimensionSourceFactory {
+  const env = options.env ?? process.env;
+  const baseDir = options.baseDir ?? process.cwd();
+  const files = lookupFilesFromEnv(env);
+  for (const [table, path] of options.jsonlPaths ?? []) files.set(table, path);
+  const jsonlPaths = new Map([...files].map(([table, path]) => [table, isAbsolute(path) ? path : resolve(baseDir, path)]));
+  return (descriptor, context) =>
+    createDimensionSource(descriptor, context, {
+      env,
+      jsonlPaths,
+      ...(options.dynamoDb !== undefined ? { dynamoDb: { client: options.dynamoDb } } : {}),
+    });
+}
