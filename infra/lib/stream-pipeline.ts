@@ -28,6 +28,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { compileSql } from '../../shared/sql/compile-sql.ts';
 import { HEARTBEAT_ENV, STAGE_ENV } from '../../shared/aws/env.ts';
 import { ATTR, DEFAULT_TTL_ATTRIBUTE } from '../../shared/aws/state/constants.ts';
 import type { JobGraph, JobSink, JobStage } from '../../shared/plan/job-graph.ts';
@@ -214,6 +215,18 @@ function userFunctionOperators(graph: JobGraph): string[] {
  * function getting its own input, output, sink, the state table and the DLQ.
  */
 export class StreamPipeline extends Construct {
+  /**
+   * A pipeline written in Flink SQL: the script is compiled at synth time (shared/sql/, never in
+   * a function bundle) into the same job graph a TypeScript pipeline gives.
+   *
+   * @throws SqlError (a PlanError naming line and column) for a script that does not compile.
+   */
+  static fromSql(scope: Construct, id: string, sql: string, props: Omit<StreamPipelineProps, 'jobGraph' | 'pipeline'> & { readonly name?: string } = {}): StreamPipeline {
+    const { name, ...rest } = props;
+    const program = compileSql(sql, { name: name ?? id.toLowerCase().replace(/[^a-z0-9_-]/g, '-') });
+    return new StreamPipeline(scope, id, { ...rest, pipeline: program.pipeline });
+  }
+
   /** The deployed job graph (after sink connector overrides). */
   readonly jobGraph: JobGraph;
   /** The state table of every stage (partition key `pk`, sort key `sk`). */

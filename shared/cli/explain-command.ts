@@ -5,7 +5,8 @@
 import type { JobGraph } from '../plan/job-graph.ts';
 import { formatDistribution } from '../plan/planner.ts';
 import { serializeJobGraph } from '../plan/job-graph.ts';
-import { loadPipeline } from './load-pipeline.ts';
+import { readFileSync } from 'node:fs';
+import { isSqlFile, loadPipeline } from './load-pipeline.ts';
 import type { CliIo } from './run-command.ts';
 
 /** Options of the explain command. */
@@ -15,15 +16,20 @@ export interface ExplainCommandOptions {
   readonly json?: boolean;
 }
 
-/** Prints the plan of a pipeline module. */
+/** Prints the plan of a pipeline module or SQL script (for SQL, Flink's three EXPLAIN sections). */
 export async function explainCommand(file: string, options: ExplainCommandOptions, io: CliIo): Promise<number> {
-  const pipeline = await loadPipeline(file);
+  const pipeline = await loadPipeline(file, (warning) => io.stderr.write(`flambda: warning: ${warning}\n`));
   const graph = pipeline.jobGraph({ parallelism: options.parallelism });
   if (options.json) {
     io.stdout.write(`${serializeJobGraph(graph)}\n`);
     return 0;
   }
-  io.stdout.write(`== Physical Plan ==\n${pipeline.explain({ changelogMode: options.changelogMode ?? false })}\n\n`);
+  if (isSqlFile(file)) {
+    const { explainSql } = await import('../sql/explain-sql.ts');
+    io.stdout.write(`${explainSql(readFileSync(file, 'utf8'), { changelogMode: options.changelogMode ?? false })}\n\n`);
+  } else {
+    io.stdout.write(`== Physical Plan ==\n${pipeline.explain({ changelogMode: options.changelogMode ?? false })}\n\n`);
+  }
   io.stdout.write(`== Stages ==\n${formatStages(graph)}\n`);
   return 0;
 }

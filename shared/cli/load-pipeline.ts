@@ -1,6 +1,6 @@
 /**
- * Loads a pipeline module: a .ts or .js file whose default export is a `Pipeline` (or a
- * function returning one).
+ * Loads a pipeline: a .ts or .js module whose default export is a `Pipeline` (or a function
+ * returning one), or a Flink SQL script (.sql), compiled by shared/sql/ into the same Pipeline.
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -8,12 +8,19 @@ import { pathToFileURL } from 'node:url';
 import { PlanError } from '../core/errors.ts';
 import { Pipeline } from '../api/pipeline.ts';
 
-/** Imports `file` and returns its pipeline, with errors that say what was expected. */
-export async function loadPipeline(file: string): Promise<Pipeline> {
+/** Imports `file` and returns its pipeline, with errors that say what was expected; SQL warnings go to `onWarning`. */
+export async function loadPipeline(file: string, onWarning?: (message: string) => void): Promise<Pipeline> {
   const path = resolve(file);
   if (!existsSync(path)) throw new PlanError(`pipeline file not found: ${file}`);
+  if (isSqlFile(path)) {
+    // Loaded on demand: the SQL grammar is large and only SQL pipelines need it.
+    const { compileSqlFile } = await import('../sql/compile-sql.ts');
+    const program = compileSqlFile(path);
+    for (const warning of program.warnings) onWarning?.(`${file}: ${warning}`);
+    return program.pipeline;
+  }
   if (!/\.(ts|mts|js|mjs)$/.test(path)) {
-    throw new PlanError(`pipeline must be a .ts or .js module whose default export is a Pipeline (given ${file})`);
+    throw new PlanError(`pipeline must be a .ts or .js module whose default export is a Pipeline, or a .sql script (given ${file})`);
   }
   let module: { default?: unknown };
   try {
@@ -44,4 +51,9 @@ function describe(value: unknown): string {
   if (value === null) return 'null';
   if (typeof value === 'object') return `an object (${value.constructor?.name ?? 'Object'})`;
   return `a ${typeof value}`;
+}
+
+/** Whether `file` is a Flink SQL script. */
+export function isSqlFile(file: string): boolean {
+  return /\.sql$/i.test(file);
 }

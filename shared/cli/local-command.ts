@@ -28,7 +28,7 @@ export interface LocalOptions {
 
 /** Runs a pipeline module on the local AWS runtime; returns the process exit code. */
 export async function localCommand(file: string, options: LocalOptions, io: CliIo): Promise<number> {
-  const pipeline = await loadPipeline(file);
+  const pipeline = await loadPipeline(file, (warning) => io.stderr.write(`flambda: warning: ${warning}\n`));
   const graph = pipeline.jobGraph({ parallelism: options.parallelism });
   const bound = localInputs(graph, options.input);
   // Sources go into Kinesis streams; JSON-lines lookup tables are read by the stage handlers.

@@ -38,7 +38,7 @@ export interface CliIo {
 
 /** Runs a pipeline module on the embedded runtime; returns the process exit code. */
 export async function runCommand(file: string, options: RunOptions, io: CliIo): Promise<number> {
-  const pipeline = await loadPipeline(file);
+  const pipeline = await loadPipeline(file, (warning) => io.stderr.write(`flambda: warning: ${warning}\n`));
   const graph = pipeline.jobGraph({ parallelism: options.parallelism });
   const inputs = bindInputs(graph, options.input);
   const finals = bindSinkFiles('--final', graph, options.final ?? []);

@@ -3,6 +3,9 @@
  * (on-demand streams, imported sources, Kinesis sinks, lookup secrets, per-stage settings).
  * Bundling is skipped (`aws:cdk:bundling-stacks: []`): these tests look at the template only.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { App, Duration, Stack } from 'aws-cdk-lib';
 import type { CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
@@ -19,6 +22,8 @@ import { environmentOf, functionOfStage, policyTargetsOfType, statementsOfFuncti
 
 process.env.CDK_VALIDATION = 'false';
 
+const REPO_ROOT_FOR_SQL = fileURLToPath(new URL('../..', import.meta.url));
+
 const graph: JobGraph = topMerchandise.jobGraph({ parallelism: 2 });
 
 function synth(props: Partial<StreamPipelineProps>): { stack: Stack; pipeline: StreamPipeline; template: Template } {
@@ -27,6 +32,25 @@ function synth(props: Partial<StreamPipelineProps>): { stack: Stack; pipeline: S
   const pipeline = new StreamPipeline(stack, 'P', { jobGraph: graph, ...props } as StreamPipelineProps);
   return { stack, pipeline, template: Template.fromStack(stack) };
 }
+
+describe('StreamPipeline.fromSql', () => {
+  it('deploys a Flink SQL script: the seed Top-N gives the same stages as its TypeScript version', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(app, 'Sql');
+    const sql = readFileSync(join(REPO_ROOT_FOR_SQL, 'examples/sql/top-n.sql'), 'utf8');
+    const pipeline = StreamPipeline.fromSql(stack, 'TopN', sql, { parallelism: 2 });
+    expect(pipeline.jobGraph.stages.map((s) => s.operators.map((o) => o.type))).toEqual([['Calc'], ['GroupAggregate'], ['Rank']]);
+    const template = Template.fromStack(stack);
+    // One source stream and two exchanges; one function per stage plus the heartbeat.
+    template.resourceCountIs('AWS::Kinesis::Stream', 3);
+    template.resourceCountIs('AWS::Lambda::Function', 4);
+  });
+
+  it('names the line and column of a script that does not compile', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    expect(() => StreamPipeline.fromSql(new Stack(app, 'Bad'), 'Bad', 'INSERT INTO nowhere SELECT a FROM missing;')).toThrow(/line 1:\d+/);
+  });
+});
 
 function attempt(props: Partial<StreamPipelineProps>): () => void {
   return () => {

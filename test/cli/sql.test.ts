@@ -1,0 +1,56 @@
+/**
+ * Flink SQL scripts through the CLI: `flambda explain file.sql` prints Flink's three EXPLAIN
+ * sections (the seed's Top-N picks RetractStrategy above the hash exchange), `flambda run
+ * file.sql` and `flambda local file.sql` give the fixture's results, and a bad script fails with
+ * the line and column of the problem.
+ */
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BID_FIXTURE, FIXTURE_DIR, makeTempDir, readJson, runCli, sortRows } from './cli.ts';
+
+const tmp = makeTempDir('cli-sql');
+afterAll(() => tmp.cleanup());
+
+const expected = (query: string): Record<string, unknown>[] => sortRows(readJson(join(FIXTURE_DIR, `expected_${query}.json`)) as Record<string, unknown>[]);
+
+describe('flambda explain <file.sql>', () => {
+  it('prints the AST, the optimized plan and the physical plan of the seed Top-N script', async () => {
+    const r = await runCli(['explain', 'examples/sql/top-n.sql']);
+    expect(r.code, r.stderr).toBe(0);
+    const sections = [...r.stdout.matchAll(/^== (.+) ==$/gm)].map((m) => m[1]);
+    expect(sections).toEqual(['Abstract Syntax Tree', 'Optimized Logical Plan', 'Physical Execution Plan', 'Stages']);
+    expect(r.stdout).toMatch(
+      /Rank\(strategy=\[RetractStrategy\], rankType=\[ROW_NUMBER\], rankRange=\[rankStart=1, rankEnd=10\], partitionBy=\[merchandiseId\], orderBy=\[totalQuantity DESC\].*\n\s+\+- Exchange\(distribution=\[hash\[merchandiseId\]\]\)/,
+    );
+  });
+});
+
+describe('flambda run / local <file.sql>', () => {
+  it.each(['q15', 'q19', 'q5'])('run examples/sql/%s.sql equals the fixture', async (query) => {
+    const out = tmp.file(`${query}.json`);
+    const r = await runCli(['run', `examples/sql/${query}.sql`, '--input', `bid=${BID_FIXTURE}`, '--final', out, '--parallelism', '2']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(sortRows(readJson(out) as Record<string, unknown>[])).toEqual(expected(query));
+  });
+
+  it('run examples/sql/q13.sql joins with the side input given by --input', async () => {
+    const out = tmp.file('q13.json');
+    const r = await runCli(['run', 'examples/sql/q13.sql', '--input', `bid=${BID_FIXTURE}`, '--input', `side_input=${join(FIXTURE_DIR, 'side_input.jsonl')}`, '--final', out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(sortRows(readJson(out) as Record<string, unknown>[])).toEqual(expected('q13'));
+  });
+
+  it('local examples/sql/q7.sql closes its windows on the emulators and equals the fixture', async () => {
+    const out = tmp.file('q7-local.json');
+    const r = await runCli(['local', 'examples/sql/q7.sql', '--input', `bid=${BID_FIXTURE}`, '--final', out, '--quiet'], { timeoutMs: 90_000 });
+    expect(r.code, r.stderr).toBe(0);
+    expect(sortRows(readJson(out) as Record<string, unknown>[])).toEqual(expected('q7'));
+  });
+
+  it('fails on a bad script with the line and column of the problem', async () => {
+    const file = tmp.write('bad.sql', "CREATE TABLE t (a INT) WITH ('connector' = 'filesystem', 'format' = 'json', 'path' = 'x.jsonl');\nINSERT INTO print_sink SELECT b FROM t;\n");
+    const r = await runCli(['run', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/flambda: error: .*line 2:\d+: /);
+  });
+});
