@@ -28,7 +28,9 @@ const env = readStageEnvironment(process.env, dirname(fileURLToPath(import.meta.
 const graph = loadJobGraph(env.jobGraphPath);
 const handlerDir = dirname(fileURLToPath(import.meta.url));
 // Lookup joins: one DynamoDB client per container, JSON-lines tables bundled next to the handler.
-const code = { ...(await loadUserCode(env.pipelineModule)), lookupSources: awsDimensionSources({ baseDir: handlerDir, dynamoDb: createDynamoDbClient() }) };
+// Lookup joins: one DynamoDB client for dimension tables, and the second cache level in the state table.
+const lookupSources = awsDimensionSources({ baseDir: handlerDir, dynamoDb: createDynamoDbClient(), l2: { client: createDynamoDbClient(), tableName: env.tableName } });
+const code = { ...(await loadUserCode(env.pipelineModule)), lookupSources };
 
 const logger = new Logger({ serviceName: graph.name });
 const metrics = new Metrics({ namespace: 'Flambda', serviceName: graph.name, defaultDimensions: { Pipeline: graph.name, Stage: env.stageId } });
@@ -67,5 +69,5 @@ const stage = new StageHandler({
 export const handler = middy<KinesisStreamEvent, KinesisStreamBatchResponse>()
   .use(injectLambdaContext(logger))
   .use(logMetrics(metrics))
-  .use(stageMetrics({ metrics, counters: () => ({ handler: stage.stats(), state: { ...state.counts } }) }))
+  .use(stageMetrics({ metrics, counters: () => ({ handler: stage.stats(), state: { ...state.counts }, lookupL2: lookupSources.l2Totals() }) }))
   .handler((event, context) => stage.handle(event, context));

@@ -124,7 +124,7 @@ export class PipelineDashboard extends Construct {
         ),
         graph('watermark lag (ms)', [custom(stage.id, STAGE_METRICS.watermarkLagMs, 'Maximum', 'watermark lag (max)')]),
         graph(
-          'lookup cache hit rate (%)',
+          'lookup cache: L1 hit rate (%), L2 hits, source loads',
           [
             new cloudwatch.MathExpression({
               // FILL(…, 0): a period with hits but no misses must still plot (100 %).
@@ -134,6 +134,8 @@ export class PipelineDashboard extends Construct {
               period,
             }),
           ],
+          // Behind the container cache: keys answered by the DynamoDB second level vs loaded from the source.
+          [custom(stage.id, STAGE_METRICS.lookupL2Hits, 'Sum', 'L2 hits'), custom(stage.id, STAGE_METRICS.lookupSourceLoads, 'Sum', 'source loads')],
         ),
         graph(
           'state reads / writes, state cache',

@@ -68,6 +68,10 @@ export interface LookupTableOptions<S extends SchemaSpec> {
   readonly retry?: LookupRetrySpec;
   /** Hash-shuffle the probe stream by the join key before each join (`'lookup.enable_hash' = 'true'`). @default false */
   readonly hash?: boolean;
+  /** The DynamoDB second cache level on AWS (`'lookup.cache.l2'`). @default 'dynamodb' on AWS (none embedded) */
+  readonly l2?: 'dynamodb' | 'none';
+  /** Expire-after-write of L2 entries, ms (`'lookup.cache.l2.ttl'`). @default the cache's expire-after-write, else 1 hour */
+  readonly l2TtlMs?: number;
   /** Store requests in flight per batch. @default 4 */
   readonly maxConcurrency?: number;
   /** Keys per store request. @default all keys of a batch */
@@ -137,7 +141,7 @@ export function createLookupTable<S extends SchemaSpec>(owner: object, name: str
   if (!NAME.test(name)) throw new PlanError(`lookup table name must start with a letter or '_' and use letters, digits, '_', '.' or '-' (given '${name}')`);
   if (options.schema === undefined || Object.keys(options.schema).length === 0) throw new PlanError(`lookup table '${name}' needs a schema with at least one column`);
   const schema = schemaOf(options.schema);
-  const source = sourceDescriptor(name, options.source);
+  const source = withL2(name, sourceDescriptor(name, options.source), options.l2, options.l2TtlMs);
   if (options.cache !== undefined) validateCacheSpec(options.cache, name);
   if (options.cache?.type === 'FULL' && 'fn' in options.source && options.source.loadAll === undefined) {
     throw new PlanError(`lookup table '${name}': a FULL cache loads the whole table, so a function source needs loadAll`);
@@ -150,6 +154,14 @@ export function createLookupTable<S extends SchemaSpec>(owner: object, name: str
     ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
   };
   return new LookupTable<RowOf<S>>(owner, name, schema, source, rest);
+}
+
+/** Adds the L2 option to a descriptor, checked. */
+export function withL2(name: string, source: LookupSourceDescriptor, l2: 'dynamodb' | 'none' | undefined, ttlMs: number | undefined): LookupSourceDescriptor {
+  if (l2 !== undefined && l2 !== 'dynamodb' && l2 !== 'none') throw new PlanError(`lookup table '${name}': l2 must be 'dynamodb' or 'none' (given '${String(l2)}')`);
+  if (ttlMs !== undefined && !(Number.isFinite(ttlMs) && ttlMs > 0)) throw new PlanError(`lookup table '${name}': l2TtlMs must be a positive number of ms (given ${ttlMs})`);
+  if (l2 === undefined && ttlMs === undefined) return source;
+  return { ...source, l2: { type: l2 ?? 'dynamodb', ...(ttlMs !== undefined ? { ttlMs } : {}) } };
 }
 
 /** The plain-data descriptor of a source spec (function refs are filled in by the pipeline). */

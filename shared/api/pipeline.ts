@@ -137,7 +137,7 @@ export class Pipeline {
       const ref = this.registerFunction(spec.fn as unknown as UserFunction);
       const loadAllRef = spec.loadAll === undefined ? undefined : this.registerFunction(spec.loadAll as unknown as UserFunction);
       const display = spec.fn.name || name;
-      table = new LookupTable(this, name, table.schema, { type: 'function', ref, display, ...(loadAllRef !== undefined ? { loadAllRef } : {}) }, table.options);
+      table = new LookupTable(this, name, table.schema, { type: 'function', ref, display, ...(loadAllRef !== undefined ? { loadAllRef } : {}), ...(table.source.l2 !== undefined ? { l2: table.source.l2 } : {}) }, table.options);
     }
     this.lookupTables.set(name, table);
     return table;

@@ -33,6 +33,9 @@ export const STAGE_METRICS = {
   /** Lookup join cache hits / misses (all lookup joins of the stage). */
   lookupCacheHits: 'LookupCacheHits',
   lookupCacheMisses: 'LookupCacheMisses',
+  /** Lookup keys answered by the DynamoDB second level / passed on to the dimension source. */
+  lookupL2Hits: 'LookupL2Hits',
+  lookupSourceLoads: 'LookupSourceLoads',
 } as const;
 
 /** What this module needs of Powertools' `Metrics`. */
@@ -50,6 +53,8 @@ export interface StateRequestCounts {
 export interface StageCounters {
   readonly handler: StageHandlerStats;
   readonly state: StateRequestCounts;
+  /** Lookup L2 counters of the stage's lookup joins, when it has any. */
+  readonly lookupL2?: { readonly l2Hits: number; readonly sourceKeys: number };
 }
 
 /**
@@ -83,6 +88,10 @@ export function addStageMetrics(metrics: MetricSink, before: StageCounters, afte
   metrics.addMetric(STAGE_METRICS.lookupCacheHits, count, after.handler.lookupCacheHits - before.handler.lookupCacheHits);
   metrics.addMetric(STAGE_METRICS.lookupCacheMisses, count, after.handler.lookupCacheMisses - before.handler.lookupCacheMisses);
   metrics.addMetric(STAGE_METRICS.replays, count, after.handler.replays - before.handler.replays);
+  if (after.lookupL2 !== undefined) {
+    metrics.addMetric(STAGE_METRICS.lookupL2Hits, count, after.lookupL2.l2Hits - (before.lookupL2?.l2Hits ?? 0));
+    metrics.addMetric(STAGE_METRICS.lookupSourceLoads, count, after.lookupL2.sourceKeys - (before.lookupL2?.sourceKeys ?? 0));
+  }
   // A gauge, not a delta: how far event time trails processing time after this invocation.
   const lag = after.handler.watermarkLagMs;
   if (lag !== undefined && Number.isFinite(lag)) metrics.addMetric(STAGE_METRICS.watermarkLagMs, MetricUnit.Milliseconds, Math.max(0, lag));

@@ -199,7 +199,7 @@ export interface LookupJoinNode extends NodeBase {
  * it: a JDBC password is read at run time from the environment variable `passwordFrom` (or, with
  * `secretArn`, from Secrets Manager where the runtime supports it).
  */
-export type LookupSourceDescriptor =
+export type LookupSourceDescriptor = (
   /** MySQL / MariaDB / PostgreSQL table, by JDBC URL (`jdbc:mysql://…`, `jdbc:postgresql://…`). */
   | {
       readonly type: 'jdbc';
@@ -216,7 +216,21 @@ export type LookupSourceDescriptor =
   /** A JSON-lines file; without a path it is bound at run time with `--input <table>=<file>`. */
   | { readonly type: 'jsonl'; readonly path?: string }
   /** A user function of the pipeline module (`(keys) => rows`), by registry reference. */
-  | { readonly type: 'function'; readonly ref: string; readonly display?: string; readonly loadAllRef?: string };
+  | { readonly type: 'function'; readonly ref: string; readonly display?: string; readonly loadAllRef?: string }
+) & {
+  /**
+   * The DynamoDB second cache level on AWS, so a cold container finds the rows its predecessors loaded.
+   * @default { type: 'dynamodb' } on AWS; the embedded runtime has no second level
+   */
+  readonly l2?: LookupL2Option;
+};
+
+/** Whether and how long dimension rows are cached in DynamoDB behind a container's cache. */
+export interface LookupL2Option {
+  readonly type: 'dynamodb' | 'none';
+  /** Expire-after-write of an L2 entry, ms. @default the cache's expire-after-write, else 1 hour */
+  readonly ttlMs?: number;
+}
 
 /** A sink fed by an operator's late side output (`lateSink: 'late_bids'`). */
 export interface LateSinkSpec {

@@ -55,6 +55,10 @@ export interface LookupTableSpec {
   readonly retry?: LookupRetrySpec;
   /** `lookup.enable_hash`: hash-shuffle the probe stream by the join key. */
   readonly shuffle: boolean;
+  /** `lookup.cache.l2` ('dynamodb' | 'none'). */
+  readonly l2?: 'dynamodb' | 'none';
+  /** `lookup.cache.l2.ttl`, ms. */
+  readonly l2TtlMs?: number;
 }
 
 /** Bounded `datagen` source options (the embedded runtime generates the rows). */
@@ -211,7 +215,14 @@ export function lookupOptions(table: string, options: TableOptions, at: SqlPosit
     throw new SqlError(options.get('lookup.cache')?.pos ?? at, `table '${table}': 'lookup.cache' must be NONE, PARTIAL or FULL (given '${get('lookup.cache')}')`);
   }
   const retries = integer('lookup.max-retries');
+  const l2 = get('lookup.cache.l2')?.toLowerCase();
+  if (l2 !== undefined && l2 !== 'dynamodb' && l2 !== 'none') {
+    throw new SqlError(options.get('lookup.cache.l2')?.pos ?? at, `table '${table}': 'lookup.cache.l2' must be 'dynamodb' or 'none' (given '${l2}')`);
+  }
+  const l2Ttl = duration('lookup.cache.l2.ttl');
   return {
+    ...(l2 !== undefined ? { l2 } : {}),
+    ...(l2Ttl !== undefined ? { l2TtlMs: l2Ttl } : {}),
     cache,
     ...(retries !== undefined ? { retry: { maxAttempts: retries + 1, delayMs: 100, onMiss: false } } : {}),
     shuffle: bool('lookup.enable_hash') ?? false,

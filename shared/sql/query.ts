@@ -5,6 +5,7 @@
  * partitioned by window_start, window_end), ROW_NUMBER … = 1 by a rowtime column → Deduplicate,
  * `JOIN … FOR SYSTEM_TIME AS OF` → LookupJoin.
  */
+import { withL2 } from '../api/lookup-table.ts';
 import type { Pipeline } from '../api/pipeline.ts';
 import type { AggregateSpec } from '../api/aggregates.ts';
 import type { Stream } from '../api/stream.ts';
@@ -437,7 +438,7 @@ function compileLookupJoin(from: Extract<SqlFrom, { k: 'join' }>, hints: SqlSele
     ...(condition ? { condition } : {}),
     schema,
     dimensionSchema: dim,
-    source: lookupSource(lookup.store, from.right.pos, ctx.warnings),
+    source: withL2(tableName, lookupSource(lookup.store, from.right.pos, ctx.warnings), lookup.l2, lookup.l2TtlMs),
     output,
     cache: lookup.cache,
     ...(lookup.retry ? { retry: lookup.retry } : {}),

@@ -192,6 +192,8 @@ describe('functions/stage-handler.ts on kinesalite and dynalite', () => {
         'LookupCacheMisses',
         'Replays',
         'WatermarkLagMs',
+        'LookupL2Hits',
+        'LookupSourceLoads',
       ].sort(),
     );
     // Event time trails processing time: the bids are from the past.

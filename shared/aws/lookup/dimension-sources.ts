@@ -21,6 +21,9 @@ import { isAbsolute, resolve } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PlanError } from '../../core/errors.ts';
 import { createDimensionSource, type DimensionSourceFactory } from '../../operators/registry.ts';
+import { createDynamoDbL2Source } from '../lookup-cache/dynamodb-l2-source.ts';
+import type { L2DimensionSource } from '../lookup-cache/dynamodb-l2-source.ts';
+import type { DynamoDbSender } from '../state/table-io.ts';
 
 /** Environment variables read by {@link awsDimensionSources}. */
 export const LOOKUP_ENV = {
@@ -38,7 +41,19 @@ export interface AwsDimensionSourceOptions {
   readonly jsonlPaths?: ReadonlyMap<string, string>;
   /** The DynamoDB client every DynamoDB source shares. @default each source creates its own */
   readonly dynamoDb?: DynamoDBClient;
+  /**
+   * The DynamoDB second cache level (shared/aws/lookup-cache/): a table for it (the pipeline's
+   * state table) puts L2 in front of every source whose descriptor does not say `l2: none`.
+   * @default no second level
+   */
+  readonly l2?: { readonly client: DynamoDbSender; readonly tableName: string; readonly clock?: () => number };
 }
+
+/** Default expire-after-write of L2 entries when the table does not set one: one hour. */
+export const DEFAULT_L2_TTL_MS = 3_600_000;
+
+/** A dimension-source factory that also reports its L2 sources' counters, summed. */
+export type AwsDimensionSourceFactory = DimensionSourceFactory & { l2Totals(): { readonly l2Hits: number; readonly l2Misses: number; readonly sourceKeys: number; readonly l2Failures: number } };
 
 /** The JSON-lines bindings of {@link LOOKUP_ENV.files}. @throws PlanError when it is not a JSON object of paths. */
 export function lookupFilesFromEnv(env: NodeJS.ProcessEnv): Map<string, string> {
@@ -62,16 +77,42 @@ export function lookupFilesFromEnv(env: NodeJS.ProcessEnv): Map<string, string> 
 }
 
 /** The dimension source factory of a stage function or a local AWS run (see the module header). */
-export function awsDimensionSources(options: AwsDimensionSourceOptions = {}): DimensionSourceFactory {
+export function awsDimensionSources(options: AwsDimensionSourceOptions = {}): AwsDimensionSourceFactory {
   const env = options.env ?? process.env;
   const baseDir = options.baseDir ?? process.cwd();
   const files = lookupFilesFromEnv(env);
   for (const [table, path] of options.jsonlPaths ?? []) files.set(table, path);
   const jsonlPaths = new Map([...files].map(([table, path]) => [table, isAbsolute(path) ? path : resolve(baseDir, path)]));
-  return (descriptor, context) =>
-    createDimensionSource(descriptor, context, {
+  const l2Sources: L2DimensionSource[] = [];
+  const factory: DimensionSourceFactory = (descriptor, context) => {
+    const source = createDimensionSource(descriptor, context, {
       env,
       jsonlPaths,
       ...(options.dynamoDb !== undefined ? { dynamoDb: { client: options.dynamoDb } } : {}),
     });
+    const l2 = options.l2;
+    if (l2 === undefined || descriptor.l2?.type === 'none') return source;
+    const cached = createDynamoDbL2Source(source, {
+      client: l2.client,
+      tableName: l2.tableName,
+      ttlMs: descriptor.l2?.ttlMs ?? DEFAULT_L2_TTL_MS,
+      ...(l2.clock !== undefined ? { clock: l2.clock } : {}),
+      onError: (error, phase) => console.warn(`lookup table '${context.table}': L2 ${phase} failed, using the source: ${(error as Error).message}`),
+    });
+    l2Sources.push(cached);
+    return cached;
+  };
+  return Object.assign(factory, {
+    l2Totals: () => {
+      const total = { l2Hits: 0, l2Misses: 0, sourceKeys: 0, l2Failures: 0 };
+      for (const source of l2Sources) {
+        const m = source.metrics();
+        total.l2Hits += m.l2Hits;
+        total.l2Misses += m.l2Misses;
+        total.sourceKeys += m.sourceKeys;
+        total.l2Failures += m.l2ReadFailures + m.l2WriteFailures;
+      }
+      return total;
+    },
+  });
 }
