@@ -468,13 +468,15 @@ export class StreamPipeline extends Construct {
   }
 
   private createHeartbeat(props: StreamPipelineProps, removalPolicy: RemovalPolicy): NodejsFunction {
-    const streams = [...this.sourceStreams.values()];
+    // Source shards, so idle ones advance their watermark; exchange shards, so processing time
+    // (and processing-time timers) moves in downstream stages that get no records.
+    const streams = [...this.sourceStreams.values(), ...this.exchangeStreams.values()];
     const logGroup = new logs.LogGroup(this, 'Logs-heartbeat', {
       retention: props.logRetention ?? DEFAULTS.logRetention,
       removalPolicy,
     });
     const fn = new NodejsFunction(this, 'Heartbeat', {
-      description: `Flambda ${this.jobGraph.name}: heartbeats to every source shard`,
+      description: `Flambda ${this.jobGraph.name}: heartbeats to every source and exchange shard`,
       entry: HEARTBEAT_ENTRY,
       handler: 'handler',
       projectRoot: PROJECT_ROOT,

@@ -193,6 +193,22 @@ describe('Class: ExchangeInputReader', () => {
     });
   });
 
+  describe('Scheduled heartbeats', () => {
+    it('take a scheduled heartbeat as a tick of processing time, with no channel, and find silent channels idle', () => {
+      const r = reader({ upstreamShards: 1, idleTimeoutMs: 1_000 });
+      const data = codec.encodeRows(address(0, 1, 1), [row(1)], 400)[0] as EncodedRecord;
+      expect(r.read(deliver([data])).watermark).toBe(400);
+      const scheduled = codec.encodeHeartbeat({ producerStage: 'heartbeat', producerShard: 'schedule', targetShard: TARGET, partitionKey: 'heartbeat' }, 9_000_000_000_000, -Infinity);
+      const batch = r.read(deliver([scheduled], 2));
+      // Processing time moves and the only channel, silent past the timeout, is found idle; the
+      // schedule itself is no channel and no dead letter.
+      expect(brief(batch.steps)).toEqual([['pt', 9_000_000_000_000]]);
+      expect(batch.stats.deadLetters['unexpected-producer']).toBe(0);
+      const snapshot = r.snapshot();
+      expect(snapshot.kind === 'exchange' && snapshot.watermarks.channels.map((c) => [c.channel, c.idle])).toEqual([[producer(0), true]]);
+    });
+  });
+
   describe('Dead letters', () => {
     it('dead-letters each kind of bad record with its exact reason and goes on', () => {
       const r = reader({ upstreamShards: 1, maxRecordBytes: 2_000 });

@@ -169,12 +169,13 @@ describe('Construct: StreamPipeline (examples/orders/top-merchandise.ts)', () =>
       });
     });
 
-    it('runs the heartbeat every minute against the source streams', () => {
+    it('runs the heartbeat every minute against the source and exchange streams', () => {
       template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)' });
       const heartbeat = logicalId(stack.pipeline.heartbeatFunction!);
-      const source = logicalId(stack.pipeline.sourceStreams.get('orders')!);
-      expect(referencedIds(environmentOf(template, heartbeat).FLAMBDA_HEARTBEAT_STREAMS)).toEqual(new Set([source]));
-      expect(policyTargetsOfType(template, heartbeat, 'AWS::Kinesis::Stream')).toEqual(new Set([source]));
+      const streams = new Set([stack.pipeline.sourceStreams.get('orders')!, ...stack.pipeline.exchangeStreams.values()].map(logicalId));
+      expect(streams.size).toBe(3);
+      expect(referencedIds(environmentOf(template, heartbeat).FLAMBDA_HEARTBEAT_STREAMS)).toEqual(streams);
+      expect(policyTargetsOfType(template, heartbeat, 'AWS::Kinesis::Stream')).toEqual(streams);
     });
   });
 

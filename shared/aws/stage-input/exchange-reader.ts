@@ -31,6 +31,7 @@
  * runtime's checkpoint, `restore()` brings it back, and reading on from a restored reader gives
  * the same steps as reading on from the original.
  */
+import { HEARTBEAT_PRODUCER } from '../heartbeat/heartbeat-writer.ts';
 import type { KinesisStreamRecord } from 'aws-lambda';
 import { FlambdaError, PlanError, RecordError } from '../../core/errors.ts';
 import type { Schema } from '../../core/types.ts';
@@ -121,6 +122,14 @@ export class ExchangeInputReader extends InputReaderBase implements StageInputRe
       batch.stats.heartbeats++;
       if (decoded.targetShard !== this.shardId) {
         batch.stats.misrouted++;
+        return;
+      }
+      if (decoded.producerStage === HEARTBEAT_PRODUCER.stage) {
+        // The heartbeat schedule (functions/heartbeat.ts), not an upstream producer: a tick of
+        // processing time (processing-time timers fire, idle channels are found idle), no channel.
+        const at = this.watermarks.advanceTime(decoded.at);
+        if (at > before) batch.steps.push({ type: 'processing-time', value: at, sequenceNumber });
+        this.emitWatermark(batch, this.watermarks.recompute(at), sequenceNumber);
         return;
       }
       if (!this.fromUpstream(batch, record, position, decoded.producerStage, decoded.producerShard)) return;
