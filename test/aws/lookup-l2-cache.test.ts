@@ -130,3 +130,18 @@ describe('Function: createDynamoDbL2Source', () => {
     expect(() => createDynamoDbL2Source(source, { client: dynamoDb, tableName: 't', ttlMs: 0 })).toThrow(/L2 cache TTL must be a positive number of ms \(given 0\)/);
   });
 });
+
+describe('L2 under a FULL cache', () => {
+  it('passes loadAll through to the source, so a FULL cache reloads from the database', async () => {
+    const c = container();
+    const full = createCachedSource(c.l2, { type: 'FULL' });
+    const rows = await full.lookupMany(keys(1, 50, 51));
+    expect(rows.get(encodeKey([50]))).toEqual([{ id: 50, name: 'item50', price: 6250n }]);
+    expect(rows.has(encodeKey([51]))).toBe(false);
+    // One full scan, no per-key query; L2 is not consulted for a FULL cache.
+    expect(c.queries).toHaveLength(1);
+    expect(c.queries[0]).not.toMatch(/ IN /i);
+    expect(c.l2.metrics()).toMatchObject({ l2Hits: 0, l2Misses: 0 });
+    await full.close();
+  });
+});

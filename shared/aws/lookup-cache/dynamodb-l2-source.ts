@@ -21,6 +21,9 @@
  * expired items only eventually, so expiry is decided from `wt` on every read: an expired item
  * is a miss, never a hit.
  *
+ * A FULL cache in front loads the whole table with `loadAll`, which goes to the source directly:
+ * its reload already refreshes everything, so L2 is only for PARTIAL caches (and NONE).
+ *
  * Failures degrade, they do not fail the batch: an L2 read that fails (after the SDK's retries)
  * sends all its keys to the source, an L2 write that fails is dropped; both are counted (and
  * reported to `onError`). Only the source's own failures propagate.
@@ -198,6 +201,8 @@ export function createDynamoDbL2Source(source: DimensionSource, options: DynamoD
       }
       return result;
     },
+    // A FULL cache reloads the whole table from the source; L2 has nothing to add there.
+    ...(source.loadAll !== undefined ? { loadAll: () => (source.loadAll as () => Promise<Row[]>)() } : {}),
     close: () => source.close(),
     metrics: () => ({ ...counts, io: { ...io } }),
   };

@@ -9,6 +9,7 @@ export {
   windowColumns,
   WINDOW_COLUMNS,
   type WindowAggregateSpec,
+  type WindowAggregateOptions,
   type WindowProcessSpec,
   type WindowProcessFunction,
   type WindowTriggerSpec,

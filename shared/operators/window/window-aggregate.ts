@@ -9,6 +9,9 @@ import type { Field, Schema } from '../../core/types.ts';
 import type { AggCall } from '../../plan/logical.ts';
 import { AggsHandler } from '../aggregate/aggs-handler.ts';
 import type { Operator } from '../operator.ts';
+import { createSlicedWindowOperator, type SlicedWindowConfig } from './sliced-window-operator.ts';
+import { windowStartWithOffset } from './time-window.ts';
+import { accumulatorMerger } from './slice-merge.ts';
 import { aggregateContents, mergeableAggregateContents } from './window-contents.ts';
 import { createWindowOperator } from './window-operator.ts';
 import { resolveTiming, type WindowTimingSpec } from './window-spec.ts';
@@ -22,6 +25,68 @@ export type { WindowProcessFunction } from './window-contents.ts';
 export interface WindowAggregateSpec extends WindowTimingSpec {
   /** COUNT, COUNT DISTINCT, SUM, MIN, MAX, AVG, with FILTER columns, as in GroupAggregate. */
   readonly aggCalls: readonly AggCall[];
+}
+
+/** Implementation choices of {@link createWindowAggregateOperator} (same results either way). */
+export interface WindowAggregateOptions {
+  /**
+   * Use the sliced operator (./sliced-window-operator.ts) where it applies: TUMBLE/HOP/CUMULATE,
+   * event time, the default trigger, no lateness, exactly mergeable calls. @default true
+   */
+  readonly slicing?: boolean;
+}
+
+/** Slice width and offset of an aligned window (every window boundary is a slice boundary). */
+function slicing(
+  window: WindowAggregateSpec['window'],
+): Pick<SlicedWindowConfig, 'sliceMs' | 'offsetMs' | 'windowStart' | 'lastWindowEnd'> | undefined {
+  switch (window.type) {
+    case 'TUMBLE': {
+      const offsetMs = window.offsetMs ?? 0;
+      const size = window.sizeMs;
+      return { sliceMs: size, offsetMs, windowStart: (end) => end - size, lastWindowEnd: (sliceEnd) => sliceEnd };
+    }
+    case 'HOP': {
+      // The assigner has checked that the size is a multiple of the slide: gcd = slide.
+      const { sizeMs: size, slideMs: slide } = window;
+      const offsetMs = window.offsetMs ?? 0;
+      return { sliceMs: slide, offsetMs, windowStart: (end) => end - size, lastWindowEnd: (sliceEnd) => sliceEnd - slide + size };
+    }
+    case 'CUMULATE': {
+      // Every window of a slice shares the max-size window's start; the last is the max-size one.
+      const maxSize = window.maxSizeMs;
+      const offsetMs = window.offsetMs ?? 0;
+      return {
+        sliceMs: window.stepMs,
+        offsetMs,
+        windowStart: (end) => windowStartWithOffset(end - 1, offsetMs, maxSize),
+        lastWindowEnd: (sliceEnd) => windowStartWithOffset(sliceEnd - 1, offsetMs, maxSize) + maxSize,
+      };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The sliced operator when the spec allows it (see its module documentation), else undefined. */
+function slicedOperator(spec: WindowAggregateSpec, inputSchema: Schema, handler: AggsHandler, timing: ReturnType<typeof resolveTiming>): Operator | undefined {
+  const trigger = spec.trigger;
+  const defaultTrigger =
+    trigger === undefined ||
+    (trigger.earlyFireIntervalMs === undefined && (trigger.lateFireIntervalMs ?? 0) === 0 && trigger.count === undefined && trigger.purge !== true);
+  if (timing.assigner.merging || !timing.eventTime || !defaultTrigger || timing.allowedLatenessMs !== 0) return undefined;
+  const slices = slicing(spec.window);
+  const merge = accumulatorMerger(spec.aggCalls, inputSchema);
+  if (slices === undefined || merge === undefined) return undefined;
+  return createSlicedWindowOperator({
+    assigner: timing.assigner,
+    ...slices,
+    timeColumn: spec.window.timeColumn,
+    groupBy: spec.groupBy,
+    lateOutputTag: timing.lateOutputTag,
+    handler,
+    merge,
+  });
 }
 
 /** Output column names of the window columns, in order. */
@@ -73,8 +138,12 @@ export function windowAggregateOutputSchema(spec: WindowAggregateSpec, inputSche
  *   group key, an invalid trigger or lateness, an unsupported aggregate call, or duplicate output
  *   column names.
  */
-export function createWindowAggregateOperator(spec: WindowAggregateSpec, inputSchema: Schema): Operator {
+export function createWindowAggregateOperator(spec: WindowAggregateSpec, inputSchema: Schema, options: WindowAggregateOptions = {}): Operator {
   const { schema, handler, timing } = build(spec, inputSchema);
+  if (options.slicing !== false) {
+    const sliced = slicedOperator(spec, inputSchema, handler, timing);
+    if (sliced !== undefined) return sliced;
+  }
   const outputNames = schema.fields.map((f) => f.name);
   const common = {
     assigner: timing.assigner,

@@ -41,7 +41,7 @@ export function rowsEqual(a: Row, b: Row, names: readonly string[]): boolean {
  * Builds a window aggregate's output row: the group columns, the aggregate values, then
  * `window_start`, `window_end` and `window_time` (= `window_end - 1`, Flink's window rowtime).
  */
-function aggregateRow(groupBy: readonly string[], aggNames: readonly string[], key: readonly Value[], values: readonly Value[], window: TimeWindow): Row {
+export function aggregateRow(groupBy: readonly string[], aggNames: readonly string[], key: readonly Value[], values: readonly Value[], window: TimeWindow): Row {
   const row: Record<string, Value> = {};
   groupBy.forEach((name, i) => (row[name] = key[i] ?? null));
   aggNames.forEach((name, i) => (row[name] = values[i] ?? null));

@@ -13,8 +13,14 @@ import fc from 'fast-check';
 import type { ChangeRow } from '../../../shared/core/row.ts';
 import type { Row } from '../../../shared/core/types.ts';
 import type { WindowSpec } from '../../../shared/plan/logical.ts';
-import { createWindowProcessOperator, windowAggregateOutputSchema } from '../../../shared/operators/window/window-aggregate.ts';
-import { OperatorHarness, insert, materialize } from '../../harness/index.ts';
+import type { AggCall } from '../../../shared/plan/logical.ts';
+import {
+  createWindowAggregateOperator,
+  createWindowProcessOperator,
+  windowAggregateOutputSchema,
+  type WindowAggregateSpec,
+} from '../../../shared/operators/window/window-aggregate.ts';
+import { OperatorHarness, del, insert, materialize } from '../../harness/index.ts';
 import { countSum, input, leftovers, NOTHING_LEFT, openAgg, out, r } from './window-test-kit.ts';
 
 type Event = { readonly type: 'row'; readonly k: string; readonly v: number; readonly ts: number } | { readonly type: 'wm'; readonly advance: number };
@@ -243,6 +249,63 @@ describe('WindowProcess vs WindowAggregate', () => {
         },
       ),
       { numRuns: 200 },
+    );
+  });
+});
+
+describe('sliced vs per-window aggregate', () => {
+  it('the sliced operator emits the per-window operator changelog, in order, for any aligned window, calls and retractions', async () => {
+    const aligned = windowArb.filter((w) => w.type !== 'SESSION');
+    const callsArb = fc.subarray<AggCall>(
+      [
+        { fn: 'COUNT', distinct: false, name: 'c' },
+        { fn: 'COUNT', arg: 'v', distinct: false, name: 'cv', filterField: 'f' },
+        { fn: 'SUM', arg: 'v', distinct: false, name: 's' },
+        { fn: 'MIN', arg: 'v', distinct: false, name: 'lo' },
+        { fn: 'MAX', arg: 'v', distinct: false, name: 'hi', filterField: 'f' },
+        { fn: 'MAX', arg: 'k', distinct: false, name: 'hk' },
+      ],
+      { minLength: 1 },
+    );
+    const changeArb = fc.record({ retract: fc.boolean(), f: fc.constantFrom(true, false, null), batch: fc.boolean() });
+    await fc.assert(
+      fc.asyncProperty(
+        aligned,
+        callsArb,
+        fc.array(fc.tuple(generatedArb, changeArb), { minLength: 1, maxLength: 40 }),
+        async (window, aggCalls, generated) => {
+          const events = resolve(generated.map(([e]) => e));
+          const spec: WindowAggregateSpec = { window, groupBy: ['k'], aggCalls, generateUpdateBefore: true };
+          const runs: OperatorHarness[] = [];
+          for (const slicing of [true, false]) {
+            const h = await OperatorHarness.open(() => createWindowAggregateOperator(spec, input, { slicing }));
+            let wm = -Infinity;
+            let pending: ChangeRow[] = [];
+            for (const [i, e] of events.entries()) {
+              const change = generated[i]![1];
+              if (e.type === 'row') {
+                const row = r(e.k, e.v, e.ts, change.f);
+                pending.push(change.retract ? del(row) : insert(row));
+                if (change.batch) continue;
+              } else {
+                wm = (wm === -Infinity ? -25 : wm) + e.advance;
+              }
+              if (pending.length > 0) await h.processBatch(pending);
+              pending = [];
+              if (e.type === 'wm') await h.processWatermark(wm);
+            }
+            if (pending.length > 0) await h.processBatch(pending);
+            await h.endInput();
+            expect(leftovers(h)).toEqual(NOTHING_LEFT);
+            runs.push(h);
+          }
+          const [sliced, plain] = runs as [OperatorHarness, OperatorHarness];
+          expect(sliced.output()).toEqual(plain.output());
+          expect(sliced.sideOutput('late')).toEqual(plain.sideOutput('late'));
+          expect(sliced.metrics.get('numLateRecordsDropped')).toBe(plain.metrics.get('numLateRecordsDropped'));
+        },
+      ),
+      { numRuns: 400 },
     );
   });
 });
