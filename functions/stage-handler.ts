@@ -18,6 +18,8 @@ import { createDynamoDbClient } from '../shared/aws/clients.ts';
 import { loadJobGraph, loadUserCode, readStageEnvironment } from '../shared/aws/env.ts';
 import { StageHandler } from '../shared/aws/handler/stage-handler.ts';
 import { awsDimensionSources } from '../shared/aws/lookup/dimension-sources.ts';
+import { loadLookupSecrets } from '../shared/aws/lookup/secrets.ts';
+import { lookupTablesOf } from '../shared/plan/job-graph.ts';
 import { createKinesisClient } from '../shared/aws/kinesis/client.ts';
 import { createAwsSink } from '../shared/aws/sinks/create-sink.ts';
 import { createSqsClient } from '../shared/aws/stage-input/sqs-client.ts';
@@ -29,7 +31,14 @@ const graph = loadJobGraph(env.jobGraphPath);
 const handlerDir = dirname(fileURLToPath(import.meta.url));
 // Lookup joins: one DynamoDB client per container, JSON-lines tables bundled next to the handler.
 // Lookup joins: one DynamoDB client for dimension tables, and the second cache level in the state table.
-const lookupSources = awsDimensionSources({ baseDir: handlerDir, dynamoDb: createDynamoDbClient(), l2: { client: createDynamoDbClient(), tableName: env.tableName } });
+// Database passwords of SQL lookup tables: read from Secrets Manager once, at cold start.
+const secrets = lookupTablesOf(graph).size > 0 ? await loadLookupSecrets(graph, process.env) : undefined;
+const lookupSources = awsDimensionSources({
+  baseDir: handlerDir,
+  dynamoDb: createDynamoDbClient(),
+  l2: { client: createDynamoDbClient(), tableName: env.tableName },
+  ...(secrets !== undefined ? { secrets } : {}),
+});
 const code = { ...(await loadUserCode(env.pipelineModule)), lookupSources };
 
 const logger = new Logger({ serviceName: graph.name });

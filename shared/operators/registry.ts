@@ -58,8 +58,8 @@ export interface DimensionSourceSettings {
   /** Options handed to DynamoDB sources (e.g. a client shared by every source of a container). */
   readonly dynamoDb?: Parameters<typeof createDynamoDbSource>[1];
   /**
-   * Resolves `secretArn` of a JDBC source to the password. Without it such a source is a
-   * PlanError: this package does not bundle the Secrets Manager client.
+   * Resolves `secretArn` of a JDBC source to the password (on AWS: shared/aws/lookup/secrets.ts,
+   * read at cold start). Without it such a source is a PlanError.
    */
   readonly resolveSecret?: (arn: string, table: string) => string;
 }

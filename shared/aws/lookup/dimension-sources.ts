@@ -11,11 +11,9 @@
  * - JSON-lines tables bound by name: `FLAMBDA_LOOKUP_FILES` = `{"side_input": "side_input.jsonl"}`
  *   (relative paths are resolved against the handler's directory, where the files are bundled),
  *   or the `--input` bindings of `flambda local`;
- * - JDBC passwords from the environment variable named by `passwordFrom`. A `secretArn` source
- *   fails with a PlanError that says so: @aws-sdk/client-secrets-manager is not a dependency of
- *   this package, so the deployment resolves the secret into a variable (e.g. CDK's
- *   `secret.secretValue` in the function's environment, or the AWS Parameters and Secrets
- *   Lambda extension) and names it in `passwordFrom`.
+ * - JDBC passwords from the environment variable named by `passwordFrom`, or from Secrets
+ *   Manager: the secrets read at cold start by secrets.ts (a source's own `secretArn`, or the
+ *   secret `FLAMBDA_LOOKUP_SECRETS` names for its table).
  */
 import { isAbsolute, resolve } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -24,6 +22,8 @@ import { createDimensionSource, type DimensionSourceFactory } from '../../operat
 import { createDynamoDbL2Source } from '../lookup-cache/dynamodb-l2-source.ts';
 import type { L2DimensionSource } from '../lookup-cache/dynamodb-l2-source.ts';
 import type { DynamoDbSender } from '../state/table-io.ts';
+import { STAGE_ENV } from '../env.ts';
+import type { LookupSecrets } from './secrets.ts';
 
 /** Environment variables read by {@link awsDimensionSources}. */
 export const LOOKUP_ENV = {
@@ -47,6 +47,8 @@ export interface AwsDimensionSourceOptions {
    * @default no second level
    */
   readonly l2?: { readonly client: DynamoDbSender; readonly tableName: string; readonly clock?: () => number };
+  /** Passwords read from Secrets Manager at cold start (secrets.ts). @default none: `secretArn` sources fail */
+  readonly secrets?: LookupSecrets;
 }
 
 /** Default expire-after-write of L2 entries when the table does not set one: one hour. */
@@ -84,11 +86,25 @@ export function awsDimensionSources(options: AwsDimensionSourceOptions = {}): Aw
   for (const [table, path] of options.jsonlPaths ?? []) files.set(table, path);
   const jsonlPaths = new Map([...files].map(([table, path]) => [table, isAbsolute(path) ? path : resolve(baseDir, path)]));
   const l2Sources: L2DimensionSource[] = [];
-  const factory: DimensionSourceFactory = (descriptor, context) => {
+  const secrets = options.secrets;
+  const factory: DimensionSourceFactory = (given, context) => {
+    // A JDBC table without credentials of its own takes the secret the deployment names for it.
+    const tableSecret = secrets?.byTable.get(context.table);
+    const descriptor =
+      given.type === 'jdbc' && given.passwordFrom === undefined && given.secretArn === undefined && tableSecret !== undefined ? { ...given, secretArn: tableSecret } : given;
     const source = createDimensionSource(descriptor, context, {
       env,
       jsonlPaths,
       ...(options.dynamoDb !== undefined ? { dynamoDb: { client: options.dynamoDb } } : {}),
+      ...(secrets !== undefined
+        ? {
+            resolveSecret: (arn: string, table: string) => {
+              const password = secrets.passwords.get(arn);
+              if (password === undefined) throw new PlanError(`lookup table '${table}': secret ${arn} was not read at cold start (is it in ${STAGE_ENV.lookupSecrets} or the job graph?)`);
+              return password;
+            },
+          }
+        : {}),
     });
     const l2 = options.l2;
     if (l2 === undefined || descriptor.l2?.type === 'none') return source;
