@@ -45,7 +45,7 @@ const cases: readonly ErrorCase[] = [
     name: 'pipeline file that is not a module',
     args: ['run', 'README.md', '--input', BID_FIXTURE],
     code: 1,
-    message: 'flambda: error: pipeline must be a .ts or .js module whose default export is a Pipeline (given README.md)',
+    message: 'flambda: error: pipeline must be a .ts or .js module whose default export is a Pipeline, or a .sql script (given README.md)',
   },
   {
     name: 'module whose default export is not a Pipeline',
