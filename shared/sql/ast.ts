@@ -1,5 +1,6 @@
 /**
- * The SQL syntax tree produced by parser.ts. Every node keeps the position of its first token so
+ * The SQL syntax tree, built from dt-sql-parser's parse tree by tree-to-ast.ts (parser.ts for the
+ * statements it leaves). Every node keeps the position of its first token so
  * that semantic errors (unknown column, wrong type) point into the script.
  */
 import type { SqlPosition } from './errors.ts';

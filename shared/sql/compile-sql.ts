@@ -20,8 +20,7 @@ import { addTable, type Catalog } from './catalog.ts';
 import type { LookupTableSpec } from './connectors.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { compileExpr, scopeOf } from './expressions.ts';
-import { checkGrammar } from './grammar-check.ts';
-import { parseSql } from './parser.ts';
+import { parseScript } from './grammar-check.ts';
 import { compileSelect, type QueryContext, type Relation } from './query.ts';
 import type { SqlStatement } from './ast.ts';
 import { createDatagen } from './datagen.ts';
@@ -32,7 +31,10 @@ export interface CompileSqlOptions {
   readonly inputs?: ReadonlyMap<string, string>;
   /** Pipeline name. @default 'sql' */
   readonly name?: string;
-  /** Check the script against dt-sql-parser's Flink grammar first. @default true */
+  /**
+   * Reject scripts dt-sql-parser's Flink grammar rejects. When false, such a script is read by
+   * the hand-written parser.ts instead of failing. @default true
+   */
   readonly grammarCheck?: boolean;
 }
 
@@ -61,8 +63,7 @@ export interface SqlProgram {
  *   unsupported constructs.
  */
 export function compileSql(text: string, options: CompileSqlOptions = {}): SqlProgram {
-  if (options.grammarCheck !== false) checkGrammar(text);
-  const statements = parseSql(text);
+  const statements = parseScript(text, { grammarCheck: options.grammarCheck !== false });
   const pipeline = new Pipeline(options.name ?? 'sql');
   const catalog: Catalog = { tables: new Map(), views: new Map() };
   const sources: SourceNode[] = [];

@@ -1,11 +1,16 @@
 /**
  * Recursive-descent parser for the Flink SQL subset Flambda compiles: CREATE TABLE / CREATE
- * VIEW / INSERT INTO / SELECT / SET. It accepts what dt-sql-parser's grammar rejects but Flink
- * runs (the SESSION window TVF with PARTITION BY, aggregate `FILTER (WHERE …)`), and keeps
- * positions on every node for error messages.
+ * VIEW / INSERT INTO / SELECT / SET, keeping positions on every node for error messages.
+ *
+ * The front end (grammar-check.ts `parseScript`) builds the AST from dt-sql-parser's Flink
+ * grammar parse tree (tree-to-ast.ts); this parser is its fallback for the statements the tree
+ * walker leaves (ORDER BY / LIMIT / UNION and non-lookup joins, which it reports as unsupported,
+ * and scripts the grammar rejects when the grammar check is off). It reads the SESSION window
+ * TVF with PARTITION BY and aggregate `FILTER (WHERE …)` natively.
  */
 import type { SqlColumn, SqlExpr, SqlFrom, SqlHint, SqlOrderItem, SqlSelect, SqlSelectItem, SqlStatement } from './ast.ts';
 import { SqlError, type SqlPosition } from './errors.ts';
+import { parseHints } from './hints.ts';
 import { tokenize, type Token } from './lexer.ts';
 
 /** Words that end an expression or cannot be an alias. */
@@ -648,42 +653,4 @@ class Parser {
     }
     return { k: 'call', name: nameTok.upper, args, distinct, star, ...(filter ? { filter } : {}), ...(over ? { over } : {}), pos: at };
   }
-}
-
-/** Reads `LOOKUP('table'='t', 'shuffle'='true'), OTHER(…)` from a hint token. */
-function parseHints(token: Token): SqlHint[] {
-  const inner = tokenize(token.text);
-  const hints: SqlHint[] = [];
-  let k = 0;
-  const at = (t: Token): SqlPosition => ({ line: token.line + t.line - 1, column: t.line === 1 ? token.column + 3 + t.column - 1 : t.column });
-  const expect = (ok: boolean, t: Token, what: string): void => {
-    if (!ok) throw new SqlError(at(t), `malformed hint: expected ${what}, found '${t.text}'`);
-  };
-  while (inner[k] && (inner[k] as Token).kind !== 'eof') {
-    const name = inner[k++] as Token;
-    expect(name.kind === 'ident', name, 'a hint name');
-    const options = new Map<string, string>();
-    if ((inner[k] as Token).text === '(') {
-      k++;
-      while ((inner[k] as Token).text !== ')') {
-        const key = inner[k++] as Token;
-        expect(key.kind === 'string' || key.kind === 'ident', key, 'an option key');
-        const eq = inner[k++] as Token;
-        if (eq.text === '=') {
-          const value = inner[k++] as Token;
-          expect(value.kind === 'string' || value.kind === 'ident' || value.kind === 'number', value, 'an option value');
-          options.set(key.text, value.text);
-        } else {
-          options.set(String(options.size), key.text);
-          k--;
-        }
-        if ((inner[k] as Token).text === ',') k++;
-        else expect((inner[k] as Token).text === ')', inner[k] as Token, "',' or ')'");
-      }
-      k++;
-    }
-    hints.push({ name: name.upper, options, pos: at(name) });
-    if ((inner[k] as Token | undefined)?.text === ',') k++;
-  }
-  return hints;
 }

@@ -4,8 +4,8 @@
  * `FILTER (WHERE …)`. Before the grammar check, this pre-pass rewrites them into text the grammar
  * accepts — keeping every other character at the same offset, line and column (replaced text is
  * blanked with spaces, newlines kept), so the grammar's error positions still point at the
- * user's script. The rewritten text is only ever validated, never compiled: parser.ts reads both
- * constructs natively.
+ * user's script. tree-to-ast.ts restores both constructs when it builds the AST from the parse
+ * tree of the rewritten text (the SESSION name and PARTITION BY columns, the FILTER condition).
  */
 import { tokenize, type Token } from './lexer.ts';
 
