@@ -18,7 +18,7 @@ import { resolve } from 'node:path';
 import { PutRecordsCommand } from '@aws-sdk/client-kinesis';
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Pipeline } from '../../shared/api/pipeline.ts';
 import { LocalEventSourceMapping } from '../../shared/aws/esm/local-event-source-mapping.ts';
 import { StageHandler } from '../../shared/aws/handler/stage-handler.ts';
@@ -29,27 +29,12 @@ import type { ChangeRow } from '../../shared/core/row.ts';
 import type { JobGraph } from '../../shared/plan/job-graph.ts';
 import { MaterializedView } from '../../shared/runtime/materialized-view.ts';
 import { FIXTURE_DIR } from '../cli/cli.ts';
-import { startDynalite } from './dynamodb-emulator.ts';
-import type { DynamoDbEmulator } from './dynamodb-emulator.ts';
-import { createStream, emulatorClient, startKinesalite } from './kinesis-emulator.ts';
-import type { KinesaliteHandle } from './kinesis-emulator.ts';
+import { createStream } from './kinesis-emulator.ts';
+import { useEmulators } from './use-emulators.ts';
 
-let kinesalite: KinesaliteHandle;
-let dynalite: DynamoDbEmulator;
 let kinesis: KinesisClient;
 let dynamoDb: DynamoDBClient;
-
-beforeAll(async () => {
-  [kinesalite, dynalite] = await Promise.all([startKinesalite(), startDynalite()]);
-  kinesis = emulatorClient(kinesalite.endpoint);
-  dynamoDb = dynalite.client();
-});
-
-afterAll(async () => {
-  kinesis?.destroy();
-  dynamoDb?.destroy();
-  await Promise.all([kinesalite?.close(), dynalite?.stop()]);
-});
+useEmulators((clients) => ({ kinesis, dynamoDb } = clients));
 
 const expected = JSON.parse(readFileSync(resolve(FIXTURE_DIR, 'expected_q15.json'), 'utf8')) as Record<string, JsonValue>[];
 const lines = readFileSync(resolve(FIXTURE_DIR, 'bid.jsonl'), 'utf8')

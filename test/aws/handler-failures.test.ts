@@ -10,7 +10,7 @@ import { PutRecordCommand } from '@aws-sdk/client-kinesis';
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { KinesisStreamBatchResponse } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Pipeline, count } from '../../shared/api/index.ts';
 import { LocalEventSourceMapping } from '../../shared/aws/esm/local-event-source-mapping.ts';
 import { StageHandler } from '../../shared/aws/handler/stage-handler.ts';
@@ -18,27 +18,12 @@ import type { DeadLetter } from '../../shared/aws/stage-input/types.ts';
 import { createStateTable } from '../../shared/aws/state/create-state-table.ts';
 import type { ChangeRow } from '../../shared/core/row.ts';
 import { MaterializedView } from '../../shared/runtime/materialized-view.ts';
-import { startDynalite } from './dynamodb-emulator.ts';
-import type { DynamoDbEmulator } from './dynamodb-emulator.ts';
-import { createStream, emulatorClient, startKinesalite } from './kinesis-emulator.ts';
-import type { KinesaliteHandle } from './kinesis-emulator.ts';
+import { createStream } from './kinesis-emulator.ts';
+import { useEmulators } from './use-emulators.ts';
 
-let kinesalite: KinesaliteHandle;
-let dynalite: DynamoDbEmulator;
 let kinesis: KinesisClient;
 let dynamoDb: DynamoDBClient;
-
-beforeAll(async () => {
-  [kinesalite, dynalite] = await Promise.all([startKinesalite(), startDynalite()]);
-  kinesis = emulatorClient(kinesalite.endpoint);
-  dynamoDb = dynalite.client();
-});
-
-afterAll(async () => {
-  kinesis?.destroy();
-  dynamoDb?.destroy();
-  await Promise.all([kinesalite?.close(), dynalite?.stop()]);
-});
+useEmulators((clients) => ({ kinesis, dynamoDb } = clients));
 
 const POISON_ID = 12;
 

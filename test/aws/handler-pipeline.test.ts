@@ -16,7 +16,7 @@ import { resolve } from 'node:path';
 import { PutRecordsCommand } from '@aws-sdk/client-kinesis';
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Pipeline } from '../../shared/api/pipeline.ts';
 import { LocalEventSourceMapping } from '../../shared/aws/esm/local-event-source-mapping.ts';
 import type { KinesisEventHandler } from '../../shared/aws/esm/types.ts';
@@ -27,29 +27,15 @@ import { createRowEncoder, type JsonValue } from '../../shared/core/codec.ts';
 import type { JobGraph } from '../../shared/plan/job-graph.ts';
 import { MaterializedView } from '../../shared/runtime/materialized-view.ts';
 import { FIXTURE_DIR } from '../cli/cli.ts';
-import { scanTable, startDynalite } from './dynamodb-emulator.ts';
-import type { DynamoDbEmulator } from './dynamodb-emulator.ts';
-import { createStream, emulatorClient, startKinesalite } from './kinesis-emulator.ts';
-import type { KinesaliteHandle } from './kinesis-emulator.ts';
+import { scanTable } from './dynamodb-emulator.ts';
+import { createStream } from './kinesis-emulator.ts';
+import { useEmulators } from './use-emulators.ts';
 
 const SOURCE_SHARDS = 2;
 
-let kinesalite: KinesaliteHandle;
-let dynalite: DynamoDbEmulator;
 let kinesis: KinesisClient;
 let dynamoDb: DynamoDBClient;
-
-beforeAll(async () => {
-  [kinesalite, dynalite] = await Promise.all([startKinesalite(), startDynalite()]);
-  kinesis = emulatorClient(kinesalite.endpoint);
-  dynamoDb = dynalite.client();
-});
-
-afterAll(async () => {
-  kinesis?.destroy();
-  dynamoDb?.destroy();
-  await Promise.all([kinesalite?.close(), dynalite?.stop()]);
-});
+useEmulators((clients) => ({ kinesis, dynamoDb } = clients));
 
 /** q15's graph with the source stage's parallelism set to the source stream's shard count, as a deployment would. */
 async function q15Graph(parallelism: number): Promise<{ graph: JobGraph; pipeline: Pipeline }> {

@@ -8,7 +8,7 @@ import { PutRecordsCommand, SplitShardCommand } from '@aws-sdk/client-kinesis';
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { KinesisStreamEvent } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Pipeline, count } from '../../shared/api/index.ts';
 import { readHeartbeatStreams } from '../../shared/aws/env.ts';
 import { HEARTBEAT_PRODUCER, writeHeartbeats } from '../../shared/aws/heartbeat/heartbeat-writer.ts';
@@ -16,27 +16,13 @@ import { BundleCodec } from '../../shared/aws/kinesis/bundle-codec.ts';
 import { StageHandler } from '../../shared/aws/handler/stage-handler.ts';
 import { createStateTable } from '../../shared/aws/state/create-state-table.ts';
 import { PlanError } from '../../shared/core/errors.ts';
-import { startDynalite } from './dynamodb-emulator.ts';
-import type { DynamoDbEmulator } from './dynamodb-emulator.ts';
-import { createStream, emulatorClient, listAllShards, readShard, readStream, startKinesalite, waitForActive } from './kinesis-emulator.ts';
-import type { KinesaliteHandle, ReadRecord } from './kinesis-emulator.ts';
+import { createStream, listAllShards, readShard, readStream, waitForActive } from './kinesis-emulator.ts';
+import type { ReadRecord } from './kinesis-emulator.ts';
+import { useEmulators } from './use-emulators.ts';
 
-let kinesalite: KinesaliteHandle;
-let dynalite: DynamoDbEmulator;
 let kinesis: KinesisClient;
 let dynamoDb: DynamoDBClient;
-
-beforeAll(async () => {
-  [kinesalite, dynalite] = await Promise.all([startKinesalite(), startDynalite()]);
-  kinesis = emulatorClient(kinesalite.endpoint);
-  dynamoDb = dynalite.client();
-});
-
-afterAll(async () => {
-  kinesis?.destroy();
-  dynamoDb?.destroy();
-  await Promise.all([kinesalite?.close(), dynalite?.stop()]);
-});
+useEmulators((clients) => ({ kinesis, dynamoDb } = clients));
 
 const text = (r: ReadRecord): string => Buffer.from(r.data).toString('utf8');
 

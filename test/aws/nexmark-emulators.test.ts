@@ -11,34 +11,19 @@
  */
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDynalite } from './dynamodb-emulator.ts';
-import type { DynamoDbEmulator } from './dynamodb-emulator.ts';
+import { describe, expect, it } from 'vitest';
 import { asRecords, bidLines, nexmarkJob } from './faults/nexmark-jobs.ts';
 import type { NexmarkQuery } from './faults/nexmark-jobs.ts';
 import { canonical, mergeShards, openShards, runJobOnEmulators, splitShard } from './faults/pipeline-driver.ts';
 import type { JobPhase, JobRunResult } from './faults/pipeline-driver.ts';
-import { emulatorClient, listAllShards, startKinesalite } from './kinesis-emulator.ts';
-import type { KinesaliteHandle } from './kinesis-emulator.ts';
+import { listAllShards } from './kinesis-emulator.ts';
+import { useEmulators } from './use-emulators.ts';
 
 const SOURCE_SHARDS = 2;
 
-let kinesalite: KinesaliteHandle;
-let dynalite: DynamoDbEmulator;
 let kinesis: KinesisClient;
 let dynamoDb: DynamoDBClient;
-
-beforeAll(async () => {
-  [kinesalite, dynalite] = await Promise.all([startKinesalite(), startDynalite()]);
-  kinesis = emulatorClient(kinesalite.endpoint);
-  dynamoDb = dynalite.client();
-});
-
-afterAll(async () => {
-  kinesis?.destroy();
-  dynamoDb?.destroy();
-  await Promise.all([kinesalite?.close(), dynalite?.stop()]);
-});
+useEmulators((clients) => ({ kinesis, dynamoDb } = clients));
 
 const lines = bidLines();
 const half = Math.floor(lines.length / 2);

@@ -8,7 +8,7 @@ import { Buffer } from 'node:buffer';
 import type { KinesisClient, PutRecordsCommandOutput } from '@aws-sdk/client-kinesis';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readStageEnvironment } from '../../shared/aws/env.ts';
 import { createAwsSink } from '../../shared/aws/sinks/create-sink.ts';
 import { DynamoDbUpsertSink } from '../../shared/aws/sinks/dynamodb-upsert-sink.ts';
@@ -17,27 +17,13 @@ import { PlanError } from '../../shared/core/errors.ts';
 import type { ChangeRow } from '../../shared/core/row.ts';
 import { schemaOf } from '../../shared/core/type-parse.ts';
 import type { JobSink } from '../../shared/plan/job-graph.ts';
-import { scanTable, startDynalite } from './dynamodb-emulator.ts';
-import type { DynamoDbEmulator } from './dynamodb-emulator.ts';
-import { createStream, emulatorClient, readStream, startKinesalite } from './kinesis-emulator.ts';
-import type { KinesaliteHandle } from './kinesis-emulator.ts';
+import { scanTable } from './dynamodb-emulator.ts';
+import { createStream, readStream } from './kinesis-emulator.ts';
+import { useEmulators } from './use-emulators.ts';
 
-let kinesalite: KinesaliteHandle;
-let dynalite: DynamoDbEmulator;
 let kinesis: KinesisClient;
 let dynamoDb: DynamoDBClient;
-
-beforeAll(async () => {
-  [kinesalite, dynalite] = await Promise.all([startKinesalite(), startDynalite()]);
-  kinesis = emulatorClient(kinesalite.endpoint);
-  dynamoDb = dynalite.client();
-});
-
-afterAll(async () => {
-  kinesis?.destroy();
-  dynamoDb?.destroy();
-  await Promise.all([kinesalite?.close(), dynalite?.stop()]);
-});
+useEmulators((clients) => ({ kinesis, dynamoDb } = clients));
 
 const schema = schemaOf({ k: 'STRING NOT NULL', n: 'BIGINT NOT NULL', at: 'TIMESTAMP(3)', ok: 'BOOLEAN' });
 const T = Date.parse('2026-11-29T12:00:00Z');
