@@ -135,7 +135,13 @@ export class PipelineDashboard extends Construct {
             }),
           ],
           // Behind the container cache: keys answered by the DynamoDB second level vs loaded from the source.
-          [custom(stage.id, STAGE_METRICS.lookupL2Hits, 'Sum', 'L2 hits'), custom(stage.id, STAGE_METRICS.lookupSourceLoads, 'Sum', 'source loads')],
+          [
+            custom(stage.id, STAGE_METRICS.lookupL2Hits, 'Sum', 'L2 hits'),
+            custom(stage.id, STAGE_METRICS.lookupSourceLoads, 'Sum', 'source loads'),
+            custom(stage.id, STAGE_METRICS.lookupCacheEvictions, 'Sum', 'L1 evictions'),
+            custom(stage.id, STAGE_METRICS.lookupLoads, 'Sum', 'store requests'),
+            custom(stage.id, STAGE_METRICS.lookupLoadTimeMs, 'Sum', 'store time (ms)'),
+          ],
         ),
         graph(
           'state reads / writes, state cache',

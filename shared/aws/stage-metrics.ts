@@ -33,6 +33,10 @@ export const STAGE_METRICS = {
   /** Lookup join cache hits / misses (all lookup joins of the stage). */
   lookupCacheHits: 'LookupCacheHits',
   lookupCacheMisses: 'LookupCacheMisses',
+  /** Lookup store requests, their total time and lookup cache evictions. */
+  lookupLoads: 'LookupLoads',
+  lookupLoadTimeMs: 'LookupLoadTimeMs',
+  lookupCacheEvictions: 'LookupCacheEvictions',
   /** Lookup keys answered by the DynamoDB second level / passed on to the dimension source. */
   lookupL2Hits: 'LookupL2Hits',
   lookupSourceLoads: 'LookupSourceLoads',
@@ -87,6 +91,9 @@ export function addStageMetrics(metrics: MetricSink, before: StageCounters, afte
   metrics.addMetric(STAGE_METRICS.stateCacheMisses, count, after.handler.stateCacheMisses - before.handler.stateCacheMisses);
   metrics.addMetric(STAGE_METRICS.lookupCacheHits, count, after.handler.lookupCacheHits - before.handler.lookupCacheHits);
   metrics.addMetric(STAGE_METRICS.lookupCacheMisses, count, after.handler.lookupCacheMisses - before.handler.lookupCacheMisses);
+  metrics.addMetric(STAGE_METRICS.lookupLoads, count, after.handler.lookupLoads - before.handler.lookupLoads);
+  metrics.addMetric(STAGE_METRICS.lookupLoadTimeMs, MetricUnit.Milliseconds, after.handler.lookupLoadTimeMs - before.handler.lookupLoadTimeMs);
+  metrics.addMetric(STAGE_METRICS.lookupCacheEvictions, count, after.handler.lookupCacheEvictions - before.handler.lookupCacheEvictions);
   metrics.addMetric(STAGE_METRICS.replays, count, after.handler.replays - before.handler.replays);
   if (after.lookupL2 !== undefined) {
     metrics.addMetric(STAGE_METRICS.lookupL2Hits, count, after.lookupL2.l2Hits - (before.lookupL2?.l2Hits ?? 0));

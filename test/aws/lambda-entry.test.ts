@@ -194,6 +194,9 @@ describe('functions/stage-handler.ts on kinesalite and dynalite', () => {
         'WatermarkLagMs',
         'LookupL2Hits',
         'LookupSourceLoads',
+        'LookupLoads',
+        'LookupLoadTimeMs',
+        'LookupCacheEvictions',
       ].sort(),
     );
     // Event time trails processing time: the bids are from the past.

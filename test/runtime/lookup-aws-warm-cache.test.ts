@@ -109,12 +109,12 @@ describe('StageHandler: the lookup cache survives warm invocations', () => {
     const handler = coldStart();
     expect(await handler.handle(event([1, 2, 3, 1, 9], 1))).toEqual({ batchItemFailures: [] });
     expect(calls.n).toBe(1);
-    expect(handler.stats()).toMatchObject({ lookupCacheHits: 0, lookupCacheMisses: 4 });
+    expect(handler.stats()).toMatchObject({ lookupCacheHits: 0, lookupCacheMisses: 4, lookupLoads: 1, lookupCacheEvictions: 0 });
 
     // Warm: same container, same shard task, same operator, same cache.
     expect(await handler.handle(event([3, 2, 1, 9], 10))).toEqual({ batchItemFailures: [] });
     expect(calls.n).toBe(1);
-    expect(handler.stats()).toMatchObject({ lookupCacheHits: 4, lookupCacheMisses: 4, staleTasks: 0 });
+    expect(handler.stats()).toMatchObject({ lookupCacheHits: 4, lookupCacheMisses: 4, lookupLoads: 1, staleTasks: 0 });
     expect(created).toBe(1);
     expect(out.map((r) => r.row.title)).toEqual(['one', 'two', 'three', 'one', 'three', 'two', 'one']);
 

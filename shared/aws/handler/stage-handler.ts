@@ -188,6 +188,10 @@ export interface StageHandlerStats {
   /** Lookup join cache hits and misses (operators' `lookupCacheHits` / `lookupCacheMisses`). */
   lookupCacheHits: number;
   lookupCacheMisses: number;
+  /** Lookup store requests (loads), their total time in ms, and cache evictions (all lookup joins). */
+  lookupLoads: number;
+  lookupLoadTimeMs: number;
+  lookupCacheEvictions: number;
   /** Processing time minus the chain's output watermark after the last committed batch; undefined before a finite watermark. */
   watermarkLagMs: number | undefined;
   /** Side-output rows handed to their sinks (replays included). */
@@ -197,7 +201,21 @@ export interface StageHandlerStats {
 }
 
 /** Operator metric names the handler sums into its stats. */
-const OPERATOR_COUNTERS = { lateRecords: 'numLateRecordsDropped', lookupCacheHits: 'lookupCacheHits', lookupCacheMisses: 'lookupCacheMisses' } as const;
+const OPERATOR_COUNTERS = {
+  lateRecords: 'numLateRecordsDropped',
+  lookupCacheHits: 'lookupCacheHits',
+  lookupCacheMisses: 'lookupCacheMisses',
+  lookupLoads: 'lookupLoads',
+  lookupLoadTimeMs: 'lookupLoadTimeMs',
+  lookupCacheEvictions: 'lookupCacheEvictions',
+} as const;
+
+/** The counters a task reports into the stats (operator counters and state-cache counters). */
+type ReportedCounters = Record<keyof typeof OPERATOR_COUNTERS | 'stateCacheHits' | 'stateCacheMisses', number>;
+
+function zeroReported(): ReportedCounters {
+  return { lateRecords: 0, lookupCacheHits: 0, lookupCacheMisses: 0, lookupLoads: 0, lookupLoadTimeMs: 0, lookupCacheEvictions: 0, stateCacheHits: 0, stateCacheMisses: 0 };
+}
 
 /** What a stage stores in its checkpoint with each commit. */
 interface CommittedData {
@@ -228,7 +246,7 @@ interface ShardTask {
   /** The version whose redo log this container applied completely. */
   appliedVersion: number;
   /** Operator and cache counters already added to the handler's stats. */
-  reported: Record<'lateRecords' | 'lookupCacheHits' | 'lookupCacheMisses' | 'stateCacheHits' | 'stateCacheMisses', number>;
+  reported: ReportedCounters;
 }
 
 /** What running a batch's steps produced, before it is committed. */
@@ -288,6 +306,9 @@ export class StageHandler {
     stateCacheMisses: 0,
     lookupCacheHits: 0,
     lookupCacheMisses: 0,
+    lookupLoads: 0,
+    lookupLoadTimeMs: 0,
+    lookupCacheEvictions: 0,
     watermarkLagMs: undefined,
     sideRowsRouted: 0,
     sideRowsDropped: 0,
@@ -615,7 +636,7 @@ export class StageHandler {
 
   /** Adds what the task's operators and caches counted since the last report to the stats. */
   private report(task: ShardTask): void {
-    const now: ShardTask['reported'] = { lateRecords: 0, lookupCacheHits: 0, lookupCacheMisses: 0, stateCacheHits: 0, stateCacheMisses: 0 };
+    const now = zeroReported();
     for (const runner of task.runners) {
       for (const [stat, metric] of Object.entries(OPERATOR_COUNTERS) as [keyof typeof OPERATOR_COUNTERS, string][]) now[stat] += runner.metrics.get(metric) ?? 0;
     }
@@ -711,7 +732,7 @@ export class StageHandler {
             producerShard: shardId,
           })
         : undefined;
-    return { shardId, streamName, reader, runners, stores, journals, writer, watermark, emittedWatermark: -Infinity, version, committed, appliedVersion: -1, reported: { lateRecords: 0, lookupCacheHits: 0, lookupCacheMisses: 0, stateCacheHits: 0, stateCacheMisses: 0 } };
+    return { shardId, streamName, reader, runners, stores, journals, writer, watermark, emittedWatermark: -Infinity, version, committed, appliedVersion: -1, reported: zeroReported() };
   }
 }
 
