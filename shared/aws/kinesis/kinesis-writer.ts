@@ -63,7 +63,7 @@ import { retryPolicy, type RetryOptions, type RetryPolicy } from '../retry.ts';
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { ListShardsCommand, PutRecordsCommand } from '@aws-sdk/client-kinesis';
-import type { KinesisClient, ListShardsCommandInput, PutRecordsRequestEntry } from '@aws-sdk/client-kinesis';
+import type { KinesisClient, ListShardsCommandInput, PutRecordsRequestEntry, Shard } from '@aws-sdk/client-kinesis';
 import { FlambdaError, PlanError, TransientError } from '../../core/errors.ts';
 import type { ChangeRow } from '../../core/row.ts';
 import type { Schema, Value } from '../../core/types.ts';
@@ -229,9 +229,13 @@ function describeCallError(err: unknown): { readonly text: string; readonly retr
   return { text: `${e.name}: ${e.message}`, retryable };
 }
 
-/** Lists the stream's open shards (no EndingSequenceNumber), ordered by starting hash key. */
-export async function listOpenShards(client: KinesisClient, streamName: string): Promise<TargetShard[]> {
-  const shards: TargetShard[] = [];
+/**
+ * Every shard of the stream, open and closed, as ListShards pages them.
+ *
+ * @throws TransientError for a retryable failure, FlambdaError otherwise.
+ */
+export async function listShardsOf(client: Pick<KinesisClient, 'send'>, streamName: string): Promise<Shard[]> {
+  const shards: Shard[] = [];
   let nextToken: string | undefined;
   do {
     // ListShards takes either StreamName or NextToken, never both.
@@ -244,17 +248,24 @@ export async function listOpenShards(client: KinesisClient, streamName: string):
       const message = `ListShards on stream '${streamName}' failed: ${text}`;
       throw retryable ? new TransientError(message, { cause: err }) : new FlambdaError(message, 'external', 'fail', { cause: err });
     }
-    for (const shard of output.Shards ?? []) {
-      if (shard.SequenceNumberRange?.EndingSequenceNumber !== undefined) continue;
-      const start = shard.HashKeyRange?.StartingHashKey;
-      const end = shard.HashKeyRange?.EndingHashKey;
-      if (shard.ShardId === undefined || start === undefined || end === undefined) {
-        throw new FlambdaError(`ListShards on stream '${streamName}' returned a shard without id or hash-key range`, 'external', 'fail');
-      }
-      shards.push({ shardId: shard.ShardId, range: { startingHashKey: BigInt(start), endingHashKey: BigInt(end) } });
-    }
+    for (const shard of output.Shards ?? []) shards.push(shard);
     nextToken = output.NextToken;
   } while (nextToken !== undefined);
+  return shards;
+}
+
+/** Lists the stream's open shards (no EndingSequenceNumber), ordered by starting hash key. */
+export async function listOpenShards(client: KinesisClient, streamName: string): Promise<TargetShard[]> {
+  const shards: TargetShard[] = [];
+  for (const shard of await listShardsOf(client, streamName)) {
+    if (shard.SequenceNumberRange?.EndingSequenceNumber !== undefined) continue;
+    const start = shard.HashKeyRange?.StartingHashKey;
+    const end = shard.HashKeyRange?.EndingHashKey;
+    if (shard.ShardId === undefined || start === undefined || end === undefined) {
+      throw new FlambdaError(`ListShards on stream '${streamName}' returned a shard without id or hash-key range`, 'external', 'fail');
+    }
+    shards.push({ shardId: shard.ShardId, range: { startingHashKey: BigInt(start), endingHashKey: BigInt(end) } });
+  }
   if (shards.length === 0) throw new FlambdaError(`stream '${streamName}' has no open shards`, 'external', 'fail');
   return shards.sort((a, b) => (a.range.startingHashKey < b.range.startingHashKey ? -1 : 1));
 }
