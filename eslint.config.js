@@ -1,4 +1,5 @@
-// Lint configuration: typescript-eslint's recommended type-aware rules over the whole tree.
+// Lint configuration: ESLint's and typescript-eslint's recommended rules (syntax-based; no type
+// information is loaded) over the whole tree, plus the project's rules below.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 

@@ -29,14 +29,16 @@ import { countingDynamoDb, stageMetrics } from '../shared/aws/stage-metrics.ts';
 const env = readStageEnvironment(process.env, dirname(fileURLToPath(import.meta.url)));
 const graph = loadJobGraph(env.jobGraphPath);
 const handlerDir = dirname(fileURLToPath(import.meta.url));
-// Lookup joins: one DynamoDB client per container, JSON-lines tables bundled next to the handler.
-// Lookup joins: one DynamoDB client for dimension tables, and the second cache level in the state table.
+// One DynamoDB client per container (one connection pool): state, dimension tables, the lookup
+// cache's second level in the state table, and DynamoDB sinks. State requests go through a
+// counting wrapper for the StateReads/StateWrites metrics.
+const dynamoDb = createDynamoDbClient();
 // Database passwords of SQL lookup tables: read from Secrets Manager once, at cold start.
 const secrets = lookupTablesOf(graph).size > 0 ? await loadLookupSecrets(graph, process.env) : undefined;
 const lookupSources = awsDimensionSources({
   baseDir: handlerDir,
-  dynamoDb: createDynamoDbClient(),
-  l2: { client: createDynamoDbClient(), tableName: env.tableName },
+  dynamoDb,
+  l2: { client: dynamoDb, tableName: env.tableName },
   ...(secrets !== undefined ? { secrets } : {}),
 });
 const code = { ...(await loadUserCode(env.pipelineModule)), lookupSources };
@@ -44,13 +46,13 @@ const code = { ...(await loadUserCode(env.pipelineModule)), lookupSources };
 const logger = new Logger({ serviceName: graph.name });
 const metrics = new Metrics({ namespace: 'Flambda', serviceName: graph.name, defaultDimensions: { Pipeline: graph.name, Stage: env.stageId } });
 
-const state = countingDynamoDb(createDynamoDbClient());
+const state = countingDynamoDb(dynamoDb);
 const deadLetterQueue = env.deadLetterQueueUrl === undefined ? undefined : new SqsDeadLetterQueue({ client: createSqsClient(), queueUrl: env.deadLetterQueueUrl });
 
 const kinesis = createKinesisClient();
 const stageSpec = graph.stages.find((s) => s.id === env.stageId);
 const sinkSpec = stageSpec?.output.type === 'sink' ? graph.sinks.find((s) => s.name === (stageSpec.output as { sink: string }).sink) : undefined;
-const sinkContext = { dynamoDb: createDynamoDbClient(), kinesis, targets: env.sinkTargets };
+const sinkContext = { dynamoDb, kinesis, targets: env.sinkTargets };
 const writeSink = sinkSpec === undefined ? undefined : createAwsSink(sinkSpec, sinkContext);
 // Late-data (side output) sinks of this stage's operators, by sink name.
 const sideWriters = new Map(

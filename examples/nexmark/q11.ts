@@ -8,7 +8,8 @@
  * GROUP BY bidder, window_start, window_end;
  * ```
  *
- * `npx flambda run examples/nexmark/q11.ts --input bid=../shared/nexmark-fixture/bid.jsonl --final out.json`
+ * `npx flambda nexmark generate --events 100000 --seed 1 --out data/nexmark`, then
+ * `npx flambda run examples/nexmark/q11.ts --input bid=data/nexmark/bid.jsonl --final out.json`
  */
 import { Pipeline, count, session } from 'flambda';
 import { bidSource } from './schemas.ts';

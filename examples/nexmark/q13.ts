@@ -11,7 +11,8 @@
  * ON mod(B.auction, 10000) = S.key;
  * ```
  *
- * `npx flambda run examples/nexmark/q13.ts --input bid=../shared/nexmark-fixture/bid.jsonl --input side_input=../shared/nexmark-fixture/side_input.jsonl --final out.json`
+ * `npx flambda nexmark generate --events 100000 --seed 1 --out data/nexmark`, then
+ * `npx flambda run examples/nexmark/q13.ts --input bid=data/nexmark/bid.jsonl --input side_input=data/nexmark/side_input.jsonl --final out.json`
  */
 import { Pipeline, col, mod } from 'flambda';
 import { bidSource } from './schemas.ts';

@@ -12,7 +12,8 @@
  * FROM bid GROUP BY DATE_FORMAT(date_time, 'yyyy-MM-dd');
  * ```
  *
- * `npx flambda run examples/nexmark/q15.ts --input bid=../shared/nexmark-fixture/bid.jsonl --final out.json`
+ * `npx flambda nexmark generate --events 100000 --seed 1 --out data/nexmark`, then
+ * `npx flambda run examples/nexmark/q15.ts --input bid=data/nexmark/bid.jsonl --final out.json`
  */
 import { Pipeline, and, col, count, countDistinct, countWhere, dateFormat, ge, lt } from 'flambda';
 import { bidSource } from './schemas.ts';

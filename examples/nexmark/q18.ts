@@ -9,7 +9,8 @@
  * ) WHERE rank_number <= 1;
  * ```
  *
- * `npx flambda run examples/nexmark/q18.ts --input bid=../shared/nexmark-fixture/bid.jsonl --final out.json`
+ * `npx flambda nexmark generate --events 100000 --seed 1 --out data/nexmark`, then
+ * `npx flambda run examples/nexmark/q18.ts --input bid=data/nexmark/bid.jsonl --final out.json`
  */
 import { Pipeline } from 'flambda';
 import { bidSource } from './schemas.ts';

@@ -7,7 +7,8 @@
  * ) WHERE rank_number <= 10;
  * ```
  *
- * `npx flambda run examples/nexmark/q19.ts --input bid=../shared/nexmark-fixture/bid.jsonl --final out.json`
+ * `npx flambda nexmark generate --events 100000 --seed 1 --out data/nexmark`, then
+ * `npx flambda run examples/nexmark/q19.ts --input bid=data/nexmark/bid.jsonl --final out.json`
  */
 import { Pipeline } from 'flambda';
 import { bidSource } from './schemas.ts';

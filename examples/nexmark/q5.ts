@@ -17,7 +17,8 @@
  * (Nexmark's own q5 joins the counts with their per-window maximum; the window Top-N with RANK
  * gives the same rows, ties included.)
  *
- * `npx flambda run examples/nexmark/q5.ts --input bid=../shared/nexmark-fixture/bid.jsonl --final out.json`
+ * `npx flambda nexmark generate --events 100000 --seed 1 --out data/nexmark`, then
+ * `npx flambda run examples/nexmark/q5.ts --input bid=data/nexmark/bid.jsonl --final out.json`
  */
 import { Pipeline, count, hop } from 'flambda';
 import { bidSource } from './schemas.ts';

@@ -4,7 +4,7 @@
  */
 import type { Pipeline } from 'flambda';
 
-/** The bid table (../shared/nexmark-fixture/bid.jsonl). */
+/** The bid table (`bid.jsonl` as `flambda nexmark generate` writes it). */
 export const BID = {
   auction: 'BIGINT',
   bidder: 'BIGINT',

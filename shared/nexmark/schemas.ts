@@ -1,5 +1,5 @@
 /**
- * The three Nexmark tables as the fixture (`../shared/nexmark-fixture/*.jsonl`) and
+ * The three Nexmark tables as `flambda nexmark generate` writes them (`*.jsonl`) and
  * `examples/nexmark/schemas.ts` spell them: snake_case columns, ids and prices BIGINT, times
  * TIMESTAMP(3) (epoch milliseconds in the engine, `YYYY-MM-DD HH:MM:SS.mmm` UTC in JSON lines).
  */

@@ -1,6 +1,6 @@
 /**
  * Local DynamoDB emulators for tests, started on 127.0.0.1 on a free port by the tests
- * themselves (../shared/docs/architecture.md §7):
+ * themselves (the target architecture's §7, "Known pitfalls"):
  *
  * - dynalite: in-process, fast; no TransactWriteItems, no UpdateTimeToLive.
  * - moto_server: a child process (Python, on PATH); transactions and TTL; slower.

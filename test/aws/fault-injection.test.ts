@@ -1,11 +1,11 @@
 /**
- * Effectively-once under faults (docs/effectively-once.md): Nexmark q15 and q19 on the fixture,
+ * Effectively-once under faults (docs/effectively-once.md): Nexmark q15 and q19 on the generated test data,
  * source stream of 2 shards, exchange of 4, run through kinesalite and dynalite with StageHandlers
  * fed by LocalEventSourceMappings, under many random fault schedules (test/aws/faults/
  * fault-injector.ts: crashes before, during and after emit and commit, redelivered batches,
  * duplicated exchange records and sink calls, DynamoDB and Kinesis throttling, two concurrent
  * invocations of one shard, cold starts). Every schedule's materialized sink result must equal
- * the fault-free result (the fixture's expected file, which test/aws/nexmark-emulators.test.ts
+ * the fault-free result (the plain-TypeScript reference's, which test/aws/nexmark-emulators.test.ts
  * checks fault-free): no loss, no double counting; a sink batch re-sent under the same id must
  * carry identical rows; no dead letters.
  *

@@ -9,12 +9,10 @@
  * - after the checkpoint commit, before the redo log is applied → the next invocation applies it.
  *
  * The sink applies each batch id once and checks that a re-sent id carries the same rows, as an
- * idempotent sink would. The final result must equal the fixture's, and the counters must show
+ * idempotent sink would. The final result must equal the reference's, and the counters must show
  * that the recovery path in question actually ran.
  */
 import { Buffer } from 'node:buffer';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { PutRecordsCommand } from '@aws-sdk/client-kinesis';
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -28,7 +26,7 @@ import { createRowEncoder, type JsonValue } from '../../shared/core/codec.ts';
 import type { ChangeRow } from '../../shared/core/row.ts';
 import type { JobGraph } from '../../shared/plan/job-graph.ts';
 import { MaterializedView } from '../../shared/runtime/materialized-view.ts';
-import { FIXTURE_DIR } from '../cli/cli.ts';
+import { nexmarkTestData } from '../nexmark/test-data.ts';
 import { createStream } from './kinesis-emulator.ts';
 import { useEmulators } from './use-emulators.ts';
 
@@ -36,10 +34,9 @@ let kinesis: KinesisClient;
 let dynamoDb: DynamoDBClient;
 useEmulators((clients) => ({ kinesis, dynamoDb } = clients));
 
-const expected = JSON.parse(readFileSync(resolve(FIXTURE_DIR, 'expected_q15.json'), 'utf8')) as Record<string, JsonValue>[];
-const lines = readFileSync(resolve(FIXTURE_DIR, 'bid.jsonl'), 'utf8')
-  .split('\n')
-  .filter((line) => line.trim().length > 0);
+const data = nexmarkTestData();
+const expected = data.expected('q15');
+const lines = data.bidLines;
 
 function canonical(rows: readonly Record<string, JsonValue>[]): string[] {
   return rows.map((r) => JSON.stringify(Object.keys(r).sort().map((k) => [k, r[k]]))).sort();

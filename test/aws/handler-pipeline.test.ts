@@ -5,14 +5,12 @@
  * a LocalEventSourceMapping exactly as Lambda would feed it. Half the input is processed, then
  * both stages get new handler instances (a cold start: empty caches, fresh readers), so the
  * second half builds on the state in DynamoDB. The sink's materialized final result must equal
- * the fixture's expected result at every exchange parallelism.
+ * the reference's result at every exchange parallelism.
  *
  * No +∞ watermark is sent: a Kinesis source is never bounded, and q15 (a group aggregation)
  * emits its updates without one.
  */
 import { Buffer } from 'node:buffer';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { PutRecordsCommand } from '@aws-sdk/client-kinesis';
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -26,7 +24,7 @@ import { createStateTable } from '../../shared/aws/state/create-state-table.ts';
 import { createRowEncoder, type JsonValue } from '../../shared/core/codec.ts';
 import type { JobGraph } from '../../shared/plan/job-graph.ts';
 import { MaterializedView } from '../../shared/runtime/materialized-view.ts';
-import { FIXTURE_DIR } from '../cli/cli.ts';
+import { nexmarkTestData } from '../nexmark/test-data.ts';
 import { scanTable } from './dynamodb-emulator.ts';
 import { createStream } from './kinesis-emulator.ts';
 import { useEmulators } from './use-emulators.ts';
@@ -49,7 +47,7 @@ async function q15Graph(parallelism: number): Promise<{ graph: JobGraph; pipelin
   return { graph, pipeline };
 }
 
-/** Puts fixture lines into the stream, partition key = line number (1-based). */
+/** Puts bid lines into the stream, partition key = line number (1-based). */
 async function putLines(streamName: string, lines: readonly string[], firstLineIndex: number): Promise<void> {
   for (let i = 0; i < lines.length; i += 500) {
     const chunk = lines.slice(i, i + 500);
@@ -82,10 +80,9 @@ function canonical(rows: readonly Record<string, JsonValue>[]): string[] {
   return rows.map((r) => JSON.stringify(Object.keys(r).sort().map((k) => [k, r[k]]))).sort();
 }
 
-const expected = JSON.parse(readFileSync(resolve(FIXTURE_DIR, 'expected_q15.json'), 'utf8')) as Record<string, JsonValue>[];
-const lines = readFileSync(resolve(FIXTURE_DIR, 'bid.jsonl'), 'utf8')
-  .split('\n')
-  .filter((line) => line.trim().length > 0);
+const data = nexmarkTestData();
+const expected = data.expected('q15');
+const lines = data.bidLines;
 
 describe('StageHandler: Nexmark q15 on kinesalite and dynalite', () => {
   it.each([1, 4])('matches the expected result at exchange parallelism %i', async (parallelism) => {

@@ -9,7 +9,7 @@
  * request counting.
  */
 import { Buffer } from 'node:buffer';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PutRecordsCommand } from '@aws-sdk/client-kinesis';
@@ -30,7 +30,7 @@ import { BundleCodec } from '../../shared/aws/kinesis/bundle-codec.ts';
 import { createStateTable } from '../../shared/aws/state/create-state-table.ts';
 import { serializeJobGraph } from '../../shared/plan/job-graph.ts';
 import type { JobGraph } from '../../shared/plan/job-graph.ts';
-import { FIXTURE_DIR } from '../cli/cli.ts';
+import { nexmarkTestData } from '../nexmark/test-data.ts';
 import { startDynalite, startMotoServer } from './dynamodb-emulator.ts';
 import type { DynamoDbEmulator } from './dynamodb-emulator.ts';
 import { createStream, emulatorClient, readShard, readStream, startKinesalite } from './kinesis-emulator.ts';
@@ -120,10 +120,7 @@ describe('functions/stage-handler.ts on kinesalite and dynalite', () => {
     writeFileSync(graphPath, serializeJobGraph(graph));
     await Promise.all([createStream(kinesis, 'bids', 1), createStream(kinesis, 'exchange', 2), createStateTable(dynamoDb, 'state')]);
 
-    const lines = readFileSync(resolve(FIXTURE_DIR, 'bid.jsonl'), 'utf8')
-      .split('\n')
-      .filter((line) => line.trim().length > 0)
-      .slice(0, LINES);
+    const lines = nexmarkTestData().bidLines.slice(0, LINES);
     const put = await kinesis.send(
       new PutRecordsCommand({ StreamName: 'bids', Records: lines.map((line, i) => ({ PartitionKey: String(i + 1), Data: Buffer.from(line, 'utf8') })) }),
     );

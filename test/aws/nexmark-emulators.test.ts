@@ -1,7 +1,7 @@
 /**
- * Nexmark q15 and q19 on the fixture through real kinesalite streams and a dynalite state table,
+ * Nexmark q15 and q19 on the generated test data through real kinesalite streams and a dynalite state table,
  * each stage a StageHandler fed by a LocalEventSourceMapping (test/aws/faults/pipeline-driver.ts):
- * the sink's materialized final result (upsert by its key) must equal the fixture's expected
+ * the sink's materialized final result (upsert by its key) must equal the reference's
  * result at downstream parallelism 1 and 4, and stay exact when, at parallelism 4, half the input
  * is processed, then the source stream's first shard is split (SplitShard) and two exchange
  * shards are merged (MergeShards), then the rest is put.

@@ -8,15 +8,16 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { nexmarkTestData } from '../nexmark/test-data.ts';
 
 /** The repository root (the CLI's working directory in every test). */
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
-/** The Nexmark fixture, as the README and CI lay it out: `../shared/nexmark-fixture` beside the repo. */
-export const FIXTURE_DIR = resolve(REPO_ROOT, '../shared/nexmark-fixture');
+/** The project's generated Nexmark test data (test/nexmark/test-data.ts): files and reference results. */
+export const NEXMARK = nexmarkTestData();
 
-/** The fixture's bid file, relative to the repository root, as the README's command spells it. */
-export const BID_FIXTURE = '../shared/nexmark-fixture/bid.jsonl';
+/** Its bid file (an absolute path). */
+export const BID_FILE = NEXMARK.file('bid');
 
 /** What a CLI run produced. */
 export interface CliResult {

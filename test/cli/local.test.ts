@@ -3,22 +3,22 @@
  * state on emulators the command starts itself, at parallelism 1 and 4; the same against
  * endpoints given in the environment (the command starts nothing and deletes what it created);
  * and an unknown source. The window queries q5, q7 and q11 close their windows at the end of the
- * input (a +∞ heartbeat per source shard) and give the fixture's results.
+ * input (a +∞ heartbeat per source shard) and give the references' results.
  */
-import { join } from 'node:path';
 import { ListStreamsCommand } from '@aws-sdk/client-kinesis';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDynamoDbClient } from '../../shared/aws/clients.ts';
 import { createKinesisClient } from '../../shared/aws/kinesis/client.ts';
 import { startDynalite, startKinesalite } from '../../shared/aws/local/emulators.ts';
-import { BID_FIXTURE, FIXTURE_DIR, applyChangelog, makeTempDir, readJson, readJsonLines, runCli, sortRows } from './cli.ts';
+import { BID_FILE, NEXMARK, applyChangelog, makeTempDir, readJson, readJsonLines, runCli, sortRows } from './cli.ts';
 
 const tmp = makeTempDir('cli-local');
 afterAll(() => tmp.cleanup());
 
-const expectedQ15 = readJson(join(FIXTURE_DIR, 'expected_q15.json')) as Record<string, unknown>[];
-const SUMMARY = /^flambda: read 50 records in \d+\.\d\d s \(\d+ records\/s\); sink 'q15': (\d+) changelog rows$/m;
+const expectedQ15 = NEXMARK.expected('q15');
+const BIDS = NEXMARK.bids.length;
+const SUMMARY = new RegExp(`^flambda: read ${BIDS} records in \\d+\\.\\d\\d s \\(\\d+ records/s\\); sink 'q15': (\\d+) changelog rows$`, 'm');
 
 describe.each([
   ['q5', 2],
@@ -27,11 +27,11 @@ describe.each([
 ] as const)('flambda local examples/nexmark/%s.ts (event-time windows)', (query, parallelism) => {
   it(`closes every window at the end of the input and equals expected_${query}.json at --parallelism ${parallelism}`, async () => {
     const final = tmp.file(`${query}-local.json`);
-    const result = await runCli(['local', `examples/nexmark/${query}.ts`, '--input', `bid=${BID_FIXTURE}`, '--parallelism', String(parallelism), '--final', final, '--quiet'], {
+    const result = await runCli(['local', `examples/nexmark/${query}.ts`, '--input', `bid=${BID_FILE}`, '--parallelism', String(parallelism), '--final', final, '--quiet'], {
       timeoutMs: 90_000,
     });
     expect(result.code, result.stderr).toBe(0);
-    const expected = readJson(join(FIXTURE_DIR, `expected_${query}.json`)) as Record<string, unknown>[];
+    const expected = NEXMARK.expected(query);
     expect(sortRows(readJson(final) as Record<string, unknown>[])).toEqual(sortRows(expected));
   });
 });
@@ -41,7 +41,7 @@ describe('flambda local examples/nexmark/q15.ts', () => {
     const final = tmp.file(`q15-p${parallelism}.json`);
     const changelog = tmp.file(`q15-p${parallelism}.jsonl`);
     const result = await runCli(
-      ['local', 'examples/nexmark/q15.ts', '--input', `bid=${BID_FIXTURE}`, '--parallelism', String(parallelism), '--final', final, '--changelog', changelog],
+      ['local', 'examples/nexmark/q15.ts', '--input', `bid=${BID_FILE}`, '--parallelism', String(parallelism), '--final', final, '--changelog', changelog],
       { timeoutMs: 60_000 },
     );
     expect(result.stderr).not.toMatch(/flambda: error/);
@@ -55,7 +55,7 @@ describe('flambda local examples/nexmark/q15.ts', () => {
       ['stage-0', parallelism],
       ['stage-1', parallelism],
     ]);
-    expect(Number(stages[0]?.[3])).toBe(50);
+    expect(Number(stages[0]?.[3])).toBe(BIDS);
     expect(result.stderr).toMatch(SUMMARY);
   });
 
@@ -75,7 +75,7 @@ describe('flambda local examples/nexmark/q15.ts', () => {
         AWS_SECRET_ACCESS_KEY: 'test',
       });
       const final = tmp.file('q15-env.json');
-      const result = await runCli(['local', 'examples/nexmark/q15.ts', '--input', `bid=${BID_FIXTURE}`, '-p', '2', '--final', final], { timeoutMs: 60_000 });
+      const result = await runCli(['local', 'examples/nexmark/q15.ts', '--input', `bid=${BID_FILE}`, '-p', '2', '--final', final], { timeoutMs: 60_000 });
       expect(result.stderr).not.toMatch(/flambda: error/);
       expect(result.code).toBe(0);
       expect(result.stderr).toContain(`flambda local: Kinesis at ${kinesalite.endpoint}, DynamoDB at ${dynalite.endpoint}\n`);
@@ -92,7 +92,7 @@ describe('flambda local examples/nexmark/q15.ts', () => {
   });
 
   it('fails with exit 1 and says so for an unknown source', async () => {
-    const result = await runCli(['local', 'examples/nexmark/q15.ts', '--input', `nope=${BID_FIXTURE}`]);
+    const result = await runCli(['local', 'examples/nexmark/q15.ts', '--input', `nope=${BID_FILE}`]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("flambda: error: --input nope=…: the pipeline has no source 'nope' (sources: bid)");
     expect(result.stderr).not.toMatch(/flambda local: Kinesis at/);

@@ -1,14 +1,12 @@
 /**
- * `flambda run` end to end: the Nexmark q15 acceptance fixture at parallelism 1 and 4, the
+ * `flambda run` end to end: Nexmark q15 on the generated test data at parallelism 1 and 4, the
  * `--changelog` file against `--final`, `--table`, `--print-limit` and `--quiet`.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   API_SPECIFIER,
-  BID_FIXTURE,
-  FIXTURE_DIR,
+  BID_FILE,
+  NEXMARK,
   applyChangelog,
   makeTempDir,
   parseTable,
@@ -22,12 +20,14 @@ import {
 const tmp = makeTempDir('cli-run');
 afterAll(() => tmp.cleanup());
 
-const expectedQ15 = readJson(join(FIXTURE_DIR, 'expected_q15.json')) as Record<string, unknown>[];
+const expectedQ15 = NEXMARK.expected('q15');
+/** Bids in the test data: q15 emits one changelog row per bid. */
+const BIDS = NEXMARK.bids.length;
 
 /** The summary line the run prints last on stderr (before any dead-letter reasons). */
 const SUMMARY = /^flambda: read (\d+) records in \d+\.\d\d s \(\d+ records\/s\); (.*)$/m;
 
-describe('flambda run examples/nexmark/q15.ts (acceptance)', () => {
+describe('flambda run examples/nexmark/q15.ts', () => {
   const runs = new Map<number, CliResult>();
 
   beforeAll(async () => {
@@ -37,7 +37,7 @@ describe('flambda run examples/nexmark/q15.ts (acceptance)', () => {
           'run',
           'examples/nexmark/q15.ts',
           '--input',
-          `bid=${BID_FIXTURE}`,
+          `bid=${BID_FILE}`,
           '--parallelism',
           String(p),
           '--final',
@@ -51,9 +51,9 @@ describe('flambda run examples/nexmark/q15.ts (acceptance)', () => {
     runs.set(4, results[1] as CliResult);
   });
 
-  it('the fixture is where the README says (../shared/nexmark-fixture)', () => {
-    expect(existsSync(join(FIXTURE_DIR, 'bid.jsonl'))).toBe(true);
+  it('the test data spans one day: q15 has one result row', () => {
     expect(expectedQ15).toHaveLength(1);
+    expect(BIDS).toBeGreaterThan(40);
   });
 
   for (const p of [1, 4]) {
@@ -63,13 +63,13 @@ describe('flambda run examples/nexmark/q15.ts (acceptance)', () => {
         expect(r.code, r.stderr).toBe(0);
         expect(r.stdout).toBe('');
         const summary = SUMMARY.exec(r.stderr);
-        expect(summary?.[1]).toBe('50');
-        expect(summary?.[2]).toBe("sink 'q15': 50 changelog rows");
+        expect(summary?.[1]).toBe(String(BIDS));
+        expect(summary?.[2]).toBe(`sink 'q15': ${BIDS} changelog rows`);
         expect(r.stderr).not.toContain('dead');
         expect(r.stderr).not.toContain('error');
       });
 
-      it('--final equals expected_q15.json', () => {
+      it('--final equals the reference', () => {
         const actual = readJson(tmp.file(`q15-p${p}.json`)) as Record<string, unknown>[];
         expect(sortRows(actual)).toEqual(sortRows(expectedQ15));
       });
@@ -77,9 +77,9 @@ describe('flambda run examples/nexmark/q15.ts (acceptance)', () => {
       it('--changelog has one JSON object per line with an op, an upsert changelog whose application by day gives --final', () => {
         const changes = readJsonLines(tmp.file(`q15-p${p}.changelog.jsonl`));
         // One row per bid: the first inserts the day, every later one updates it (no -U: upsert sink).
-        expect(changes).toHaveLength(50);
-        expect(changes.map((c) => c.op)).toEqual(['+I', ...Array<string>(49).fill('+U')]);
-        expect(changes.map((c) => c.total_bids)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+        expect(changes).toHaveLength(BIDS);
+        expect(changes.map((c) => c.op)).toEqual(['+I', ...Array<string>(BIDS - 1).fill('+U')]);
+        expect(changes.map((c) => c.total_bids)).toEqual(Array.from({ length: BIDS }, (_, i) => i + 1));
         for (const c of changes) expect(Object.keys(c)).toEqual(['op', ...Object.keys(expectedQ15[0] as object)]);
         const final = readJson(tmp.file(`q15-p${p}.json`)) as Record<string, unknown>[];
         expect(sortRows(applyChangelog(changes, ['day']))).toEqual(sortRows(final));
@@ -95,8 +95,8 @@ describe('flambda run: input binding forms, --table', () => {
   beforeAll(async () => {
     [bare, table] = await Promise.all([
       // q15 has one source, so `--input <file>` without `bid=` binds it.
-      runCli(['run', 'examples/nexmark/q15.ts', '-i', BID_FIXTURE, '--final', tmp.file('q15-bare.json'), '-p', '2']),
-      runCli(['run', 'examples/nexmark/q15.ts', '--input', `bid=${BID_FIXTURE}`, '--table']),
+      runCli(['run', 'examples/nexmark/q15.ts', '-i', BID_FILE, '--final', tmp.file('q15-bare.json'), '-p', '2']),
+      runCli(['run', 'examples/nexmark/q15.ts', '--input', `bid=${BID_FILE}`, '--table']),
     ]);
   });
 
@@ -117,7 +117,7 @@ describe('flambda run: input binding forms, --table', () => {
     const title = lines.indexOf(parsed.title);
     expect(lines[title + 1]).toMatch(/^day\s+\| total_bids \| rank1_bids \|/);
     expect(lines[title + 2]).toMatch(/^-+(-\+-+)+$/);
-    expect(SUMMARY.exec(table.stderr)?.[2]).toBe("sink 'q15': 50 changelog rows");
+    expect(SUMMARY.exec(table.stderr)?.[2]).toBe(`sink 'q15': ${BIDS} changelog rows`);
   });
 });
 
@@ -248,48 +248,48 @@ export default p;
   });
 });
 
-describe.each(['q18', 'q19', 'q5', 'q7', 'q11'])('flambda run examples/nexmark/%s.ts (acceptance)', (query) => {
-  it.each([1, 4])('--final equals the fixture at --parallelism %i', async (p) => {
+describe.each(['q18', 'q19', 'q5', 'q7', 'q11'])('flambda run examples/nexmark/%s.ts', (query) => {
+  it.each([1, 4])('--final equals the reference at --parallelism %i', async (p) => {
     const out = tmp.file(`${query}-p${p}.json`);
-    const r = await runCli(['run', `examples/nexmark/${query}.ts`, '--input', `bid=${BID_FIXTURE}`, '--final', out, '--parallelism', String(p)]);
+    const r = await runCli(['run', `examples/nexmark/${query}.ts`, '--input', `bid=${BID_FILE}`, '--final', out, '--parallelism', String(p)]);
     expect(r.code, r.stderr).toBe(0);
-    const expected = readJson(join(FIXTURE_DIR, `expected_${query}.json`)) as Record<string, unknown>[];
+    const expected = NEXMARK.expected(query);
     expect(sortRows(readJson(out) as Record<string, unknown>[])).toEqual(sortRows(expected));
   });
 
   it('--batch-size 1 at --parallelism 3 gives the same result', async () => {
     const out = tmp.file(`${query}-p3-b1.json`);
-    const r = await runCli(['run', `examples/nexmark/${query}.ts`, '--input', `bid=${BID_FIXTURE}`, '--final', out, '--parallelism', '3', '--batch-size', '1']);
+    const r = await runCli(['run', `examples/nexmark/${query}.ts`, '--input', `bid=${BID_FILE}`, '--final', out, '--parallelism', '3', '--batch-size', '1']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).not.toContain('late rows');
-    const expected = readJson(join(FIXTURE_DIR, `expected_${query}.json`)) as Record<string, unknown>[];
+    const expected = NEXMARK.expected(query);
     expect(sortRows(readJson(out) as Record<string, unknown>[])).toEqual(sortRows(expected));
   });
 });
 
-describe('flambda run examples/nexmark/q13.ts (lookup join, acceptance)', () => {
-  const SIDE_INPUT = '../shared/nexmark-fixture/side_input.jsonl';
+describe('flambda run examples/nexmark/q13.ts (lookup join)', () => {
+  const SIDE_INPUT = NEXMARK.file('side_input');
 
-  it.each([1, 4])('--input side_input=… binds the lookup table; --final equals expected_q13.json at --parallelism %i', async (p) => {
+  it.each([1, 4])('--input side_input=… binds the lookup table; --final equals the reference at --parallelism %i', async (p) => {
     const out = tmp.file(`q13-p${p}.json`);
-    const r = await runCli(['run', 'examples/nexmark/q13.ts', '--input', `bid=${BID_FIXTURE}`, '--input', `side_input=${SIDE_INPUT}`, '--final', out, '--parallelism', String(p)]);
+    const r = await runCli(['run', 'examples/nexmark/q13.ts', '--input', `bid=${BID_FILE}`, '--input', `side_input=${SIDE_INPUT}`, '--final', out, '--parallelism', String(p)]);
     expect(r.code, r.stderr).toBe(0);
-    const expected = readJson(join(FIXTURE_DIR, 'expected_q13.json')) as Record<string, unknown>[];
+    const expected = NEXMARK.expected('q13');
     expect(sortRows(readJson(out) as Record<string, unknown>[])).toEqual(sortRows(expected));
     // The summary reports the lookup cache: FULL cache, so every looked-up key is a hit.
     const summary = SUMMARY.exec(r.stderr);
-    expect(summary?.[1]).toBe('50');
-    expect(summary?.[2]).toMatch(/^sink 'q13': 50 changelog rows; lookup cache: (\d+) hits, 0 misses \(hit rate 100\.0 %\)$/);
+    expect(summary?.[1]).toBe(String(BIDS));
+    expect(summary?.[2]).toMatch(new RegExp(`^sink 'q13': ${BIDS} changelog rows; lookup cache: (\\d+) hits, 0 misses \\(hit rate 100\\.0 %\\)$`));
   });
 
   it('without the side table bound it fails before running, naming the --input to give', async () => {
-    const r = await runCli(['run', 'examples/nexmark/q13.ts', '--input', `bid=${BID_FIXTURE}`]);
+    const r = await runCli(['run', 'examples/nexmark/q13.ts', '--input', `bid=${BID_FILE}`]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("flambda: error: lookup table 'side_input' needs a file: pass --input side_input=<file.jsonl>");
   });
 
   it('an unknown --input name lists the sources and the lookup tables', async () => {
-    const r = await runCli(['run', 'examples/nexmark/q13.ts', '--input', `bid=${BID_FIXTURE}`, '--input', `side=${SIDE_INPUT}`]);
+    const r = await runCli(['run', 'examples/nexmark/q13.ts', '--input', `bid=${BID_FILE}`, '--input', `side=${SIDE_INPUT}`]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("--input side=…: the pipeline has no source 'side' (sources: bid; JSON-lines lookup tables: side_input)");
   });

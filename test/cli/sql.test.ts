@@ -1,17 +1,16 @@
 /**
  * Flink SQL scripts through the CLI: `flambda explain file.sql` prints Flink's three EXPLAIN
  * sections (the seed's Top-N picks RetractStrategy above the hash exchange), `flambda run
- * file.sql` and `flambda local file.sql` give the fixture's results, and a bad script fails with
+ * file.sql` and `flambda local file.sql` give the references' results, and a bad script fails with
  * the line and column of the problem.
  */
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BID_FIXTURE, FIXTURE_DIR, makeTempDir, readJson, runCli, sortRows } from './cli.ts';
+import { BID_FILE, NEXMARK, makeTempDir, readJson, runCli, sortRows } from './cli.ts';
 
 const tmp = makeTempDir('cli-sql');
 afterAll(() => tmp.cleanup());
 
-const expected = (query: string): Record<string, unknown>[] => sortRows(readJson(join(FIXTURE_DIR, `expected_${query}.json`)) as Record<string, unknown>[]);
+const expected = (query: string): Record<string, unknown>[] => sortRows(NEXMARK.expected(query));
 
 describe('flambda explain <file.sql>', () => {
   it('prints the AST, the optimized plan and the physical plan of the seed Top-N script', async () => {
@@ -26,23 +25,23 @@ describe('flambda explain <file.sql>', () => {
 });
 
 describe('flambda run / local <file.sql>', () => {
-  it.each(['q15', 'q19', 'q5'])('run examples/sql/%s.sql equals the fixture', async (query) => {
+  it.each(['q15', 'q19', 'q5'])('run examples/sql/%s.sql equals the reference', async (query) => {
     const out = tmp.file(`${query}.json`);
-    const r = await runCli(['run', `examples/sql/${query}.sql`, '--input', `bid=${BID_FIXTURE}`, '--final', out, '--parallelism', '2']);
+    const r = await runCli(['run', `examples/sql/${query}.sql`, '--input', `bid=${BID_FILE}`, '--final', out, '--parallelism', '2']);
     expect(r.code, r.stderr).toBe(0);
     expect(sortRows(readJson(out) as Record<string, unknown>[])).toEqual(expected(query));
   });
 
   it('run examples/sql/q13.sql joins with the side input given by --input', async () => {
     const out = tmp.file('q13.json');
-    const r = await runCli(['run', 'examples/sql/q13.sql', '--input', `bid=${BID_FIXTURE}`, '--input', `side_input=${join(FIXTURE_DIR, 'side_input.jsonl')}`, '--final', out]);
+    const r = await runCli(['run', 'examples/sql/q13.sql', '--input', `bid=${BID_FILE}`, '--input', `side_input=${NEXMARK.file('side_input')}`, '--final', out]);
     expect(r.code, r.stderr).toBe(0);
     expect(sortRows(readJson(out) as Record<string, unknown>[])).toEqual(expected('q13'));
   });
 
-  it('local examples/sql/q7.sql closes its windows on the emulators and equals the fixture', async () => {
+  it('local examples/sql/q7.sql closes its windows on the emulators and equals the reference', async () => {
     const out = tmp.file('q7-local.json');
-    const r = await runCli(['local', 'examples/sql/q7.sql', '--input', `bid=${BID_FIXTURE}`, '--final', out, '--quiet'], { timeoutMs: 90_000 });
+    const r = await runCli(['local', 'examples/sql/q7.sql', '--input', `bid=${BID_FILE}`, '--final', out, '--quiet'], { timeoutMs: 90_000 });
     expect(r.code, r.stderr).toBe(0);
     expect(sortRows(readJson(out) as Record<string, unknown>[])).toEqual(expected('q7'));
   });

@@ -2,14 +2,13 @@
  * Nexmark q13 (bounded side input join):
  * `SELECT B.auction, B.bidder, B.price, B.dateTime, S.value FROM bid B
  *  JOIN side_input FOR SYSTEM_TIME AS OF B.p_time AS S ON mod(B.auction, 10000) = S.key`
- * — a Calc computes the key, the lookup join reads side_input.jsonl; the result must equal
- * the fixture's expected_q13.json.
+ * — a Calc computes the key, the lookup join reads side_input.jsonl; the result must equal the
+ * plain-TypeScript reference over the project's generated bids (test/nexmark/test-data.ts).
  */
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { createRowDecoder, decodeJsonLine } from '../../shared/core/codec.ts';
 import { insertRecord } from '../../shared/core/row.ts';
-import { parseTimestamp } from '../../shared/core/timestamp.ts';
 import { schemaOf } from '../../shared/core/type-parse.ts';
 import type { Row } from '../../shared/core/types.ts';
 import { createJsonlSource } from '../../shared/lookup/jsonl-source.ts';
@@ -19,8 +18,9 @@ import { calcOutputSchema, createCalcOperator } from '../../shared/operators/cal
 import type { CalcSpec } from '../../shared/operators/calc/calc-operator.ts';
 import { col, mod } from '../../shared/plan/expr-build.ts';
 import { OperatorHarness } from '../harness/index.ts';
+import { nexmarkTestData } from '../nexmark/test-data.ts';
 
-const FIXTURE = '/work/shared/nexmark-fixture';
+const data = nexmarkTestData();
 const bidSchema = schemaOf({
   auction: 'BIGINT',
   bidder: 'BIGINT',
@@ -43,26 +43,25 @@ const calc: CalcSpec = {
 
 async function bids(): Promise<Row[]> {
   const decoder = createRowDecoder(bidSchema);
-  const text = await readFile(`${FIXTURE}/bid.jsonl`, 'utf8');
+  const text = await readFile(data.file('bid'), 'utf8');
   return text
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line, i) => decodeJsonLine(line, decoder, `bid.jsonl:${i + 1}`));
 }
 
-async function expected(): Promise<Row[]> {
-  const rows = JSON.parse(await readFile(`${FIXTURE}/expected_q13.json`, 'utf8')) as Record<string, number | string>[];
-  return rows.map((r) => ({ ...r, date_time: parseTimestamp(r.date_time as string)! }));
+function expected(): Row[] {
+  return data.reference('q13');
 }
 
 const byContent = (a: Row, b: Row): number => JSON.stringify(a).localeCompare(JSON.stringify(b));
 
 describe('Nexmark q13 over the JSON-lines side input', () => {
   for (const cache of [{ type: 'PARTIAL', maxRows: 1000 }, { type: 'FULL' }] as LookupCacheSpec[]) {
-    it(`matches expected_q13.json (${cache.type} cache)`, async () => {
+    it(`matches the q13 reference (${cache.type} cache)`, async () => {
       const calcHarness = await OperatorHarness.open(() => createCalcOperator(calc, bidSchema, new Map()));
       const keyed = await calcHarness.processBatch((await bids()).map(insertRecord));
-      const source = createJsonlSource({ table: 'side_input', path: `${FIXTURE}/side_input.jsonl`, schema: sideSchema });
+      const source = createJsonlSource({ table: 'side_input', path: data.file('side_input'), schema: sideSchema });
       let operator: ReturnType<typeof createLookupJoinOperator> | undefined;
       const join = await OperatorHarness.open(
         () =>
@@ -88,7 +87,7 @@ describe('Nexmark q13 over the JSON-lines side input', () => {
       // Two batches, so the second is served by the cache.
       const out = [...(await join.processBatch(keyed.slice(0, 25))), ...(await join.processBatch(keyed.slice(25)))];
       expect(out.every((r) => r.kind === '+I')).toBe(true);
-      expect(out.map((r) => r.row).sort(byContent)).toEqual((await expected()).sort(byContent));
+      expect(out.map((r) => r.row).sort(byContent)).toEqual(expected().sort(byContent));
       expect(operator!.cacheMetrics().hits).toBeGreaterThan(0);
       await join.close();
     });

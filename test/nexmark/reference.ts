@@ -1,7 +1,7 @@
 /**
  * Independent reference implementations of the Nexmark queries in plain TypeScript — maps,
  * sorts and loops over the generated bid rows, no engine code — with Flink's semantics as
- * examples/nexmark/*.ts and the fixture README state them. Timestamps are epoch ms numbers, as
+ * examples/nexmark/*.ts state them. Timestamps are epoch ms numbers, as
  * in the engine's rows.
  */
 import type { BidRow } from '../../shared/nexmark/schemas.ts';
@@ -170,7 +170,7 @@ export function q13(bids: readonly BidRow[], side: ReadonlyMap<number, string> =
   return out;
 }
 
-/** The fixture's side input: keys 0..9999, value = the key as a string. */
+/** Nexmark q13's side input: keys 0..9999, value = the key as a string. */
 export function defaultSideInput(): Map<number, string> {
   const side = new Map<number, string>();
   for (let i = 0; i < 10_000; i++) side.set(i, String(i));

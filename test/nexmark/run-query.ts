@@ -3,15 +3,13 @@
  * returns its sink's final rows (the changelog applied by the sink's upsert key, or by whole
  * row), in the engine's representation.
  */
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { Pipeline } from '../../shared/api/pipeline.ts';
 import type { ChangeRow } from '../../shared/core/row.ts';
 import type { NexmarkOptions } from '../../shared/nexmark/config.ts';
 import { nexmarkJob, runNexmarkQuery } from '../../shared/nexmark/run.ts';
 import { lookupTablesOf } from '../../shared/plan/job-graph.ts';
 import { MaterializedView } from '../../shared/runtime/materialized-view.ts';
-import { FIXTURE_DIR } from '../cli/cli.ts';
+import { nexmarkTestData } from './test-data.ts';
 
 /** Runs `pipeline` over `nexmark` events and returns the final rows of its (first) sink. */
 export async function finalRows(
@@ -23,9 +21,8 @@ export async function finalRows(
   const sink = graph.sinks[0];
   if (!sink) throw new Error(`pipeline ${pipeline.name} has no sink`);
   const view = new MaterializedView({ ...(sink.upsertKey ? { key: sink.upsertKey } : {}), columns: sink.schema.fields.map((f) => f.name), strict: true });
-  // A side input the query may read (q13's), bound to the fixture's file when the job has it.
-  const sideInput = resolve(FIXTURE_DIR, 'side_input.jsonl');
-  const inputs = new Map([...lookupTablesOf(graph).keys()].filter((name) => name === 'side_input' && existsSync(sideInput)).map((name) => [name, sideInput]));
+  // A side input the query may read (q13's): the test data's `{key: i, value: "i"}` file.
+  const inputs = new Map([...lookupTablesOf(graph).keys()].filter((name) => name === 'side_input').map((name) => [name, nexmarkTestData().file('side_input')]));
   await runNexmarkQuery(pipeline, {
     nexmark,
     parallelism: options.parallelism ?? 1,

@@ -1,23 +1,23 @@
 /**
  * Equivalence with the API versions: the Nexmark queries and the Top-N example in SQL give the
  * same plans and job graphs as examples/nexmark/*.ts and examples/orders/top-merchandise.ts,
- * and the fixture's expected results through the embedded runtime.
+ * and the references' results on the project's generated data through the embedded runtime.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Pipeline } from '../../shared/api/pipeline.ts';
 import { sum } from '../../shared/api/aggregates.ts';
-import { createRowEncoder, type JsonValue } from '../../shared/core/codec.ts';
+import { createRowEncoder } from '../../shared/core/codec.ts';
 import type { ChangeRow } from '../../shared/core/row.ts';
 import type { JobGraph } from '../../shared/plan/job-graph.ts';
 import { runEmbeddedJob } from '../../shared/runtime/embedded/embedded-runtime.ts';
 import { MaterializedView } from '../../shared/runtime/materialized-view.ts';
 import { compileSql } from '../../shared/sql/compile-sql.ts';
 import { generateOrders, ordersSource } from '../../examples/orders/orders.ts';
-import { FIXTURE_DIR } from '../cli/cli.ts';
-import { canonical, runOnFixture } from './fixture.ts';
+import { canonicalRows as canonical } from '../nexmark/reference.ts';
+import { nexmarkTestData, runOnDir } from '../nexmark/test-data.ts';
 import { example } from './helpers.ts';
 
 const apiVersion = async (path: string): Promise<Pipeline> => ((await import(path)) as { default: Pipeline }).default;
@@ -27,14 +27,16 @@ function normalized(graph: JobGraph): unknown {
   return JSON.parse(JSON.stringify(graph, (k, v: unknown) => (k === 'connector' ? undefined : v)).replaceAll(/"(q\d+|print|leaderboard)"/g, '"sink"'));
 }
 
+const data = nexmarkTestData();
+
 const SAME_GRAPH = ['q7', 'q11', 'q18', 'q19'];
 
 describe.each(['q5', 'q7', 'q11', 'q13', 'q15', 'q18', 'q19'])('Nexmark %s in SQL', (query) => {
-  it(`matches expected_${query}.json on the fixture at two parallelisms`, async () => {
+  it('matches the reference on generated data at two parallelisms', async () => {
     const program = compileSql(example(`${query}.sql`), { grammarCheck: false });
-    const expected = JSON.parse(readFileSync(join(FIXTURE_DIR, `expected_${query}.json`), 'utf8')) as Record<string, JsonValue>[];
-    expect(canonical(await runOnFixture(program.pipeline, 1, 1024))).toEqual(canonical(expected));
-    expect(canonical(await runOnFixture(program.pipeline, 3, 7))).toEqual(canonical(expected));
+    const expected = data.expected(query);
+    expect(canonical(await runOnDir(program.pipeline, data.dir, 1, 1024))).toEqual(canonical(expected));
+    expect(canonical(await runOnDir(program.pipeline, data.dir, 3, 7))).toEqual(canonical(expected));
   });
 
   if (SAME_GRAPH.includes(query)) {
@@ -49,7 +51,7 @@ describe.each(['q5', 'q7', 'q11', 'q13', 'q15', 'q18', 'q19'])('Nexmark %s in SQ
 });
 
 describe('Nexmark q11 with the legacy SESSION group window', () => {
-  it('matches expected_q11.json and plans like the TVF version', async () => {
+  it('matches the q11 reference and plans like the TVF version', async () => {
     const text = example('q11.sql').replace(
       /INSERT INTO q11[\s\S]*$/,
       `INSERT INTO q11
@@ -58,8 +60,7 @@ describe('Nexmark q11 with the legacy SESSION group window', () => {
     );
     const legacy = compileSql(text, { grammarCheck: true }).pipeline;
     expect(legacy.explain()).toBe(compileSql(example('q11.sql'), { grammarCheck: false }).pipeline.explain());
-    const expected = JSON.parse(readFileSync(join(FIXTURE_DIR, 'expected_q11.json'), 'utf8')) as Record<string, JsonValue>[];
-    expect(canonical(await runOnFixture(legacy, 2, 5))).toEqual(canonical(expected));
+    expect(canonical(await runOnDir(legacy, data.dir, 2, 5))).toEqual(canonical(data.expected('q11')));
   });
 });
 

@@ -24,7 +24,7 @@
  * `max(rowtime) − outOfOrdernessMs` (BoundedOutOfOrderness, SQL's
  * `WATERMARK FOR ts AS ts - INTERVAL …`), emitted after each run of rows when it advanced.
  *
- * Idle shards (../shared/docs/architecture.md §4, "Timers and idle shards": heartbeats let idle
+ * Idle shards (the target architecture, §4 "Timers and idle shards": heartbeats let idle
  * shards "still advance time"). Flink marks an idle split idle and downstream ignores it; here
  * the only thing a source shard sends downstream is its watermark, and the heartbeats that keep
  * the handler running also keep the downstream channel active, so an idle shard must move its

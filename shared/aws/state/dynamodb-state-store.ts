@@ -1,7 +1,7 @@
 /**
  * The DynamoDB keyed state backend: one {@link DynamoDbStateStore} per operator instance on one
  * shard, over a single table shared by every operator of a pipeline (the target design's §4
- * "State in DynamoDB", ../shared/docs/architecture.md).
+ * "State in DynamoDB"; docs/architecture.md describes it as built).
  *
  * Items: partition key `<operatorId>#<keyGroup>#<encoded key>`, sort key `<state>` or
  * `<state>#<sub-key>` (item-keys.ts); values as tagged JSON (value-codec.ts), split into chunk

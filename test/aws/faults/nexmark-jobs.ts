@@ -1,35 +1,31 @@
 /**
- * The Nexmark fixture (../shared/nexmark-fixture, see its README) as jobs for
+ * The project's generated Nexmark test data (test/nexmark/test-data.ts) as jobs for
  * {@link runJobOnEmulators}: a query's job graph with the source stage's parallelism set to the
  * source stream's shard count (as a deployment would), the bid lines as source records
- * (partition key = 1-based line number) and the expected final result.
+ * (partition key = 1-based line number) and the reference's final result.
  */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { Pipeline } from '../../../shared/api/pipeline.ts';
 import type { JsonValue } from '../../../shared/core/codec.ts';
 import type { UserCode } from '../../../shared/operators/registry.ts';
 import type { JobGraph } from '../../../shared/plan/job-graph.ts';
-import { FIXTURE_DIR } from '../../cli/cli.ts';
+import { nexmarkTestData } from '../../nexmark/test-data.ts';
 import type { SourceRecord } from './pipeline-driver.ts';
 
 /** Queries whose sink result does not need an end-of-input watermark (Kinesis sources are unbounded). */
 export type NexmarkQuery = 'q15' | 'q19';
 
-/** A fixture job. */
+/** A test job. */
 export interface NexmarkJob {
   readonly query: NexmarkQuery;
   readonly graph: JobGraph;
   readonly code: UserCode;
-  /** The fixture's expected final result (`expected_<query>.json`). */
+  /** The reference's final result, as `--final` writes it. */
   readonly expected: Record<string, JsonValue>[];
 }
 
-/** The bid fixture's non-blank lines, in order. */
+/** The test data's bid lines, in order. */
 export function bidLines(): string[] {
-  return readFileSync(resolve(FIXTURE_DIR, 'bid.jsonl'), 'utf8')
-    .split('\n')
-    .filter((line) => line.trim().length > 0);
+  return [...nexmarkTestData().bidLines];
 }
 
 /** Lines as source records; `firstLineIndex` is the 0-based index of `lines[0]` in the file. */
@@ -39,7 +35,7 @@ export function asRecords(lines: readonly string[], firstLineIndex = 0): SourceR
 
 /**
  * Plans `query` at `parallelism` (the downstream stages) with its source stage at
- * `sourceShards`, and loads its expected result.
+ * `sourceShards`, with its reference result.
  */
 export async function nexmarkJob(query: NexmarkQuery, parallelism: number, sourceShards: number): Promise<NexmarkJob> {
   const pipeline = ((await import(`../../../examples/nexmark/${query}.ts`)) as { default: Pipeline }).default;
@@ -49,6 +45,6 @@ export async function nexmarkJob(query: NexmarkQuery, parallelism: number, sourc
     sources: planned.sources.map((s) => ({ ...s, parallelism: sourceShards })),
     stages: planned.stages.map((s) => (s.input.type === 'source' ? { ...s, parallelism: sourceShards } : s)),
   };
-  const expected = JSON.parse(readFileSync(resolve(FIXTURE_DIR, `expected_${query}.json`), 'utf8')) as Record<string, JsonValue>[];
+  const expected = nexmarkTestData().expected(query);
   return { query, graph, code: { functions: pipeline.userFunctions }, expected };
 }

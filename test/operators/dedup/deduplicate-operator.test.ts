@@ -7,8 +7,6 @@
  * expectations below are the exact arrival order, which sorts to Flink's lists.
  */
 import { describe, it, expect, vi } from 'vitest';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { createRowDecoder } from '../../../shared/core/codec.ts';
 import { PlanError, RecordError } from '../../../shared/core/errors.ts';
 import type { ChangeRow } from '../../../shared/core/row.ts';
@@ -22,6 +20,7 @@ import {
 } from '../../../shared/operators/dedup/deduplicate-operator.ts';
 import { encodeKey } from '../../../shared/partition/key-encoding.ts';
 import { OperatorHarness, del, insert, materialize, updateAfter, updateBefore } from '../../harness/index.ts';
+import { nexmarkTestData } from '../../nexmark/test-data.ts';
 
 // ---- Processing time: ProcTimeDeduplicateFunctionTestBase (STRING, BIGINT key, INT; TTL 10 ms). ----
 
@@ -494,8 +493,8 @@ describe('Batches, state access and restore', () => {
   });
 });
 
-describe('Nexmark q18 on the fixture', () => {
-  const fixture = fileURLToPath(new URL('../../../../shared/nexmark-fixture/', import.meta.url));
+describe('Nexmark q18 on generated bids', () => {
+  const data = nexmarkTestData();
   const bidSchema: Schema = {
     fields: [
       { name: 'auction', type: parseType('BIGINT') },
@@ -523,9 +522,8 @@ describe('Nexmark q18 on the fixture', () => {
 
   it.each([1, 7, 50])('last bid per (bidder, auction), later arrival winning ties (batches of %i)', async (size) => {
     const decode = createRowDecoder(bidSchema);
-    const lines = readFileSync(`${fixture}bid.jsonl`, 'utf8').split('\n').filter((l) => l.trim() !== '');
-    const bids = lines.map((line, i) => decode(JSON.parse(line), `bid.jsonl:${i + 1}`));
-    const expected = (JSON.parse(readFileSync(`${fixture}expected_q18.json`, 'utf8')) as unknown[]).map((json) => decode(json));
+    const bids = data.bidLines.map((line, i) => decode(JSON.parse(line), `bid.jsonl:${i + 1}`));
+    const expected = data.expected('q18').map((json) => decode(json));
     const h = await open(q18, bidSchema);
     for (let i = 0; i < bids.length; i += size) await h.processBatch(bids.slice(i, i + size).map(insert));
     expect(materialize(h.output(), q18.keys).sort(byKey)).toEqual(expected.sort(byKey));

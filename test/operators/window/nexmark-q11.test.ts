@@ -1,18 +1,17 @@
 /**
- * Nexmark q11 (user sessions) against the shared fixture: SESSION(bid, bidder, 10 s) with a bid
- * count per bidder, compared with expected_q11.json (derived with Flink's session merge rule).
+ * Nexmark q11 (user sessions) on the project's generated bids: SESSION(bid, bidder, 10 s) with a
+ * bid count per bidder, compared with the plain-TypeScript reference (Flink's session merge rule).
  */
-import { readFileSync } from 'node:fs';
 import { describe, it, expect } from 'vitest';
 import { createRowDecoder, decodeJsonLine } from '../../../shared/core/codec.ts';
-import { parseTimestamp } from '../../../shared/core/timestamp.ts';
 import { schemaOf } from '../../../shared/core/type-parse.ts';
 import type { Row } from '../../../shared/core/types.ts';
 import { createWindowAggregateOperator, type WindowAggregateSpec } from '../../../shared/operators/window/window-aggregate.ts';
 import { BID, WATERMARK_DELAY_MS } from '../../../examples/nexmark/schemas.ts';
 import { OperatorHarness, insert, materialize } from '../../harness/index.ts';
+import { nexmarkTestData } from '../../nexmark/test-data.ts';
 
-const FIXTURE = new URL('../../../../shared/nexmark-fixture/', import.meta.url);
+const data = nexmarkTestData();
 const bidSchema = schemaOf(BID);
 
 const spec: WindowAggregateSpec = {
@@ -24,10 +23,7 @@ const spec: WindowAggregateSpec = {
 
 function readBids(): Row[] {
   const decoder = createRowDecoder(bidSchema);
-  return readFileSync(new URL('bid.jsonl', FIXTURE), 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line, i) => decodeJsonLine(line, decoder, `bid.jsonl:${i + 1}`));
+  return data.bidLines.map((line, i) => decodeJsonLine(line, decoder, `bid.jsonl:${i + 1}`));
 }
 
 interface Q11Row {
@@ -38,8 +34,7 @@ interface Q11Row {
 }
 
 function expected(): Q11Row[] {
-  const rows = JSON.parse(readFileSync(new URL('expected_q11.json', FIXTURE), 'utf8')) as { bidder: number; bid_count: number; starttime: string; endtime: string }[];
-  return rows.map((row) => ({ bidder: row.bidder, bid_count: row.bid_count, starttime: parseTimestamp(row.starttime)!, endtime: parseTimestamp(row.endtime)! }));
+  return data.reference('q11').map((row) => ({ bidder: row['bidder'] as number, bid_count: row['bid_count'] as number, starttime: row['starttime'] as number, endtime: row['endtime'] as number }));
 }
 
 const sortRows = (rows: Q11Row[]): Q11Row[] => [...rows].sort((a, b) => a.bidder - b.bidder || a.starttime - b.starttime);
@@ -53,7 +48,7 @@ function q11(rows: Row[]): Q11Row[] {
   }));
 }
 
-describe('Nexmark q11 over the fixture', () => {
+describe('Nexmark q11 over generated bids', () => {
   it('bids in arrival order, +∞ watermark at the end', async () => {
     const h = await OperatorHarness.open(() => createWindowAggregateOperator(spec, bidSchema));
     await h.processBatch(readBids().map(insert));
