@@ -6,7 +6,7 @@
  * fresh clone with nothing beside it passes `npm test`.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { lstatSync, readFileSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../cli/cli.ts';
@@ -61,13 +61,14 @@ describe('the repository refers to nothing beside it', () => {
     const found: string[] = [];
     for (const file of repositoryFiles()) {
       const path = resolve(REPO_ROOT, file);
-      let size: number;
+      let stat: ReturnType<typeof lstatSync>;
       try {
-        size = statSync(path).size;
+        stat = lstatSync(path);
       } catch {
         continue; // deleted in the work tree but still in the index
       }
-      if (size > 2_000_000) continue;
+      // Symbolic links (a node_modules linked into a clone) and huge files are not sources.
+      if (!stat.isFile() || stat.size > 2_000_000) continue;
       const buffer = readFileSync(path);
       if (buffer.includes(0)) continue; // binary (images)
       found.push(...outsideReferences(file, buffer.toString('utf8')));
