@@ -40,6 +40,7 @@ import type { OperatorRunner } from '../runtime/operator-runner.ts';
 import type { NexmarkOptions } from '../nexmark/config.ts';
 import { CountingObserver, exampleQueryPath, loadExampleQuery, runNexmarkQuery } from '../nexmark/run.ts';
 import { BID, NEXMARK_WATERMARK_DELAY_MS } from '../nexmark/schemas.ts';
+import { NEXMARK_SIDE_INPUT_FILE, nexmarkSideInputJsonl } from '../nexmark/side-input.ts';
 import { median, type BenchResult } from './suites.ts';
 
 /** Queries of the suite, in report order. */
@@ -133,10 +134,8 @@ export function q0Pipeline(): Pipeline {
 /** Writes Nexmark's side input (10,000 rows `{key: i, value: "i"}`) to a temporary JSONL file. */
 function writeSideInput(): { path: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'flambda-nexmark-side-'));
-  const path = join(dir, 'side_input.jsonl');
-  const lines: string[] = [];
-  for (let i = 0; i < 10_000; i++) lines.push(JSON.stringify({ key: i, value: String(i) }));
-  writeFileSync(path, lines.join('\n') + '\n');
+  const path = join(dir, NEXMARK_SIDE_INPUT_FILE);
+  writeFileSync(path, nexmarkSideInputJsonl());
   return { path, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
