@@ -196,12 +196,19 @@ export async function measureNexmarkRun(pipeline: Pipeline, nexmark: NexmarkOpti
   };
 }
 
+/**
+ * `name` as a query of the suite.
+ *
+ * @throws PlanError naming the valid queries when `name` is not one.
+ */
+export function nexmarkQuery(name: string): NexmarkQuery {
+  if (!(NEXMARK_QUERIES as readonly string[]).includes(name)) throw new PlanError(`unknown Nexmark query '${name}' (queries: ${NEXMARK_QUERIES.join(', ')})`);
+  return name as NexmarkQuery;
+}
+
 function queryList(query: NexmarkBenchOptions['query']): NexmarkQuery[] {
-  const list = query === undefined ? [...NEXMARK_QUERIES] : typeof query === 'string' ? [query] : [...query];
-  for (const q of list) {
-    if (!(NEXMARK_QUERIES as readonly string[]).includes(q)) throw new PlanError(`unknown Nexmark query '${q}' (queries: ${NEXMARK_QUERIES.join(', ')})`);
-  }
-  return list;
+  const list: readonly string[] = query === undefined ? NEXMARK_QUERIES : typeof query === 'string' ? [query] : query;
+  return list.map(nexmarkQuery);
 }
 
 /**

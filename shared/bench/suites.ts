@@ -41,6 +41,8 @@ export interface BenchOptions {
   readonly parallelism: number;
   /** Timed runs per case (medians are reported). @default 3 */
   readonly repetitions?: number;
+  /** The one query to measure (suite `nexmark` only; q0 is measured too, for `ratio_to_q0`). @default every query */
+  readonly query?: string;
 }
 
 /** Encodes every sink row to JSON and counts bytes, so passthrough includes the encode cost. */
@@ -194,6 +196,7 @@ export function median(values: readonly number[]): number {
  * reported, so a burst of load on a shared machine moves one sample, not the result.
  */
 export async function runSuite(suite: string, options: BenchOptions): Promise<BenchResult[]> {
+  if (options.query !== undefined && suite !== NEXMARK_SUITE) throw new PlanError(`--query applies to the ${NEXMARK_SUITE} suite only (given suite '${suite}')`);
   if (suite === STATE_IO_SUITE) {
     const { runStateIoSuite } = await import('./state-io.ts');
     return runStateIoSuite(options.events);
@@ -207,10 +210,12 @@ export async function runSuite(suite: string, options: BenchOptions): Promise<Be
     return runLookupL2Suite(options.events);
   }
   if (suite === NEXMARK_SUITE) {
-    const { availableNexmarkQueries, runNexmarkBench } = await import('./nexmark.ts');
+    const { availableNexmarkQueries, nexmarkQuery, runNexmarkBench } = await import('./nexmark.ts');
+    const repetitions = options.repetitions ?? 1;
+    if (options.query !== undefined) return runNexmarkBench({ query: nexmarkQuery(options.query), events: options.events, repetitions });
     const { available, missing } = availableNexmarkQueries();
     if (missing.length > 0) process.stderr.write(`nexmark: not measured (no example yet): ${missing.join(', ')}\n`);
-    return runNexmarkBench({ query: available, events: options.events, repetitions: options.repetitions ?? 1 });
+    return runNexmarkBench({ query: available, events: options.events, repetitions });
   }
   const cases = SUITES[suite];
   if (!cases) throw new PlanError(`unknown benchmark suite '${suite}' (suites: ${SUITE_NAMES.join(', ')})`);

@@ -103,3 +103,25 @@ describe('flambda bench state-io --json', () => {
     }
   });
 });
+
+describe('flambda bench nexmark --query', () => {
+  it('measures the one query asked for: one JSON line, with ratio_to_q0 from q0 measured in the same call', async () => {
+    const r = await runCli(['bench', 'nexmark', '--query', 'q19', '--events', '5000', '--json'], { timeoutMs: 60_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const line = oneJsonLine(r);
+    expect([line.suite, line.case, line.events]).toEqual(['nexmark', 'q19', 5000]);
+    expect(line.q0_events_per_s as number).toBeGreaterThan(0);
+    expect(line.ratio_to_q0).toBe(Math.round(((line.events_per_s as number) / (line.q0_events_per_s as number)) * 1000) / 1000);
+    expect(line.rows_in).toBe(4600);
+  }, 60_000);
+
+  it('rejects an unknown query, listing the valid ones, and --query on another suite', async () => {
+    const unknown = await runCli(['bench', 'nexmark', '--query', 'q99', '--json']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toBe("flambda: error: unknown Nexmark query 'q99' (queries: q0, q5, q7, q11, q13, q15, q18, q19)\n");
+    const other = await runCli(['bench', 'topn', '--query', 'q5']);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toBe("flambda: error: --query applies to the nexmark suite only (given suite 'topn')\n");
+  });
+});
