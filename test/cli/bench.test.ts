@@ -85,7 +85,7 @@ describe('flambda bench state-io --json', () => {
     stateIo = await runCli(['bench', 'state-io', '--json', '--events', '2000'], { timeoutMs: 120_000 });
   }, 120_000);
 
-  it('prints one JSON line per case with request rates of both backends and the write reduction', () => {
+  it('prints one JSON line per case with request rates and billing units of both backends and the write reduction', () => {
     expect(stateIo.code, stateIo.stderr).toBe(0);
     const lines = stateIo.stdout.split('\n').filter((l) => l !== '');
     const results = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -100,6 +100,17 @@ describe('flambda bench state-io --json', () => {
       expect(r.reads_per_1000 as number).toBeGreaterThan(0);
       expect(r.baseline_writes_per_1000 as number).toBeGreaterThan(r.writes_per_1000 as number);
       expect(r.write_reduction as number).toBeGreaterThan(1);
+      // Billing units: every item written costs at least one write unit, every strongly
+      // consistent read request at least one read unit, on both sides.
+      for (const field of ['write_units_per_1000', 'read_units_per_1000', 'checkpoint_write_units_per_1000', 'baseline_write_units_per_1000', 'baseline_read_units_per_1000', 'write_unit_reduction']) {
+        expect(typeof r[field], field).toBe('number');
+      }
+      expect(r.write_units_per_1000 as number).toBeGreaterThanOrEqual(r.write_items_per_1000 as number);
+      expect(r.checkpoint_write_units_per_1000 as number).toBeGreaterThanOrEqual(r.checkpoint_writes_per_1000 as number);
+      expect(r.read_units_per_1000 as number).toBeGreaterThanOrEqual(r.reads_per_1000 as number);
+      expect(r.baseline_write_units_per_1000 as number).toBeGreaterThanOrEqual(r.baseline_writes_per_1000 as number);
+      expect(r.baseline_read_units_per_1000 as number).toBeGreaterThanOrEqual(r.baseline_reads_per_1000 as number);
+      expect(r.write_unit_reduction).toBe(Math.round(((r.baseline_write_units_per_1000 as number) / (r.write_units_per_1000 as number)) * 100) / 100);
     }
   });
 });
