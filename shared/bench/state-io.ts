@@ -211,8 +211,8 @@ function checkpointedCommit(
   return { endBatch, io, checkpoints, stores, journals };
 }
 
-/** Runs the suite: one result per case. */
-export async function runStateIoSuite(events: number): Promise<BenchResult[]> {
+/** Runs the suite: one result per case; `progress` gets a line as each backend of each case starts. */
+export async function runStateIoSuite(events: number, progress: (line: string) => void = () => undefined): Promise<BenchResult[]> {
   const input = writeBidFile(events, 10_000);
   const emulator = await startDynalite();
   const client: DynamoDbSender & { destroy(): void } = createDynamoDbClient({
@@ -243,6 +243,7 @@ export async function runStateIoSuite(events: number): Promise<BenchResult[]> {
       const stateMeter = meter(client);
       const checkpointMeter = meter(client);
       const baselineMeter = meter(client);
+      progress(`state-io: ${c.name} on the DynamoDB backend (${events.toLocaleString('en-US')} events)\n`);
       const started = Date.now();
       // Every stage commits a checkpoint per batch, stateless ones too, as the handler does.
       const stageCommits = new Map(graph.stages.map((stage) => [stage.id, checkpointedCommit(stateMeter, checkpointMeter, stateTable, stage.id, [])]));
@@ -266,6 +267,7 @@ export async function runStateIoSuite(events: number): Promise<BenchResult[]> {
       const dynamoMs = Date.now() - started;
 
       const baseline: WriteThroughStateStore[] = [];
+      progress(`state-io: ${c.name} on the write-through baseline\n`);
       const baselineStarted = Date.now();
       const baselineRowsOut = await drive(graph, rows, (operatorId) => {
         const store = new WriteThroughStateStore({ client: baselineMeter, tableName: baselineTable, operatorId, keyGroups: graph.keyGroups });

@@ -206,7 +206,7 @@ export async function runSuite(suite: string, options: BenchOptions): Promise<Be
   if (options.query !== undefined && suite !== NEXMARK_SUITE) throw new PlanError(`--query applies to the ${NEXMARK_SUITE} suite only (given suite '${suite}')`);
   if (suite === STATE_IO_SUITE) {
     const { runStateIoSuite } = await import('./state-io.ts');
-    return runStateIoSuite(options.events);
+    return runStateIoSuite(options.events, (line) => process.stderr.write(line));
   }
   if (suite === WINDOWS_SUITE) {
     const { runWindowsSuite } = await import('./windows.ts');
