@@ -1,8 +1,9 @@
 /**
- * The `lookup` benchmark suite: the seed article's claim (../shared/seeds/002, "Flink SQL 扩展维表
- * Keyby"): a lookup join runs forward by default, so every shard's cache holds whatever keys its
- * rows happen to carry and the hit rate is low; hashing the stream by the join key first gives
- * each shard a disjoint key range, and each cache covers its range.
+ * The `lookup` benchmark suite: the claim of the seed article on lookup joins ("Flink SQL 扩展维表
+ * Keyby 的三种实现方式", `'lookup.enable_hash'`): a lookup join runs forward by default, so every
+ * shard's cache holds whatever keys its rows happen to carry and the hit rate is low; hashing the
+ * stream by the join key first gives each shard a disjoint key range, and each cache covers its
+ * range.
  *
  * Each case is a real job on the embedded runtime, planned by the planner from the pipeline API:
  * a JSON-lines source of probe events `{key, seq}` → `lookupJoin` against a 10,000-row dimension
