@@ -40,6 +40,7 @@ import type { OperatorRunner } from '../runtime/operator-runner.ts';
 import type { NexmarkOptions } from '../nexmark/config.ts';
 import { CountingObserver, exampleQueryPath, loadExampleQuery, runNexmarkQuery } from '../nexmark/run.ts';
 import { BID, NEXMARK_WATERMARK_DELAY_MS } from '../nexmark/schemas.ts';
+import { NEXMARK_SIDE_INPUT_FILE, nexmarkSideInputJsonl } from '../nexmark/side-input.ts';
 import { median, type BenchResult } from './suites.ts';
 
 /** Queries of the suite, in report order. */
@@ -133,10 +134,8 @@ export function q0Pipeline(): Pipeline {
 /** Writes Nexmark's side input (10,000 rows `{key: i, value: "i"}`) to a temporary JSONL file. */
 function writeSideInput(): { path: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'flambda-nexmark-side-'));
-  const path = join(dir, 'side_input.jsonl');
-  const lines: string[] = [];
-  for (let i = 0; i < 10_000; i++) lines.push(JSON.stringify({ key: i, value: String(i) }));
-  writeFileSync(path, lines.join('\n') + '\n');
+  const path = join(dir, NEXMARK_SIDE_INPUT_FILE);
+  writeFileSync(path, nexmarkSideInputJsonl());
   return { path, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
@@ -197,12 +196,19 @@ export async function measureNexmarkRun(pipeline: Pipeline, nexmark: NexmarkOpti
   };
 }
 
+/**
+ * `name` as a query of the suite.
+ *
+ * @throws PlanError naming the valid queries when `name` is not one.
+ */
+export function nexmarkQuery(name: string): NexmarkQuery {
+  if (!(NEXMARK_QUERIES as readonly string[]).includes(name)) throw new PlanError(`unknown Nexmark query '${name}' (queries: ${NEXMARK_QUERIES.join(', ')})`);
+  return name as NexmarkQuery;
+}
+
 function queryList(query: NexmarkBenchOptions['query']): NexmarkQuery[] {
-  const list = query === undefined ? [...NEXMARK_QUERIES] : typeof query === 'string' ? [query] : [...query];
-  for (const q of list) {
-    if (!(NEXMARK_QUERIES as readonly string[]).includes(q)) throw new PlanError(`unknown Nexmark query '${q}' (queries: ${NEXMARK_QUERIES.join(', ')})`);
-  }
-  return list;
+  const list: readonly string[] = query === undefined ? NEXMARK_QUERIES : typeof query === 'string' ? [query] : query;
+  return list.map(nexmarkQuery);
 }
 
 /**

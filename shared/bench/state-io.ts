@@ -18,15 +18,25 @@
  * (BatchWriteItem of the state and the redo log, checkpoint UpdateItems), with
  * `checkpoint_writes_per_1000` the checkpoint part; `reads_per_1000` = Query and GetItem requests;
  * `baseline_writes_per_1000` = PutItem + DeleteItem, `baseline_reads_per_1000` = GetItem +
- * Query; `write_items_per_1000` = items the DynamoDB backend put or deleted (what on-demand
- * capacity bills); `write_reduction` = baseline writes / writes.
+ * Query; `write_items_per_1000` = items the DynamoDB backend put or deleted; `write_reduction` =
+ * baseline writes / writes.
+ *
+ * Billing units — what DynamoDB charges, per item and per KB, whatever the number of requests —
+ * come from a meter on each side's client (shared/aws/billing/metered-dynamodb.ts), priced from
+ * the sizes of the items actually written and read: `write_units_per_1000` and
+ * `read_units_per_1000` for the DynamoDB backend with the protocol (of which
+ * `checkpoint_write_units_per_1000` are the checkpoint item's conditional updates, which carry
+ * the redo log inline), `baseline_write_units_per_1000` and `baseline_read_units_per_1000`, and
+ * `write_unit_reduction` = baseline write units / write units.
  */
 import { startDynalite } from '../aws/local/emulators.ts';
 import { readFileSync } from 'node:fs';
 import { sum, count, max } from '../api/aggregates.ts';
 import { tumble } from '../api/windows.ts';
 import { Pipeline } from '../api/pipeline.ts';
+import { meterDynamoDb, type MeteredDynamoDb } from '../aws/billing/metered-dynamodb.ts';
 import { createDynamoDbClient } from '../aws/clients.ts';
+import { ATTR } from '../aws/state/constants.ts';
 import { createStateTable } from '../aws/state/create-state-table.ts';
 import { DynamoDbStateStore } from '../aws/state/dynamodb-state-store.ts';
 import { batchWrite, newIoCounters } from '../aws/state/table-io.ts';
@@ -162,6 +172,11 @@ function per1000(requests: number, events: number): number {
   return Math.round((requests * 1_000_000) / events) / 1000;
 }
 
+/** A billing meter over `client` for the state table's items (keys `pk`, `sk`). */
+function meter(client: DynamoDbSender): MeteredDynamoDb {
+  return meterDynamoDb(client, { keyAttributes: [ATTR.pk, ATTR.sk] });
+}
+
 /**
  * The stage handler's commit as the DynamoDB backend's batch end, so the figures include the
  * effectively-once protocol (docs/effectively-once.md): per batch one fence, one announce, one
@@ -170,12 +185,13 @@ function per1000(requests: number, events: number): number {
  */
 function checkpointedCommit(
   client: DynamoDbSender,
+  checkpointClient: DynamoDbSender,
   tableName: string,
   stageId: string,
   stores: DynamoDbStateStore[],
 ): { endBatch: () => Promise<void>; io: IoCounters; checkpoints: CheckpointStore; stores: DynamoDbStateStore[]; journals: TimerJournal[] } {
   const journals: TimerJournal[] = [];
-  const checkpoints = new CheckpointStore({ client, tableName, stage: stageId, shardId: 'shardId-000000000000' });
+  const checkpoints = new CheckpointStore({ client: checkpointClient, tableName, stage: stageId, shardId: 'shardId-000000000000' });
   const io = newIoCounters();
   const options = { client, tableName, concurrency: 8, maxAttempts: 8, baseMs: 50, maxMs: 5_000, random: Math.random, sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)) };
   let version = 0;
@@ -195,8 +211,8 @@ function checkpointedCommit(
   return { endBatch, io, checkpoints, stores, journals };
 }
 
-/** Runs the suite: one result per case. */
-export async function runStateIoSuite(events: number): Promise<BenchResult[]> {
+/** Runs the suite: one result per case; `progress` gets a line as each backend of each case starts. */
+export async function runStateIoSuite(events: number, progress: (line: string) => void = () => undefined): Promise<BenchResult[]> {
   const input = writeBidFile(events, 10_000);
   const emulator = await startDynalite();
   const client: DynamoDbSender & { destroy(): void } = createDynamoDbClient({
@@ -223,15 +239,20 @@ export async function runStateIoSuite(events: number): Promise<BenchResult[]> {
 
       const dynamo: DynamoDbStateStore[] = [];
       const protocol: IoCounters[] = [];
+      // Billing meters: the backend's state, timer and redo items; the checkpoint items; the baseline.
+      const stateMeter = meter(client);
+      const checkpointMeter = meter(client);
+      const baselineMeter = meter(client);
+      progress(`state-io: ${c.name} on the DynamoDB backend (${events.toLocaleString('en-US')} events)\n`);
       const started = Date.now();
       // Every stage commits a checkpoint per batch, stateless ones too, as the handler does.
-      const stageCommits = new Map(graph.stages.map((stage) => [stage.id, checkpointedCommit(client, stateTable, stage.id, [])]));
+      const stageCommits = new Map(graph.stages.map((stage) => [stage.id, checkpointedCommit(stateMeter, checkpointMeter, stateTable, stage.id, [])]));
       for (const commit of stageCommits.values()) protocol.push(commit.io, commit.checkpoints.io);
       const rowsOut = await drive(
         graph,
         rows,
         (operatorId, stageId, operatorType) => {
-          const store = new DynamoDbStateStore({ client, tableName: stateTable, operatorId, keyGroups: graph.keyGroups });
+          const store = new DynamoDbStateStore({ client: stateMeter, tableName: stateTable, operatorId, keyGroups: graph.keyGroups });
           dynamo.push(store);
           const commit = stageCommits.get(stageId);
           commit?.stores.push(store);
@@ -246,9 +267,10 @@ export async function runStateIoSuite(events: number): Promise<BenchResult[]> {
       const dynamoMs = Date.now() - started;
 
       const baseline: WriteThroughStateStore[] = [];
+      progress(`state-io: ${c.name} on the write-through baseline\n`);
       const baselineStarted = Date.now();
       const baselineRowsOut = await drive(graph, rows, (operatorId) => {
-        const store = new WriteThroughStateStore({ client, tableName: baselineTable, operatorId, keyGroups: graph.keyGroups });
+        const store = new WriteThroughStateStore({ client: baselineMeter, tableName: baselineTable, operatorId, keyGroups: graph.keyGroups });
         baseline.push(store);
         return { store, endBatch: () => store.drain() };
       });
@@ -272,6 +294,8 @@ export async function runStateIoSuite(events: number): Promise<BenchResult[]> {
         writeItems += io.writeItems;
       }
       for (const c of protocol.filter((_, i) => i % 2 === 1)) checkpointWrites += c.writeRequests;
+      const writeUnits = stateMeter.usage.writeUnits + checkpointMeter.usage.writeUnits;
+      const readUnits = stateMeter.usage.readUnits + checkpointMeter.usage.readUnits;
       let baselineWrites = 0;
       let baselineReads = 0;
       for (const s of baseline) {
@@ -291,6 +315,12 @@ export async function runStateIoSuite(events: number): Promise<BenchResult[]> {
         baseline_writes_per_1000: per1000(baselineWrites, events),
         baseline_reads_per_1000: per1000(baselineReads, events),
         write_reduction: writes === 0 ? 0 : Math.round((baselineWrites / writes) * 10) / 10,
+        write_units_per_1000: per1000(writeUnits, events),
+        read_units_per_1000: per1000(readUnits, events),
+        checkpoint_write_units_per_1000: per1000(checkpointMeter.usage.writeUnits, events),
+        baseline_write_units_per_1000: per1000(baselineMeter.usage.writeUnits, events),
+        baseline_read_units_per_1000: per1000(baselineMeter.usage.readUnits, events),
+        write_unit_reduction: writeUnits === 0 ? 0 : Math.round((baselineMeter.usage.writeUnits / writeUnits) * 100) / 100,
         elapsed_ms: dynamoMs,
         baseline_elapsed_ms: baselineMs,
       });

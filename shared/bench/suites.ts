@@ -9,9 +9,12 @@
  * - `topn`: Top-N variants (append, retract, update).
  * - `windows`: TUMBLE, HOP and SESSION window aggregates over 100,000 keys, with timers fired per
  *   second and the live window state before the end of input (windows.ts).
- * - `state-io`: DynamoDB requests per 1,000 events of the DynamoDB state backend against a
- *   write-through baseline, on dynalite (state-io.ts; loaded only when asked for, since it
- *   pulls in the AWS SDK).
+ * - `state-io`: DynamoDB requests and billing units per 1,000 events of the DynamoDB state
+ *   backend against a write-through baseline, on dynalite (state-io.ts; loaded only when asked
+ *   for, since it pulls in the AWS SDK).
+ * - `lookup`: lookup join cache hit rate and dimension lookups, hashed by the join key vs
+ *   forward (lookup.ts); `lookup-l2`: lookups after a cold start with the DynamoDB L2 (lookup-l2.ts).
+ * - `nexmark`: q0 and the examples/nexmark queries (nexmark.ts).
  */
 import { PlanError } from '../core/errors.ts';
 import { schemaOf } from '../core/type-parse.ts';
@@ -41,6 +44,8 @@ export interface BenchOptions {
   readonly parallelism: number;
   /** Timed runs per case (medians are reported). @default 3 */
   readonly repetitions?: number;
+  /** The one query to measure (suite `nexmark` only; q0 is measured too, for `ratio_to_q0`). @default every query */
+  readonly query?: string;
 }
 
 /** Encodes every sink row to JSON and counts bytes, so passthrough includes the encode cost. */
@@ -144,17 +149,21 @@ export const STATE_IO_SUITE = 'state-io';
 /** The window suite (windows.ts): TUMBLE, HOP and SESSION over 100,000 keys, with timers and live state. */
 export const WINDOWS_SUITE = 'windows';
 
-/** Every suite name, in the order help and errors list them. */
 /** The lookup cache suite (lookup-l2.ts): dimension lookups after a cold start, with and without the DynamoDB L2. */
 export const LOOKUP_L2_SUITE = 'lookup-l2';
+
+/** The lookup join suite (lookup.ts): cache hit rate and source lookups, hashed by the join key vs forward. */
+export const LOOKUP_SUITE = 'lookup';
 
 /** The Nexmark suite (nexmark.ts): q0 and the examples/nexmark queries over generated input. */
 export const NEXMARK_SUITE = 'nexmark';
 
-export const SUITE_NAMES: readonly string[] = [...Object.keys(SUITES), WINDOWS_SUITE, STATE_IO_SUITE, NEXMARK_SUITE, LOOKUP_L2_SUITE];
+/** Every suite name, in the order help and errors list them. */
+export const SUITE_NAMES: readonly string[] = [...Object.keys(SUITES), WINDOWS_SUITE, STATE_IO_SUITE, NEXMARK_SUITE, LOOKUP_SUITE, LOOKUP_L2_SUITE];
 
 /** Default input events per suite (state-io runs on dynalite, which is slow: about 55 s here). */
 export function defaultEvents(suite: string): number {
+  if (suite === LOOKUP_SUITE) return 1_000_000;
   if (suite === NEXMARK_SUITE) return 200_000;
   if (suite === LOOKUP_L2_SUITE) return 100_000;
   return suite === STATE_IO_SUITE ? 20_000 : 300_000;
@@ -194,23 +203,30 @@ export function median(values: readonly number[]): number {
  * reported, so a burst of load on a shared machine moves one sample, not the result.
  */
 export async function runSuite(suite: string, options: BenchOptions): Promise<BenchResult[]> {
+  if (options.query !== undefined && suite !== NEXMARK_SUITE) throw new PlanError(`--query applies to the ${NEXMARK_SUITE} suite only (given suite '${suite}')`);
   if (suite === STATE_IO_SUITE) {
     const { runStateIoSuite } = await import('./state-io.ts');
-    return runStateIoSuite(options.events);
+    return runStateIoSuite(options.events, (line) => process.stderr.write(line));
   }
   if (suite === WINDOWS_SUITE) {
     const { runWindowsSuite } = await import('./windows.ts');
     return runWindowsSuite(options);
+  }
+  if (suite === LOOKUP_SUITE) {
+    const { runLookupSuite } = await import('./lookup.ts');
+    return runLookupSuite({ events: options.events, progress: (line) => process.stderr.write(line) });
   }
   if (suite === LOOKUP_L2_SUITE) {
     const { runLookupL2Suite } = await import('./lookup-l2.ts');
     return runLookupL2Suite(options.events);
   }
   if (suite === NEXMARK_SUITE) {
-    const { availableNexmarkQueries, runNexmarkBench } = await import('./nexmark.ts');
+    const { availableNexmarkQueries, nexmarkQuery, runNexmarkBench } = await import('./nexmark.ts');
+    const repetitions = options.repetitions ?? 1;
+    if (options.query !== undefined) return runNexmarkBench({ query: nexmarkQuery(options.query), events: options.events, repetitions });
     const { available, missing } = availableNexmarkQueries();
     if (missing.length > 0) process.stderr.write(`nexmark: not measured (no example yet): ${missing.join(', ')}\n`);
-    return runNexmarkBench({ query: available, events: options.events, repetitions: options.repetitions ?? 1 });
+    return runNexmarkBench({ query: available, events: options.events, repetitions });
   }
   const cases = SUITES[suite];
   if (!cases) throw new PlanError(`unknown benchmark suite '${suite}' (suites: ${SUITE_NAMES.join(', ')})`);

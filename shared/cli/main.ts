@@ -123,16 +123,18 @@ supported.`,
 
   program
     .command('bench')
-    .description('run a benchmark suite (passthrough, group-agg, topn, windows, state-io, nexmark, lookup-l2)')
+    .description('run a benchmark suite (passthrough, group-agg, topn, windows, state-io, nexmark, lookup, lookup-l2)')
     .argument('<suite>', 'suite name')
     .option('--json', 'one JSON object per result line')
     .option('--events <n>', 'input events per case')
+    .option('--query <qN>', 'suite nexmark: measure this query only (and q0, for ratio_to_q0)')
     .action(async (suite: string, opts: Record<string, unknown>) => {
       exitCode = await benchCommand(
         suite,
         {
           json: Boolean(opts.json),
           ...(opts.events !== undefined ? { events: parsePositiveInt('--events', opts.events as string) } : {}),
+          ...(opts.query !== undefined ? { query: opts.query as string } : {}),
         },
         io,
       );

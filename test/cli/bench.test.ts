@@ -85,7 +85,7 @@ describe('flambda bench state-io --json', () => {
     stateIo = await runCli(['bench', 'state-io', '--json', '--events', '2000'], { timeoutMs: 120_000 });
   }, 120_000);
 
-  it('prints one JSON line per case with request rates of both backends and the write reduction', () => {
+  it('prints one JSON line per case with request rates and billing units of both backends and the write reduction', () => {
     expect(stateIo.code, stateIo.stderr).toBe(0);
     const lines = stateIo.stdout.split('\n').filter((l) => l !== '');
     const results = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -100,6 +100,39 @@ describe('flambda bench state-io --json', () => {
       expect(r.reads_per_1000 as number).toBeGreaterThan(0);
       expect(r.baseline_writes_per_1000 as number).toBeGreaterThan(r.writes_per_1000 as number);
       expect(r.write_reduction as number).toBeGreaterThan(1);
+      // Billing units: every item written costs at least one write unit, every strongly
+      // consistent read request at least one read unit, on both sides.
+      for (const field of ['write_units_per_1000', 'read_units_per_1000', 'checkpoint_write_units_per_1000', 'baseline_write_units_per_1000', 'baseline_read_units_per_1000', 'write_unit_reduction']) {
+        expect(typeof r[field], field).toBe('number');
+      }
+      expect(r.write_units_per_1000 as number).toBeGreaterThanOrEqual(r.write_items_per_1000 as number);
+      expect(r.checkpoint_write_units_per_1000 as number).toBeGreaterThanOrEqual(r.checkpoint_writes_per_1000 as number);
+      expect(r.read_units_per_1000 as number).toBeGreaterThanOrEqual(r.reads_per_1000 as number);
+      expect(r.baseline_write_units_per_1000 as number).toBeGreaterThanOrEqual(r.baseline_writes_per_1000 as number);
+      expect(r.baseline_read_units_per_1000 as number).toBeGreaterThanOrEqual(r.baseline_reads_per_1000 as number);
+      expect(r.write_unit_reduction).toBe(Math.round(((r.baseline_write_units_per_1000 as number) / (r.write_units_per_1000 as number)) * 100) / 100);
     }
+  });
+});
+
+describe('flambda bench nexmark --query', () => {
+  it('measures the one query asked for: one JSON line, with ratio_to_q0 from q0 measured in the same call', async () => {
+    const r = await runCli(['bench', 'nexmark', '--query', 'q19', '--events', '5000', '--json'], { timeoutMs: 60_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const line = oneJsonLine(r);
+    expect([line.suite, line.case, line.events]).toEqual(['nexmark', 'q19', 5000]);
+    expect(line.q0_events_per_s as number).toBeGreaterThan(0);
+    expect(line.ratio_to_q0).toBe(Math.round(((line.events_per_s as number) / (line.q0_events_per_s as number)) * 1000) / 1000);
+    expect(line.rows_in).toBe(4600);
+  }, 60_000);
+
+  it('rejects an unknown query, listing the valid ones, and --query on another suite', async () => {
+    const unknown = await runCli(['bench', 'nexmark', '--query', 'q99', '--json']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toBe("flambda: error: unknown Nexmark query 'q99' (queries: q0, q5, q7, q11, q13, q15, q18, q19)\n");
+    const other = await runCli(['bench', 'topn', '--query', 'q5']);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toBe("flambda: error: --query applies to the nexmark suite only (given suite 'topn')\n");
   });
 });

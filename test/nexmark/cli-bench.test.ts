@@ -2,7 +2,7 @@
  * `flambda nexmark generate` (through the same commander setup and error handling as main.ts)
  * and the `nexmark` benchmark suite on a small input.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import { runNexmarkBench, runNexmarkMemoryCheck } from '../../shared/bench/nexma
 import { generate } from '../../shared/nexmark/generator.ts';
 import { nexmarkJsonLine } from '../../shared/nexmark/write-files.ts';
 import { MISSING } from './queries-common.ts';
-import { makeTempDir } from '../cli/cli.ts';
+import { makeTempDir, runCli } from '../cli/cli.ts';
 
 /** Runs `flambda <argv>` with only the nexmark command registered, as main.ts handles errors. */
 async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -36,23 +36,64 @@ const dir = makeTempDir('nexmark');
 afterAll(() => dir.cleanup());
 
 describe('flambda nexmark generate', () => {
-  it('writes the three tables in the fixture format, identical to the generator stream', async () => {
-    const r = await cli(['nexmark', 'generate', '--events', '5000', '--seed', '9', '--out', dir.path]);
+  it('writes the three tables in the fixture format, identical to the generator stream, and the side input', async () => {
+    const out = join(dir.path, 'tables');
+    const r = await cli(['nexmark', 'generate', '--events', '5000', '--seed', '9', '--out', out]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Wrote 5000 Nexmark events');
+    expect(r.stdout).toContain(`q13's side input (10000 rows) → ${join(out, 'side_input.jsonl')}`);
     const expected = { person: [] as string[], auction: [] as string[], bid: [] as string[] };
     for (const e of generate({ events: 5000, seed: 9 })) expected[e.table].push(nexmarkJsonLine(e.row as unknown as Record<string, unknown>));
     for (const table of ['person', 'auction', 'bid'] as const) {
-      expect(readFileSync(join(dir.path, `${table}.jsonl`), 'utf8')).toBe(`${expected[table].join('\n')}\n`);
+      expect(readFileSync(join(out, `${table}.jsonl`), 'utf8')).toBe(`${expected[table].join('\n')}\n`);
     }
-    const bid = JSON.parse(readFileSync(join(dir.path, 'bid.jsonl'), 'utf8').split('\n')[0] as string) as Record<string, unknown>;
+    const bid = JSON.parse(readFileSync(join(out, 'bid.jsonl'), 'utf8').split('\n')[0] as string) as Record<string, unknown>;
     expect(bid.date_time).toBe('2015-07-15 00:00:00.000');
+    // Nexmark's side input: key i → value "i", i = 0..9999, one JSON object per line.
+    const side = readFileSync(join(out, 'side_input.jsonl'), 'utf8').split('\n');
+    expect(side).toHaveLength(10_001);
+    expect(side[10_000]).toBe('');
+    side.slice(0, 10_000).forEach((line, i) => expect(JSON.parse(line)).toEqual({ key: i, value: String(i) }));
+  });
+
+  it('creates --out and its parents', async () => {
+    const out = join(dir.path, 'new', 'a', 'b');
+    expect(existsSync(join(dir.path, 'new'))).toBe(false);
+    const r = await cli(['nexmark', 'generate', '--events', '2000', '--seed', '1', '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    for (const f of ['person', 'auction', 'bid', 'side_input']) expect(readFileSync(join(out, `${f}.jsonl`), 'utf8')).not.toBe('');
+  });
+
+  it('refuses to overwrite existing files, naming them, and writes nothing; --force overwrites', async () => {
+    const out = join(dir.path, 'again');
+    expect((await cli(['nexmark', 'generate', '--events', '2000', '--seed', '1', '--out', out])).code).toBe(0);
+    const before = readFileSync(join(out, 'bid.jsonl'), 'utf8');
+    const refused = await cli(['nexmark', 'generate', '--events', '3000', '--seed', '2', '--out', out]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`flambda: error: --out ${out}: ${['person', 'auction', 'bid', 'side_input'].map((f) => join(out, `${f}.jsonl`)).join(', ')} already exist (pass --force to overwrite)`);
+    expect(readFileSync(join(out, 'bid.jsonl'), 'utf8')).toBe(before);
+
+    // One existing file is enough to refuse, and it is the one named.
+    const partial = join(dir.path, 'partial');
+    const existing = join(partial, 'auction.jsonl');
+    expect((await cli(['nexmark', 'generate', '--events', '10', '--out', partial])).code).toBe(0);
+    for (const f of ['person', 'bid', 'side_input']) rmSync(join(partial, `${f}.jsonl`));
+    const one = await cli(['nexmark', 'generate', '--events', '10', '--out', partial]);
+    expect(one.stderr).toContain(`--out ${partial}: ${existing} already exists (pass --force to overwrite)`);
+    expect(existsSync(join(partial, 'bid.jsonl'))).toBe(false);
+
+    const forced = await cli(['nexmark', 'generate', '--events', '3000', '--seed', '2', '--out', out, '--force']);
+    expect(forced.code, forced.stderr).toBe(0);
+    const after = readFileSync(join(out, 'bid.jsonl'), 'utf8');
+    expect(after).not.toBe(before);
+    expect(after.split('\n')[0]).toBe(nexmarkJsonLine([...generate({ events: 3000, seed: 2 })].find((e) => e.table === 'bid')?.row as unknown as Record<string, unknown>));
   });
 
   it('honours --rate and --out-of-order-ms', async () => {
-    const r = await cli(['nexmark', 'generate', '--events', '2000', '--out', dir.path, '--rate', '100', '--out-of-order-ms', '300']);
+    const out = join(dir.path, 'rate');
+    const r = await cli(['nexmark', 'generate', '--events', '2000', '--out', out, '--rate', '100', '--out-of-order-ms', '300']);
     expect(r.code).toBe(0);
-    const times = readFileSync(join(dir.path, 'bid.jsonl'), 'utf8').trim().split('\n').map((l) => Date.parse(`${(JSON.parse(l) as { date_time: string }).date_time.replace(' ', 'T')}Z`));
+    const times = readFileSync(join(out, 'bid.jsonl'), 'utf8').trim().split('\n').map((l) => Date.parse(`${(JSON.parse(l) as { date_time: string }).date_time.replace(' ', 'T')}Z`));
     expect(Math.max(...times) - Math.min(...times)).toBeGreaterThan(19_000);
     let max = -Infinity;
     for (const t of times) {
@@ -68,23 +109,36 @@ describe('flambda nexmark generate', () => {
     [['--events', '10', '--seed', 'x'], '--seed must be an integer'],
     [['--events', '10', '--out-of-order-ms', '-1'], '--out-of-order-ms must be an integer'],
   ])('rejects %j with a clear error', async (args, message) => {
-    const r = await cli(['nexmark', 'generate', ...args, '--out', dir.path]);
+    const r = await cli(['nexmark', 'generate', ...args, '--out', join(dir.path, 'bad-args')]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(message);
   });
 
-  it('rejects a missing or non-directory --out, and a missing option', async () => {
-    const missing = await cli(['nexmark', 'generate', '--events', '10', '--out', join(dir.path, 'nope')]);
-    expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('the directory does not exist');
+  it('rejects an --out that is a file, or under one, and a missing option', async () => {
     const file = join(dir.path, 'a-file');
     writeFileSync(file, 'x');
     const notDir = await cli(['nexmark', 'generate', '--events', '10', '--out', file]);
-    expect(notDir.stderr).toContain('not a directory');
+    expect(notDir.code).toBe(1);
+    expect(notDir.stderr).toContain(`flambda: error: --out ${file}: not a directory`);
+    const under = await cli(['nexmark', 'generate', '--events', '10', '--out', join(file, 'sub')]);
+    expect(under.code).toBe(1);
+    expect(under.stderr).toContain(`flambda: error: --out ${join(file, 'sub')}: cannot create the directory`);
     const noOut = await cli(['nexmark', 'generate', '--events', '10']);
     expect(noOut.code).toBe(2);
     expect(noOut.stderr).toContain('--out');
   });
+
+  it("makes everything q13's README command needs: every bid joins its side-input row", async () => {
+    const out = join(dir.path, 'q13');
+    expect((await cli(['nexmark', 'generate', '--events', '3000', '--seed', '5', '--out', out])).code).toBe(0);
+    const final = join(out, 'out.json');
+    const r = await runCli(['run', 'examples/nexmark/q13.ts', '--input', `bid=${join(out, 'bid.jsonl')}`, '--input', `side_input=${join(out, 'side_input.jsonl')}`, '--final', final, '--quiet'], { timeoutMs: 60_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const bids = readFileSync(join(out, 'bid.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { auction: number; bidder: number; price: number });
+    const rows = JSON.parse(readFileSync(final, 'utf8')) as { auction: number; bidder: number; price: number; value: string }[];
+    const key = (b: { auction: number; bidder: number; price: number }): string => `${b.auction}/${b.bidder}/${b.price}`;
+    expect(rows.map((row) => `${key(row)}=${row.value}`).sort()).toEqual(bids.map((b) => `${key(b)}=${b.auction % 10_000}`).sort());
+  }, 60_000);
 });
 
 describe('nexmark benchmark suite', () => {
