@@ -50,7 +50,13 @@ export function bindInputs(graph: JobGraph, bindings: readonly string[]): Map<st
       throw new PlanError(`--input ${name}=…: the pipeline has no source '${name}' (sources: ${names.join(', ')}${tables})`);
     }
     if (!existsSync(path)) throw new PlanError(`--input ${name}=${path}: file not found`);
-    if (!statSync(path).isFile()) throw new PlanError(`--input ${name}=${path}: not a file (expected a JSON-lines file)`);
+    const stat = statSync(path);
+    // A named pipe is read as its writer writes (a live input); a directory is a partitioned
+    // input, one partition per file (sources only).
+    const partitioned = stat.isDirectory() && names.includes(name);
+    if (!stat.isFile() && !stat.isFIFO() && !partitioned) {
+      throw new PlanError(`--input ${name}=${path}: not a file (expected a JSON-lines file${names.includes(name) ? ', a named pipe, or a directory of them' : ''})`);
+    }
   }
   for (const source of graph.sources) {
     const c = source.connector;

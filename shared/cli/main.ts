@@ -3,7 +3,7 @@
  * `flambda: error: <what is wrong and what was expected>` and exits non-zero.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { FlambdaError } from '../core/errors.ts';
+import { FlambdaError, PlanError } from '../core/errors.ts';
 import { parsePositiveInt } from './args.ts';
 import { benchCommand } from './bench-command.ts';
 import { explainCommand } from './explain-command.ts';
@@ -12,6 +12,12 @@ import { nexmarkCommand } from './nexmark-command.ts';
 import { runCommand, type CliIo } from './run-command.ts';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+/** `--ui` and `--port`: the port needs the page. */
+function uiOptions(opts: Record<string, unknown>): { ui?: boolean; port?: number } {
+  if (opts.port !== undefined && !opts.ui) throw new PlanError('--port sets the job page\'s port: give --ui too');
+  return opts.ui ? { ui: true, ...(opts.port !== undefined ? { port: parsePositiveInt('--port', opts.port as string, 65_535) } : {}) } : {};
+}
 
 /** Runs the CLI with `argv` (without the node and script names); resolves to the exit code. */
 export async function main(argv: readonly string[], io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
@@ -40,6 +46,8 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
     .option('--explain', 'print the plan, including the Top-N strategy the planner chose, before running')
     .option('--live-every <n>', 'print the current result of every sink after each n input records')
     .addOption(new Option('--batch-size <n>', 'records per source batch').default('1024'))
+    .option('--ui', 'serve the live job page on 127.0.0.1 while the job runs and after it ends, until Ctrl-C')
+    .option('--port <n>', 'port of the job page (default: a free port)')
     .action(async (file: string, opts: Record<string, unknown>) => {
       exitCode = await runCommand(
         file,
@@ -55,6 +63,7 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
           ...(opts.liveEvery !== undefined ? { liveEvery: parsePositiveInt('--live-every', opts.liveEvery as string) } : {}),
           explain: Boolean(opts.explain),
           batchSize: parsePositiveInt('--batch-size', opts.batchSize as string, 1_000_000),
+          ...uiOptions(opts),
         },
         io,
       );

@@ -7,11 +7,13 @@ import type { JsonValue } from '../core/codec.ts';
 import type { Pipeline } from '../api/pipeline.ts';
 import type { JobGraph, JobSink } from '../plan/job-graph.ts';
 import { runEmbeddedJob, type DeadLetter, type JobProgress } from '../runtime/embedded/embedded-runtime.ts';
+import type { JobProbe } from '../runtime/job-probe.ts';
 import { formatStages } from './explain-command.ts';
 import { JsonlChangelogWriter, type SinkObserver } from '../runtime/embedded/sinks.ts';
 import { FinalCollector, bindInputs, bindSinkFiles, checkOutputPath, describeSchema, encodeFinal, summaryLine } from './bindings.ts';
 import { loadPipeline } from './load-pipeline.ts';
 import { renderTable } from './table.ts';
+import { openJobPage, type JobPage } from '../ui/job-page.ts';
 
 /** Options of the run command, as parsed by the CLI. */
 export interface RunOptions {
@@ -28,6 +30,10 @@ export interface RunOptions {
   readonly explain?: boolean;
   /** Print the current result table every this many input records. */
   readonly liveEvery?: number;
+  /** Serve the live job page while the job runs and after it ends, until Ctrl-C. */
+  readonly ui?: boolean;
+  /** Port of the job page (0: a free one). */
+  readonly port?: number;
 }
 
 /** Streams the CLI writes to; injectable for tests. */
@@ -67,6 +73,8 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
     if (changelogFile) observe(sink.name, new JsonlChangelogWriter(sink.schema, changelogFile));
   }
 
+  const page = options.ui ? await openJobPage(graph, 'embedded', options.port ?? 0, (line) => io.stderr.write(`${line}\n`)) : undefined;
+  if (page) for (const sink of graph.sinks) observe(sink.name, page.monitor.sinkObserver(sink.name));
   const deadLetters = new Map<string, number>();
   const firstReasons: string[] = [];
   const deadLetterOut = options.deadLetter ? createWriteStream(options.deadLetter) : undefined;
@@ -82,7 +90,9 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
       }
     }
   };
-  const result = await runEmbeddedJob(graph, {
+  let result: Awaited<ReturnType<typeof runEmbeddedJob>>;
+  try {
+    result = await runEmbeddedJob(graph, {
     inputs,
     code: { functions: pipeline.userFunctions, generators: pipeline.generators },
     ...(options.batchSize ? { batchSize: options.batchSize } : {}),
@@ -96,11 +106,18 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
       deadLetters.set(letter.source, (deadLetters.get(letter.source) ?? 0) + 1);
       if (firstReasons.length < 5) firstReasons.push(letter.reason);
       deadLetterOut?.write(`${JSON.stringify(letter)}\n`);
+      page?.monitor.deadLetter({ source: letter.source, position: letter.position, reason: letter.reason, raw: letter.raw });
     },
     onProgress,
     // Live tables need a look after every batch; the progress line throttles itself.
     ...(options.liveEvery !== undefined ? { progressIntervalMs: 0 } : {}),
-  });
+    ...(page ? { onStart: (probe: JobProbe) => page.monitor.attach(probe), signal: page.stop } : {}),
+    });
+  } catch (error) {
+    progress.done();
+    if (page === undefined) throw error;
+    return failedWithPage(page, error, io);
+  }
   progress.done();
   if (deadLetterOut) await new Promise<void>((resolve) => deadLetterOut.end(resolve));
 
@@ -109,8 +126,13 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
     writeFileSync(path, `${JSON.stringify(encodeFinal(graph, sinkName, collector), null, 1)}\n`);
   }
   if (options.table) printTables(graph, collectors, io, pipeline);
-  io.stderr.write(`${summaryLine(result, deadLetters)}\n`);
+  const summary = summaryLine(result, deadLetters);
+  io.stderr.write(`${summary}\n`);
   for (const reason of firstReasons) io.stderr.write(`  dead letter: ${reason}\n`);
+  if (page) {
+    page.monitor.finished({ summary: summary.replace(/^flambda: /, ''), recordsRead: result.recordsRead, deadLettered: result.deadLettered, elapsedMs: result.elapsedMs });
+    await page.serveUntilStopped();
+  }
 
   // A source whose every record was rejected is bound to the wrong file or schema: fail loudly.
   for (const [source, bad] of deadLetters) {
@@ -123,6 +145,15 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
     }
   }
   return 0;
+}
+
+/** A job with a page failed or was stopped: the page shows why and stays until Ctrl-C. */
+async function failedWithPage(page: JobPage, error: unknown, io: CliIo): Promise<number> {
+  const stopped = page.stop.aborted;
+  page.monitor.failed(error, stopped);
+  if (!stopped) io.stderr.write(`flambda: error: ${error instanceof Error ? error.message : String(error)}\n`);
+  await page.serveUntilStopped();
+  return stopped ? 130 : 1;
 }
 
 function printTables(graph: JobGraph, collectors: ReadonlyMap<string, FinalCollector>, io: CliIo, pipeline: Pipeline): void {

@@ -18,6 +18,7 @@ import { MemoryStateStore } from '../state/memory-backend.ts';
 import type { TimerSnapshot } from '../state/timer-service.ts';
 import { MemoryTimerService } from '../state/timer-service.ts';
 import type { KeyedStateStore } from '../state/state.ts';
+import type { RunnerTap } from './job-probe.ts';
 
 /** Everything needed to resume an operator instance: keyed state, timers and watermark. */
 export interface OperatorSnapshot {
@@ -107,6 +108,8 @@ export class OperatorRunner {
   readonly timers: MemoryTimerService;
   /** Counters bumped by the operator and by the runner ({@link RUNNER_METRICS}). */
   readonly metrics = new MetricCounters();
+  /** Sees the rows of every driving call (the job page's edge taps); unset unless an edge is tapped. */
+  tap: RunnerTap | undefined;
 
   private readonly clock: Clock;
   private readonly output = new CollectingOutput(this.metrics);
@@ -170,6 +173,7 @@ export class OperatorRunner {
     try {
       this.timers.setProcessingTime(this.clock());
       this.metrics.increment(RUNNER_METRICS.recordsIn, rows.length);
+      this.tap?.input(this, rows);
       const pending = operator.processBatch(rows, this.output);
       if (pending !== undefined) await pending;
       return this.collect();
@@ -314,7 +318,10 @@ export class OperatorRunner {
   private collect(): ChangeRow[] {
     const rows = this.output.rows;
     this.output.rows = [];
-    if (rows.length > 0) this.metrics.increment(RUNNER_METRICS.recordsOut, rows.length);
+    if (rows.length > 0) {
+      this.metrics.increment(RUNNER_METRICS.recordsOut, rows.length);
+      this.tap?.output(this, rows);
+    }
     return rows;
   }
 

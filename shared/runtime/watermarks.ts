@@ -32,6 +32,8 @@ export class InputWatermarks {
   private readonly channels: Float64Array;
   private readonly lastActive: Float64Array;
   private readonly idle: Uint8Array;
+  /** Whether a channel was ever active (its `lastActive` is a real time). */
+  private readonly everActive: Uint8Array;
   private combined = -Infinity;
 
   /**
@@ -45,6 +47,7 @@ export class InputWatermarks {
     this.channels = new Float64Array(channelCount).fill(-Infinity);
     this.lastActive = new Float64Array(channelCount);
     this.idle = new Uint8Array(channelCount);
+    this.everActive = new Uint8Array(channelCount);
   }
 
   /** Number of input channels. */
@@ -57,10 +60,26 @@ export class InputWatermarks {
     return this.combined;
   }
 
+  /** The idleness timeout (ms); undefined when channels never go idle. */
+  get idleTimeout(): number | undefined {
+    return this.idleTimeoutMs;
+  }
+
+  /** Each channel's watermark, last activity (undefined before any) and idleness, for observers. */
+  channelStates(): { watermark: number; lastActive: number | undefined; idle: boolean }[] {
+    const out: { watermark: number; lastActive: number | undefined; idle: boolean }[] = [];
+    for (let i = 0; i < this.channels.length; i++) {
+      const active = this.everActive[i] === 1;
+      out.push({ watermark: this.channels[i] ?? -Infinity, lastActive: active ? this.lastActive[i] : undefined, idle: this.idle[i] === 1 });
+    }
+    return out;
+  }
+
   /** Records activity (data) on a channel at processing time `now`; an idle channel becomes active. */
   markActive(channel: number, now: number): void {
     this.lastActive[channel] = now;
     this.idle[channel] = 0;
+    this.everActive[channel] = 1;
   }
 
   /**

@@ -3,7 +3,7 @@
  * `flambda: error: …` message on stderr that says what is wrong and what was expected, and
  * writes nothing to stdout.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_SPECIFIER, BID_FILE, NEXMARK, REPO_ROOT, makeTempDir, runCli, type CliResult } from './cli.ts';
 
@@ -220,17 +220,20 @@ describe('flambda error messages', () => {
 /* Unusable output paths and directories are reported before the job runs, never as a stack trace. */
 describe('flambda error messages for unusable paths', () => {
   const missingDir = tmp.file('no/such/dir');
+  // A directory is a partitioned input (one partition per file); an empty one has nothing to read.
+  const emptyDir = tmp.file('empty-dir');
+  mkdirSync(emptyDir);
 
   it.each([
     ['--final', ['--final', `${missingDir}/out.json`]],
     ['--changelog', ['--changelog', `${missingDir}/changes.jsonl`]],
     ['--dead-letter', ['--dead-letter', `${missingDir}/dead.jsonl`]],
-    ['--input <directory>', ['--input', `bid=${tmp.path}`]],
+    ['--input <empty directory>', ['--input', `bid=${emptyDir}`]],
   ])('%s to a path that cannot be used exits 1 with flambda: error:', async (_name, extra) => {
     const args = extra[0] === '--input' ? ['run', Q15, ...extra] : ['run', Q15, '--input', BID_FILE, ...extra];
     const r = await runCli(args);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^flambda: error: .*(does not exist|not a file)/im);
+    expect(r.stderr).toMatch(/^flambda: error: .*(does not exist|not a file|holds no files)/im);
     expect(r.stderr).not.toMatch(/^\s+at /m);
   });
 });

@@ -33,7 +33,9 @@ import { createDimensionSource, createOperator, type DimensionSourceFactory, typ
 import { BoundedOutOfOrderness, InputWatermarks } from '../watermarks.ts';
 import { LATE_RECORDS_METRIC } from '../../operators/window-rank/late-data.ts';
 import { createSink, type SinkInstance, type SinkObserver, type SinkSetup } from './sinks.ts';
-import { batchRows, readJsonLines } from './sources.ts';
+import { batchRows, inputPartitions, mergePartitions, readJsonLines } from './sources.ts';
+import { embeddedProbe } from './embedded-probe.ts';
+import type { JobProbe } from '../job-probe.ts';
 
 /** A record that could not be decoded or failed validation; it never stops the job. */
 export interface DeadLetter {
@@ -81,6 +83,13 @@ export interface EmbeddedJobOptions {
    * (benchmarks check window state stays bounded by the live windows).
    */
   readonly onInputEnd?: (source: string, runners: readonly OperatorRunner[]) => void;
+  /**
+   * Called once, when the job's tasks are built and before the first record, with a probe of
+   * them (the `--ui` job page reads counters, state sizes and watermarks through it).
+   */
+  readonly onStart?: (probe: JobProbe) => void;
+  /** Stops the job: it rejects with the signal's reason at the next batch (or pending read). */
+  readonly signal?: AbortSignal;
 }
 
 /** What a finished job reports. */
@@ -208,6 +217,7 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
   }
   const order = graph.stages.map((s) => stages.get(s.id) as StageRuntime);
   try {
+    options.onStart?.(embeddedProbe(graph, order));
 
     let recordsRead = 0;
     let deadLettered = 0;
@@ -256,11 +266,13 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
       let nextShard = 0;
       const shardBatches: ChangeRow[][] = stage.tasks.map(() => []);
 
-      const pushRows = async (rows: readonly Row[]): Promise<void> => {
+      /** Deals rows round-robin over the source shards, or all to `toShard` (a partition's shard). */
+      const pushRows = async (rows: readonly Row[], toShard?: number): Promise<void> => {
         const parallelism = stage.tasks.length;
         for (const row of rows) {
-          const shard = nextShard;
-          nextShard = nextShard + 1 === parallelism ? 0 : nextShard + 1;
+          let shard = nextShard;
+          if (toShard === undefined) nextShard = nextShard + 1 === parallelism ? 0 : nextShard + 1;
+          else shard = toShard;
           (shardBatches[shard] as ChangeRow[]).push({ kind: '+I', row });
           if (generators && timeColumn) (generators[shard] as BoundedOutOfOrderness).observe(row[timeColumn] as number | null);
         }
@@ -286,11 +298,22 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
         reportProgress(false);
       };
 
-      for await (const rows of readSource(source, options, code, batchSize, (letter) => {
+      const deadLetter = (letter: DeadLetter): void => {
         deadLettered += 1;
         options.onDeadLetter?.(letter);
-      })) {
-        await pushRows(rows);
+      };
+      for await (const step of readSource(source, options, code, batchSize, stage.tasks.length, deadLetter)) {
+        options.signal?.throwIfAborted();
+        if ('rows' in step) {
+          await pushRows(step.rows, step.shard);
+          continue;
+        }
+        // Every partition of this shard has ended: the shard is finished and its +∞ watermark
+        // stops holding back the stages downstream (Flink: a finished source reader).
+        const task = stage.tasks[step.endShard] as StageTask;
+        stage.route(task.shard, await task.advance(Infinity));
+        stage.emitWatermark(task.shard, Infinity, clock());
+        await drain(0);
       }
       options.onInputEnd?.(source.name, order.flatMap((st) => st.tasks.flatMap((t) => t.runners)));
       // End of bounded input: +∞ on every source shard.
@@ -503,20 +526,28 @@ function sourceIdleTimeout(graph: JobGraph): number | undefined {
   return timeouts.length > 0 ? Math.min(...timeouts) : undefined;
 }
 
-/** Yields decoded row batches of one source; bad records become dead letters. */
+/** A step of a source: rows (for one shard, when the input is partitioned), or the end of a shard's partitions. */
+type SourceStep = { readonly rows: Row[]; readonly shard?: number } | { readonly endShard: number };
+
+/**
+ * Yields decoded row batches of one source; bad records become dead letters. A directory
+ * input is partitioned: partition (file) i feeds source shard i mod `parallelism`, and each
+ * shard ends when its partitions have (at once for a shard with none).
+ */
 async function* readSource(
   source: JobSource,
   options: EmbeddedJobOptions,
   code: NonNullable<EmbeddedJobOptions['code']>,
   batchSize: number,
+  parallelism: number,
   deadLetter: (letter: DeadLetter) => void,
-): AsyncGenerator<Row[]> {
+): AsyncGenerator<SourceStep> {
   const connector = source.connector;
   if (connector.type === 'generator') {
     const generator = code.generators?.get(connector.ref);
     if (!generator) throw new PlanError(`source '${source.name}': generator ${connector.display} is not in the pipeline module`);
     // One generator instance produces the whole stream; rows are spread over source shards.
-    yield* batchRows(generator({ shard: 0, parallelism: 1 }), batchSize);
+    for (const rows of batchRows(generator({ shard: 0, parallelism: 1 }), batchSize)) yield { rows };
     return;
   }
   if (connector.type === 'kinesis') {
@@ -531,7 +562,32 @@ async function* readSource(
   }
   const decoder = createRowDecoder(source.schema);
   if (!existsSync(path)) throw new PlanError(`source '${source.name}': input file not found: ${path}`);
-  for await (const batch of readJsonLines(path, batchSize)) {
+  const files = inputPartitions(path);
+  const decoded = (file: string) => decodeLines(source.name, file, decoder, batchSize, deadLetter, options.signal);
+  if (files.length === 1 && files[0] === path) {
+    for await (const rows of decoded(path)) yield { rows };
+    return;
+  }
+  const open = new Array<number>(parallelism).fill(0);
+  files.forEach((_, i) => (open[i % parallelism] as number)++);
+  for (let shard = 0; shard < parallelism; shard++) if (open[shard] === 0) yield { endShard: shard };
+  for await (const step of mergePartitions(files.map(decoded))) {
+    const shard = step.partition % parallelism;
+    if ('value' in step) yield { rows: step.value, shard };
+    else if (--(open[shard] as number) === 0) yield { endShard: shard };
+  }
+}
+
+/** Decodes one JSON-lines file (or pipe) into row batches; bad lines become dead letters. */
+async function* decodeLines(
+  source: string,
+  path: string,
+  decoder: ReturnType<typeof createRowDecoder>,
+  batchSize: number,
+  deadLetter: (letter: DeadLetter) => void,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<Row[]> {
+  for await (const batch of readJsonLines(path, batchSize, signal)) {
     const rows: Row[] = [];
     for (let i = 0; i < batch.lines.length; i++) {
       const line = batch.lines[i] as string;
@@ -540,7 +596,7 @@ async function* readSource(
         rows.push(decodeJsonLine(line, decoder, position));
       } catch (error) {
         if (!(error instanceof RecordError)) throw error;
-        deadLetter({ source: source.name, position, reason: error.message, raw: line });
+        deadLetter({ source, position, reason: error.message, raw: line });
       }
     }
     if (rows.length > 0) yield rows;

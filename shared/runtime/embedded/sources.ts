@@ -1,8 +1,11 @@
 /**
- * Source readers of the embedded runtime: bounded JSON-lines files and in-process generators.
- * Both hand out batches so the runtime's per-record path stays a tight loop.
+ * Source readers of the embedded runtime: JSON-lines files (or named pipes, read as the writer
+ * writes), directories of them (one partition per file), and in-process generators. All hand
+ * out batches so the runtime's per-record path stays a tight loop.
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { PlanError } from '../../core/errors.ts';
 import type { Row } from '../../core/types.ts';
 
 /** A batch of raw JSON lines with their 1-based line numbers. */
@@ -13,10 +16,12 @@ export interface LineBatch {
 
 /**
  * Reads a file as batches of non-empty lines (`\n` or `\r\n`), at most `batchSize` per batch.
- * Blank lines are skipped but still counted for positions.
+ * Blank lines are skipped but still counted for positions. The lines read by each chunk are
+ * handed out when the chunk ends, so a named pipe's lines reach the job as they are written
+ * rather than when a batch is full. `signal` aborts a read that waits for a pipe's writer.
  */
-export async function* readJsonLines(path: string, batchSize: number): AsyncGenerator<LineBatch> {
-  const stream = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 });
+export async function* readJsonLines(path: string, batchSize: number, signal?: AbortSignal): AsyncGenerator<LineBatch> {
+  const stream = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20, ...(signal ? { signal } : {}) });
   let rest = '';
   let lineNo = 0;
   let lines: string[] = [];
@@ -44,6 +49,11 @@ export async function* readJsonLines(path: string, batchSize: number): AsyncGene
       if (batch) yield batch;
     }
     rest = text.slice(start);
+    if (lines.length > 0) {
+      yield { lines, lineNumbers };
+      lines = [];
+      lineNumbers = [];
+    }
   }
   if (rest.length > 0) {
     const batch = push(rest);
@@ -63,4 +73,60 @@ export function* batchRows(rows: Iterable<Row>, batchSize: number): Generator<Ro
     }
   }
   if (batch.length > 0) yield batch;
+}
+
+/**
+ * The files an input path stands for: the file (or named pipe) itself, or the files and pipes
+ * of a directory sorted by name — a partitioned input, one partition per file, as a
+ * filesystem source reads a directory.
+ *
+ * @throws PlanError when the path is missing, or a directory holds no file.
+ */
+export function inputPartitions(path: string): string[] {
+  let stat;
+  try {
+    stat = statSync(path);
+  } catch {
+    throw new PlanError(`input not found: ${path}`);
+  }
+  if (!stat.isDirectory()) return [path];
+  const files = readdirSync(path)
+    .filter((name) => !name.startsWith('.'))
+    .sort()
+    .map((name) => join(path, name))
+    .filter((file) => {
+      const s = statSync(file);
+      return s.isFile() || s.isFIFO();
+    });
+  if (files.length === 0) throw new PlanError(`input directory ${path} holds no files (each file is one partition)`);
+  return files;
+}
+
+/** One step of {@link mergePartitions}: a value of a partition, or the end of one. */
+export type PartitionStep<T> = { readonly partition: number; readonly value: T } | { readonly partition: number; readonly end: true };
+
+/**
+ * Reads several partitions at once and yields their values as each produces them (so a
+ * partition that waits for its writer holds back no other), then the end of each.
+ */
+export async function* mergePartitions<T>(partitions: readonly AsyncIterable<T>[]): AsyncGenerator<PartitionStep<T>> {
+  const iterators = partitions.map((p) => p[Symbol.asyncIterator]());
+  const next = (i: number) => (iterators[i] as AsyncIterator<T>).next().then((result) => ({ i, result }));
+  const pending = new Map<number, Promise<{ i: number; result: IteratorResult<T> }>>(iterators.map((_, i) => [i, next(i)]));
+  try {
+    while (pending.size > 0) {
+      const { i, result } = await Promise.race(pending.values());
+      if (result.done === true) {
+        pending.delete(i);
+        yield { partition: i, end: true };
+      } else {
+        pending.set(i, next(i));
+        yield { partition: i, value: result.value };
+      }
+    }
+  } finally {
+    // Stopped early (an error, an abort): close the partitions still open. Not awaited: a
+    // partition waiting for a pipe's writer closes only when its pending read settles.
+    for (const i of pending.keys()) void Promise.resolve((iterators[i] as AsyncIterator<T>).return?.()).catch(() => undefined);
+  }
 }
