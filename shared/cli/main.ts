@@ -1,5 +1,5 @@
 /**
- * The `flambda` command line: `run`, `local`, `explain` and `bench`. Every failure prints
+ * The `flambda` command line: `run`, `local`, `explain`, `sql`, `nexmark` and `bench`. Every failure prints
  * `flambda: error: <what is wrong and what was expected>` and exits non-zero.
  */
 import { Command, CommanderError, Option } from 'commander';
@@ -146,6 +146,33 @@ supported.`,
           ...(opts.query !== undefined ? { query: opts.query as string } : {}),
         },
         io,
+      );
+    });
+
+  program
+    .command('sql')
+    .description("an interactive SQL shell like Flink's SQL client (statements from a terminal, a pipe, or a script)")
+    .argument('[script]', 'a .sql script to run first')
+    .option('-i, --input <table=file>', "bind a table to a JSON-lines file, overriding its 'path' (repeatable)", collect, [])
+    .option('-p, --parallelism <n>', 'shards per stage of the jobs the shell runs')
+    .addHelpText(
+      'after',
+      `
+Statements end with ';' and may span lines: CREATE TABLE / VIEW, DROP, SET, RESET, SELECT (a
+live table; Ctrl-C stops the query), INSERT INTO (a background job: SHOW JOBS, STOP JOB '<id>'),
+EXPLAIN, SHOW TABLES, DESCRIBE, HELP, QUIT. With statements piped in, the shell runs them in
+order, prints each SELECT's final table, waits for running jobs at the end of input, and exits 1
+if a statement failed.`,
+    )
+    .action(async (script: string | undefined, opts: Record<string, unknown>) => {
+      const { sqlCommand } = await import('./sql-command.ts');
+      exitCode = await sqlCommand(
+        {
+          ...(script !== undefined ? { script } : {}),
+          input: opts.input as string[],
+          ...(opts.parallelism !== undefined ? { parallelism: parsePositiveInt('--parallelism', opts.parallelism as string, 10_000) } : {}),
+        },
+        { stdin: io.stdin ?? process.stdin, stdout: io.stdout, stderr: io.stderr },
       );
     });
 

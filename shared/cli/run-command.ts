@@ -38,6 +38,8 @@ export interface RunOptions {
 
 /** Streams the CLI writes to; injectable for tests. */
 export interface CliIo {
+  /** Where `flambda sql` reads statements. @default process.stdin */
+  readonly stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
   readonly stdout: NodeJS.WritableStream;
   readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
 }

@@ -36,6 +36,11 @@ export interface CompileSqlOptions {
    * the hand-written parser.ts instead of failing. @default true
    */
   readonly grammarCheck?: boolean;
+  /**
+   * Accept a script of declarations only (CREATE, SET) — the SQL shell checks each DDL
+   * statement this way. @default false: such a script has nothing to run, an error
+   */
+  readonly allowNoQuery?: boolean;
 }
 
 /** A compiled script. */
@@ -103,7 +108,7 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
         break;
     }
   }
-  if (statements.every((s) => s.k !== 'select' && s.k !== 'insert')) {
+  if (!options.allowNoQuery && statements.every((s) => s.k !== 'select' && s.k !== 'insert')) {
     throw new SqlError({ line: 1, column: 1 }, 'the script has no INSERT INTO or SELECT statement: nothing to run');
   }
   return { pipeline, sources, sinks, lookupTables: ctx.lookups, settings, warnings: ctx.warnings, statements };
