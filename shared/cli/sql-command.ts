@@ -205,7 +205,8 @@ class Shell {
       queue = queue.then(async () => {
         for (const statement of statements) {
           if (quitting) return;
-          if ((await this.run(statement)) === 'quit') {
+          // On a terminal, positions count from the statement's first line, as typed.
+          if ((await this.run({ text: statement.text, line: 1, column: 1 })) === 'quit') {
             quitting = true;
             rl.close();
             return;

@@ -493,7 +493,8 @@ export class JobMonitor {
 
   /**
    * The explanation of the upstream shard that a stage shard's holding channel comes from,
-   * followed further upstream while that shard is itself held by a channel.
+   * followed further upstream while that shard is itself held by a channel: the deepest held
+   * shard's explanation names the channel that really holds the watermark back.
    */
   private upstreamCause(stageId: string, heldBy: string, now: number, depth = 0): WatermarkWhy | undefined {
     const spec = this.graph.stages.find((s) => s.id === stageId);
@@ -505,8 +506,10 @@ export class JobMonitor {
     if (source === undefined) return undefined;
     const why = explainShard(this.shardView(upstream, source), now);
     if (why.heldBy === undefined) return why;
+    // The deepest shard that is held by a channel names the channel to look at.
     const further = this.upstreamCause(upstream, why.heldBy, now, depth + 1);
-    return further === undefined ? why : { ...further, silentNotIdle: why.silentNotIdle || further.silentNotIdle };
+    if (further === undefined || further.heldBy === undefined) return why;
+    return { ...further, silentNotIdle: why.silentNotIdle || further.silentNotIdle };
   }
 
   private shardView(stageId: string, shard: ShardProbe): ShardWatermarkView {

@@ -33,7 +33,7 @@ import { createDimensionSource, createOperator, type DimensionSourceFactory, typ
 import { BoundedOutOfOrderness, InputWatermarks } from '../watermarks.ts';
 import { LATE_RECORDS_METRIC } from '../../operators/window-rank/late-data.ts';
 import { createSink, type SinkInstance, type SinkObserver, type SinkSetup } from './sinks.ts';
-import { batchRows, inputPartitions, mergePartitions, readJsonLines } from './sources.ts';
+import { abortable, batchRows, inputPartitions, mergePartitions, readJsonLines } from './sources.ts';
 import { embeddedProbe } from './embedded-probe.ts';
 import type { JobProbe } from '../job-probe.ts';
 
@@ -302,8 +302,7 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
         deadLettered += 1;
         options.onDeadLetter?.(letter);
       };
-      for await (const step of readSource(source, options, code, batchSize, stage.tasks.length, deadLetter)) {
-        options.signal?.throwIfAborted();
+      for await (const step of abortable(readSource(source, options, code, batchSize, stage.tasks.length, deadLetter), options.signal)) {
         if ('rows' in step) {
           await pushRows(step.rows, step.shard);
           continue;

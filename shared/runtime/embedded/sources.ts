@@ -3,7 +3,8 @@
  * writes), directories of them (one partition per file), and in-process generators. All hand
  * out batches so the runtime's per-record path stays a tight loop.
  */
-import { createReadStream, readdirSync, statSync } from 'node:fs';
+import { closeSync, constants, createReadStream, open as openFd, openSync, readdirSync, statSync } from 'node:fs';
+import { Socket } from 'node:net';
 import { join } from 'node:path';
 import { PlanError } from '../../core/errors.ts';
 import type { Row } from '../../core/types.ts';
@@ -21,7 +22,7 @@ export interface LineBatch {
  * rather than when a batch is full. `signal` aborts a read that waits for a pipe's writer.
  */
 export async function* readJsonLines(path: string, batchSize: number, signal?: AbortSignal): AsyncGenerator<LineBatch> {
-  const stream = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20, ...(signal ? { signal } : {}) });
+  const stream = statSync(path).isFIFO() ? await openPipe(path, signal) : createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20, ...(signal ? { signal } : {}) });
   let rest = '';
   let lineNo = 0;
   let lines: string[] = [];
@@ -60,6 +61,41 @@ export async function* readJsonLines(path: string, batchSize: number, signal?: A
     if (batch) yield batch;
   }
   if (lines.length > 0) yield { lines, lineNumbers };
+}
+
+/**
+ * Opens a named pipe for reading as a socket-like stream. Reading a pipe through the file
+ * system would park a thread of libuv's pool in `read()` until the writer writes, where no
+ * abort can reach it (and the process could not even exit); a pipe handle reads without
+ * blocking, so `signal` stops it at once. Opening blocks until a writer opens the pipe, so an
+ * abort meanwhile opens (and closes) the writing end itself to let the open return.
+ */
+async function openPipe(path: string, signal: AbortSignal | undefined): Promise<AsyncIterable<string>> {
+  const onAbort = (): void => {
+    try {
+      closeSync(openSync(path, constants.O_WRONLY | constants.O_NONBLOCK));
+    } catch {
+      // No reader waiting any more: nothing to unblock.
+    }
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
+  let fd: number;
+  try {
+    // A plain descriptor, not a FileHandle: the socket owns and closes it.
+    fd = await new Promise<number>((resolve, reject) => openFd(path, 'r', (error, opened) => (error ? reject(error) : resolve(opened))));
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+  if (signal?.aborted) {
+    closeSync(fd);
+    throw signal.reason;
+  }
+  const socket = new Socket({ fd, readable: true, writable: false });
+  socket.setEncoding('utf8');
+  const stop = (): void => void socket.destroy();
+  signal?.addEventListener('abort', stop, { once: true });
+  socket.once('close', () => signal?.removeEventListener('abort', stop));
+  return socket;
 }
 
 /** Splits an iterable of rows into arrays of at most `batchSize`. */
@@ -128,5 +164,37 @@ export async function* mergePartitions<T>(partitions: readonly AsyncIterable<T>[
     // Stopped early (an error, an abort): close the partitions still open. Not awaited: a
     // partition waiting for a pipe's writer closes only when its pending read settles.
     for (const i of pending.keys()) void Promise.resolve((iterators[i] as AsyncIterator<T>).return?.()).catch(() => undefined);
+  }
+}
+
+/**
+ * Iterates `source` until `signal` aborts, then throws the signal's reason at once — even while
+ * a read waits for a pipe's writer (a pending read on a named pipe cannot be cancelled; it is
+ * left to finish when the writer writes or closes).
+ */
+export async function* abortable<T>(source: AsyncIterable<T>, signal: AbortSignal | undefined): AsyncGenerator<T> {
+  if (signal === undefined) {
+    yield* source;
+    return;
+  }
+  const iterator = source[Symbol.asyncIterator]();
+  const aborted = new Promise<never>((_resolve, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+  aborted.catch(() => undefined);
+  let finished = false;
+  try {
+    for (;;) {
+      signal.throwIfAborted();
+      const next = await Promise.race([iterator.next(), aborted]);
+      if (next.done === true) {
+        finished = true;
+        return;
+      }
+      yield next.value;
+    }
+  } finally {
+    if (!finished) void Promise.resolve(iterator.return?.()).catch(() => undefined);
   }
 }

@@ -171,7 +171,12 @@ export class GraphView {
     for (const [id, label] of this.stageLabels) {
       const st = m.stages[id];
       if (st === undefined) continue;
-      label.textContent = `${id} · ${st.parallelism} shard${st.parallelism === 1 ? '' : 's'} · wm ${eventTime(wm(st.watermark))}`;
+      // The time of day keeps the label inside its box; the full watermark is in the tooltip.
+      const full = eventTime(wm(st.watermark));
+      label.textContent = `${id} · ${st.parallelism} shard${st.parallelism === 1 ? '' : 's'} · wm ${full.length > 12 ? full.slice(11) : full}`;
+      let tip = label.querySelector('title');
+      if (tip === null) tip = el('title', {}, label);
+      tip.textContent = `watermark ${full}: ${st.why}`;
       label.setAttribute('data-watermark', String(st.watermark));
       label.classList.toggle('warn', st.silentNotIdle);
     }
