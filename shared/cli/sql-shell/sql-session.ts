@@ -259,7 +259,8 @@ export class SqlSession {
       }
     }
     const graph = this.graphOf(this.compile({ text: `SELECT * FROM ${name}`, line: 1, column: 1 }).pipeline);
-    const rows = (graph.sinks[0]?.schema.fields ?? []).map((f) => ({ name: f.name, type: formatType(f.type), key: '' }));
+    // Flink prints VARCHAR of the largest length as STRING.
+    const rows = (graph.sinks[0]?.schema.fields ?? []).map((f) => ({ name: f.name, type: formatType(f.type).replace(/^VARCHAR\(2147483647\)/, 'STRING'), key: '' }));
     return { kind: 'output', text: renderBoxTable(['name', 'type', 'key'], rows).join('\n') };
   }
 
@@ -273,9 +274,7 @@ export class SqlSession {
       if (m[2]) return { kind: 'info', text: 'Execute statement succeeded.' };
       throw new PlanError(`no ${kind} '${name}' (SHOW TABLES lists them)`);
     }
-    const rest = this.declarations.filter((d) => !(d.kind === kind && d.name === name));
-    // Dropping what a view still reads would leave the view broken: say so instead.
-    this.check(rest);
+    // As in Flink, a view that reads the dropped table fails when it is next used.
     this.removeWhere((d) => d.kind === kind && d.name === name);
     return { kind: 'info', text: 'Execute statement succeeded.' };
   }
