@@ -14,6 +14,9 @@ import { createSink, JsonlChangelogWriter, type SinkInstance } from '../runtime/
 import { FinalCollector, bindInputs, bindSinkFiles, checkOutputPath, describeSchema, encodeFinal, summaryLine } from './bindings.ts';
 import { loadPipeline } from './load-pipeline.ts';
 import type { CliIo } from './run-command.ts';
+import type { StageHandler } from '../aws/handler/stage-handler.ts';
+import { localProbe } from '../aws/local/local-probe.ts';
+import { openJobPage } from '../ui/job-page.ts';
 
 /** Options of the local command, as parsed by the CLI. */
 export interface LocalOptions {
@@ -24,6 +27,10 @@ export interface LocalOptions {
   readonly quiet?: boolean;
   readonly printLimit?: number;
   readonly batchSize?: number;
+  /** Serve the live job page while the job runs and after it ends, until Ctrl-C. */
+  readonly ui?: boolean;
+  /** Port of the job page (0: a free one). */
+  readonly port?: number;
 }
 
 /** Runs a pipeline module on the local AWS runtime; returns the process exit code. */
@@ -57,6 +64,7 @@ export async function localCommand(file: string, options: LocalOptions, io: CliI
   const deadLetters = new Map<string, number>();
   const firstReasons: string[] = [];
   const quiet = options.quiet ?? false;
+  const page = options.ui ? await openJobPage(graph, 'local', options.port ?? 0, (line) => io.stderr.write(`${line}\n`)) : undefined;
   let result;
   try {
     result = await runLocalJob({
@@ -64,14 +72,25 @@ export async function localCommand(file: string, options: LocalOptions, io: CliI
       code: { functions: pipeline.userFunctions, lookupSources: awsDimensionSources({ jsonlPaths: lookupFiles }) },
       inputs,
       ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
-      sink: (name, rows) => sinks.get(name)?.write(rows),
+      sink: (name, rows) => {
+        sinks.get(name)?.write(rows);
+        page?.monitor.sinkWrite(name, rows, 0);
+      },
       onDeadLetters: (letters, source) => {
         for (const letter of letters) {
           const key = source ?? `stage ${letter.stage}`;
           deadLetters.set(key, (deadLetters.get(key) ?? 0) + 1);
           if (firstReasons.length < 5) firstReasons.push(letter.reason);
+          page?.monitor.deadLetter({
+            ...(source !== undefined ? { source } : {}),
+            stage: letter.stage,
+            position: `${letter.stream}/${letter.shardId}@${letter.sequenceNumber}`,
+            reason: letter.reason,
+            raw: Buffer.from(letter.data, 'base64').toString('utf8'),
+          });
         }
       },
+      ...(page ? { onHandlers: (handlers: ReadonlyMap<string, StageHandler>) => page.monitor.attach(localProbe(handlers)), signal: page.stop } : {}),
       onEndpoints: (e) => {
         if (!quiet) io.stderr.write(`flambda local: Kinesis at ${e.kinesis}, DynamoDB at ${e.dynamoDb}\n`);
       },
@@ -80,20 +99,30 @@ export async function localCommand(file: string, options: LocalOptions, io: CliI
       },
     });
   } catch (error) {
-    // AWS SDK errors (an endpoint that does not answer, a denied call) get the CLI's error format.
-    if (error instanceof FlambdaError) throw error;
-    throw new FlambdaError(`local run failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`, 'external', 'fail', { cause: error });
-  } finally {
     for (const sink of sinks.values()) await sink.close();
+    // AWS SDK errors (an endpoint that does not answer, a denied call) get the CLI's error format.
+    const failure = error instanceof FlambdaError ? error : new FlambdaError(`local run failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`, 'external', 'fail', { cause: error });
+    if (page === undefined) throw failure;
+    const stopped = page.stop.aborted;
+    page.monitor.failed(failure, stopped);
+    if (!stopped) io.stderr.write(`flambda: error: ${failure.message}\n`);
+    await page.serveUntilStopped();
+    return stopped ? 130 : 1;
   }
+  for (const sink of sinks.values()) await sink.close();
 
   for (const [sinkName, path] of finals) {
     writeFileSync(path, `${JSON.stringify(encodeFinal(graph, sinkName, collectors.get(sinkName) as FinalCollector), null, 1)}\n`);
   }
-  io.stderr.write(`${summaryLine(result, deadLetters)}\n`);
+  const summary = summaryLine(result, deadLetters);
+  io.stderr.write(`${summary}\n`);
   for (const reason of firstReasons) io.stderr.write(`  dead letter: ${reason}\n`);
   for (const error of result.errors.slice(0, 3)) {
     io.stderr.write(`  retried after: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+  if (page) {
+    page.monitor.finished({ summary: summary.replace(/^flambda: /, ''), recordsRead: result.recordsRead, elapsedMs: result.elapsedMs });
+    await page.serveUntilStopped();
   }
   for (const source of graph.sources) {
     const bad = deadLetters.get(source.name) ?? 0;

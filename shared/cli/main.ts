@@ -80,6 +80,8 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
     .option('-q, --quiet', 'no print-sink output and no progress lines')
     .option('--print-limit <n>', 'print at most n changelog rows per print sink')
     .addOption(new Option('--batch-size <n>', 'records per handler invocation (the mapping\'s BatchSize)').default('500'))
+    .option('--ui', 'serve the live job page on 127.0.0.1 while the job runs and after it ends, until Ctrl-C')
+    .option('--port <n>', 'port of the job page (default: a free port)')
     .addHelpText(
       'after',
       `
@@ -106,6 +108,7 @@ supported.`,
           quiet: Boolean(opts.quiet),
           ...(opts.printLimit !== undefined ? { printLimit: parsePositiveInt('--print-limit', opts.printLimit as string) } : {}),
           batchSize: parsePositiveInt('--batch-size', opts.batchSize as string, 10_000),
+          ...uiOptions(opts),
         },
         io,
       );

@@ -122,8 +122,10 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
       clearInterval(ticker);
       for (const res of streams) res.end();
       streams.clear();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Idle keep-alive connections (a browser's) would otherwise hold close() open.
       server.closeAllConnections();
+      await closed;
     },
   };
 }

@@ -60,7 +60,7 @@ import { KinesisStageWriter } from '../kinesis/kinesis-writer.ts';
 import { shardHashRange } from '../kinesis/shard-range.ts';
 import { TimerJournal, loadTimers } from '../state/timer-journal.ts';
 import { DynamoDbStateStore } from '../state/dynamodb-state-store.ts';
-import type { DynamoDbStateStoreOptions, PreparedFlush } from '../state/dynamodb-state-store.ts';
+import type { DynamoDbStateStats, DynamoDbStateStoreOptions, PreparedFlush } from '../state/dynamodb-state-store.ts';
 import { sleep as realSleep } from '../state/concurrency.ts';
 import { batchWrite, newIoCounters } from '../state/table-io.ts';
 import type { BatchWriteOptions, DynamoDbSender, IoCounters } from '../state/table-io.ts';
@@ -341,6 +341,14 @@ export class StageHandler {
   /** Counters since creation. */
   stats(): StageHandlerStats {
     return { ...this.counters };
+  }
+
+  /**
+   * The shards this handler holds now, for observers (the job page): each shard's runners, its
+   * input reader's state (watermarks per channel), the chain's watermark, and its state caches.
+   */
+  shardTasks(): { shardId: string; runners: readonly OperatorRunner[]; input: StageInputSnapshot; watermark: number; state: readonly DynamoDbStateStats[] }[] {
+    return [...this.tasks.values()].map((t) => ({ shardId: t.shardId, runners: t.runners, input: t.reader.snapshot(), watermark: t.watermark, state: t.stores.map((store) => store.stats()) }));
   }
 
   /** DynamoDB requests of the protocol itself (checkpoints, redo logs and their application), summed over shards. */

@@ -84,6 +84,10 @@ export interface LocalJobOptions {
   readonly maximumRetryAttempts?: number;
   /** Fail when one stage does not drain within this many ms. @default 600000 */
   readonly drainTimeoutMs?: number;
+  /** Called once the stage handlers exist, by stage id (the job page builds its probe on them). */
+  readonly onHandlers?: (handlers: ReadonlyMap<string, StageHandler>) => void;
+  /** Stops the job (while it drains): it rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
 }
 
 /** What {@link runLocalJob} did. */
@@ -244,12 +248,18 @@ export async function runLocalJob(options: LocalJobOptions): Promise<LocalJobRes
       );
     }
     await settleAll(mappings.map((m) => m.start()));
+    options.onHandlers?.(handlers);
+    const stopped = new Promise<never>((_resolve, reject) => {
+      if (options.signal?.aborted) reject(options.signal.reason);
+      options.signal?.addEventListener('abort', () => reject(options.signal?.reason), { once: true });
+    });
+    stopped.catch(() => undefined);
 
     // ── drain upstream first: once a stage drained, all it wrote is in the next stream ──
     const reports: LocalStageReport[] = [];
     for (const [i, stage] of graph.stages.entries()) {
       const mapping = mappings[i] as LocalEventSourceMapping;
-      await mapping.drain({ timeoutMs: options.drainTimeoutMs ?? 600_000 });
+      await Promise.race([mapping.drain({ timeoutMs: options.drainTimeoutMs ?? 600_000 }), stopped]);
       const stats = (handlers.get(stage.id) as StageHandler).stats();
       const report: LocalStageReport = {
         stage,
