@@ -49,7 +49,7 @@ export interface JobMonitorOptions {
   readonly tapRows?: number;
   /** Dead letters kept for the page (all are counted). @default 1000 */
   readonly deadLetterLimit?: number;
-  /** Measure state bytes every this many ms (it may walk the state). @default 5000 */
+  /** Measure state bytes every this many ms (it may walk the state). @default 2000 */
   readonly stateBytesEveryMs?: number;
 }
 
@@ -158,6 +158,8 @@ export class JobMonitor {
   private readonly lastData = new Map<string, { count: number; at: number }>();
   private readonly history: HistoryPoint[] = [];
   private lastBytesAt = -Infinity;
+  /** Bytes per state entry at the last measurement, per `operator/shard`. */
+  private readonly bytesPerEntry = new Map<string, number>();
   private lastSampleAt: number | undefined;
   private summary: Record<string, JsonValue> | undefined;
 
@@ -171,7 +173,7 @@ export class JobMonitor {
       historyPoints: options.historyPoints ?? 1200,
       tapRows: options.tapRows ?? 50,
       deadLetterLimit: options.deadLetterLimit ?? 1000,
-      stateBytesEveryMs: options.stateBytesEveryMs ?? 5000,
+      stateBytesEveryMs: options.stateBytesEveryMs ?? 2000,
     };
     this.startedAt = this.clock();
     for (const edge of this.view.edges) {
@@ -265,7 +267,6 @@ export class JobMonitor {
     this.installTaps();
     const withBytes = now - this.lastBytesAt >= this.options.stateBytesEveryMs;
     if (withBytes) this.lastBytesAt = now;
-    const previous = this.current;
     const next = new Map<string, ShardSample[]>();
     for (const stage of probe.stages) {
       for (const shard of stage.shards()) {
@@ -273,13 +274,16 @@ export class JobMonitor {
         shard.runners.forEach((runner, i) => {
           const list = next.get(runner.operatorId) ?? [];
           const size = sizes[i];
-          const prior = previous.get(runner.operatorId)?.[shard.shard];
+          const entries = size?.entries ?? 0;
+          const key = `${runner.operatorId}/${shard.shard}`;
+          if (withBytes && size?.bytes !== undefined && entries > 0) this.bytesPerEntry.set(key, size.bytes / entries);
+          const perEntry = this.bytesPerEntry.get(key);
           list[shard.shard] = {
             label: shard.label,
             counters: readCounters(runner),
-            stateEntries: size?.entries ?? 0,
-            // Between byte measurements, keep the last one.
-            stateBytes: withBytes ? size?.bytes : prior?.stateBytes,
+            stateEntries: entries,
+            // Between byte measurements, scale the last measurement's bytes per entry.
+            stateBytes: withBytes && size?.bytes !== undefined ? size.bytes : entries === 0 ? 0 : perEntry === undefined ? undefined : Math.round(perEntry * entries),
             stateScope: size?.scope ?? 'all',
           };
           next.set(runner.operatorId, list);
