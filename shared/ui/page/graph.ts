@@ -174,8 +174,7 @@ export class GraphView {
       // The time of day keeps the label inside its box; the full watermark is in the tooltip.
       const full = eventTime(wm(st.watermark));
       label.textContent = `${id} · ${st.parallelism} shard${st.parallelism === 1 ? '' : 's'} · wm ${full.length > 12 ? full.slice(11) : full}`;
-      let tip = label.querySelector('title');
-      if (tip === null) tip = el('title', {}, label);
+      const tip: SVGTitleElement = label.querySelector<SVGTitleElement>('title') ?? el('title', {}, label);
       tip.textContent = `watermark ${full}: ${st.why}`;
       label.setAttribute('data-watermark', String(st.watermark));
       label.classList.toggle('warn', st.silentNotIdle);
