@@ -3,7 +3,9 @@
  * `flambda: error: …` message on stderr that says what is wrong and what was expected, and
  * writes nothing to stdout.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_SPECIFIER, BID_FILE, NEXMARK, REPO_ROOT, makeTempDir, runCli, type CliResult } from './cli.ts';
 
@@ -165,7 +167,7 @@ const cases: readonly ErrorCase[] = [
     name: 'unknown bench suite lists the suites',
     args: ['bench', 'nosuch', '--events', '10'],
     code: 1,
-    message: "flambda: error: unknown benchmark suite 'nosuch' (suites: passthrough, group-agg, topn, windows, state-io, nexmark, lookup-l2)",
+    message: "flambda: error: unknown benchmark suite 'nosuch' (suites: passthrough, group-agg, topn, windows, state-io, nexmark, lookup, lookup-l2)",
   },
 ];
 
@@ -221,8 +223,8 @@ describe('flambda error messages', () => {
 describe('flambda error messages for unusable paths', () => {
   const missingDir = tmp.file('no/such/dir');
   // A directory is a partitioned input (one partition per file); an empty one has nothing to read.
-  const emptyDir = tmp.file('empty-dir');
-  mkdirSync(emptyDir);
+  const emptyDir = mkdtempSync(join(tmpdir(), 'flambda-empty-input-'));
+  afterAll(() => rmSync(emptyDir, { recursive: true, force: true }));
 
   it.each([
     ['--final', ['--final', `${missingDir}/out.json`]],

@@ -154,6 +154,15 @@ describe('the job page server', () => {
     expect((await fetch(new URL('api/taps/nope', server.url))).status).toBe(404);
     expect((await fetch(new URL('api/nothing', server.url))).status).toBe(404);
 
+    // The event stream starts with the status and the metrics.
+    const events = await fetch(new URL('api/events', server.url));
+    expect(events.headers.get('content-type')).toBe('text/event-stream');
+    const reader = (events.body as ReadableStream<Uint8Array>).getReader();
+    let streamed = '';
+    while (!streamed.includes('event: metrics\n')) streamed += new TextDecoder().decode((await reader.read()).value);
+    await reader.cancel();
+    expect(streamed).toMatch(/^event: status\ndata: \{"status":"finished","error":null\}\n\nevent: metrics\ndata: \{"at":\d+,"status":"finished"/);
+
     // Another host name (DNS rebinding) is refused.
     const status = await new Promise<number>((resolve, reject) => {
       const req = request({ host: '127.0.0.1', port: server.port, path: '/api/job', headers: { host: `evil.example:${server.port}` } }, (res) => {
