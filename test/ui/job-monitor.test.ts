@@ -11,6 +11,7 @@ import type { ChangeRow } from '../../shared/core/row.ts';
 import type { Row } from '../../shared/core/types.ts';
 import { createRowEncoder } from '../../shared/core/codec.ts';
 import { runEmbeddedJob, type JobResult } from '../../shared/runtime/embedded/embedded-runtime.ts';
+import type { JobProbe } from '../../shared/runtime/job-probe.ts';
 import { JobMonitor } from '../../shared/ui/job-monitor.ts';
 import { jobView } from '../../shared/ui/job-view.ts';
 import { startUiServer, type UiServer } from '../../shared/ui/ui-server.ts';
@@ -108,6 +109,23 @@ describe('JobMonitor', () => {
       ['0', Infinity],
       ['1', Infinity],
     ]);
+  });
+  it('shows billed units and $ per 1,000 events when the runtime reports them', async () => {
+    const p = windowed();
+    const graph = p.jobGraph({ parallelism: 2 });
+    const monitor = new JobMonitor(graph, 'local');
+    let real: JobProbe | undefined;
+    await runEmbeddedJob(graph, { code: { functions: p.userFunctions, generators: p.generators }, onStart: (probe) => (real = probe) });
+    const probe = real as JobProbe;
+    // The embedded runtime reports none; a runtime that counts units adds billing() to its probe.
+    expect(probe.billing).toBeUndefined();
+    monitor.attach({ ...probe, billing: () => new Map([['stage-1', { units: { dynamodbWriteUnits: 150, dynamodbReadUnits: 40 }, usd: 0.0201 }]]) });
+    const m = monitor.metricsJson() as { totals: { recordsRead: number }; billing: { usd: number; usdPer1000Events: number; units: Record<string, number> }; stages: Record<string, { billing: unknown }> };
+    expect(m.totals.recordsRead).toBe(201);
+    expect(m.billing).toEqual({ usd: 0.0201, usdPer1000Events: 0.1, units: { dynamodbWriteUnits: 150, dynamodbReadUnits: 40 } });
+    expect(m.stages['stage-0']?.billing).toBeNull();
+    expect(m.stages['stage-1']?.billing).toEqual({ units: { dynamodbWriteUnits: 150, dynamodbReadUnits: 40 }, usd: 0.0201, usdPer1000Events: 0.1 });
+    monitor.close();
   });
 });
 
