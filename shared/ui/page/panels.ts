@@ -10,7 +10,7 @@ import { bytes, clock, count, duration, esc, eventTime, rate, usd } from './form
 /** The selected operator, source or sink. */
 export function renderDetails(panel: HTMLElement, node: ViewNode | undefined, job: JobInfo, m: Metrics | undefined): void {
   if (node === undefined) {
-    panel.innerHTML = `<p class="empty">Click an operator, source or sink in the graph.</p>${jobSummary(job, m)}`;
+    panel.innerHTML = `<p class="empty">Click an operator, source or sink in the graph.</p>${operatorsOverview(job, m)}${jobSummary(job, m)}`;
     return;
   }
   const head = `<h3 data-detail-node="${esc(node.id)}">${esc(node.kind === 'operator' ? `${node.name} · ${node.operatorId ?? ''}` : `${node.kind} ${node.name}`)}</h3>
@@ -63,6 +63,21 @@ function billingText(billing: Billing | null, runtimeHasBilling: boolean): strin
     .map(([k, v]) => `<tr><th>${esc(k)}</th><td class="num">${count(v)}</td></tr>`)
     .join('');
   return `<table>${units}<tr><th>cost</th><td class="num">${usd(billing.usd)}</td></tr><tr><th>$ per 1,000 events</th><td class="num">${billing.usdPer1000Events === null ? '—' : usd(billing.usdPer1000Events)}</td></tr></table>`;
+}
+
+/** Every operator at a glance: rows in and out, rate, state, late rows. */
+function operatorsOverview(job: JobInfo, m: Metrics | undefined): string {
+  if (m === undefined) return '';
+  const rows = job.view.nodes
+    .filter((n) => n.kind === 'operator' && n.operatorId !== undefined)
+    .map((n) => {
+      const t = m.operators[n.operatorId as string]?.total;
+      if (t === undefined) return '';
+      return `<tr data-overview-op="${esc(n.operatorId)}"><td>${esc(n.name)}<br><span class="empty">${esc(n.stage ?? '')}</span></td><td class="num">${count(t.recordsIn)}</td><td class="num">${count(t.recordsOut)}</td>
+        <td class="num">${rate(t.rateIn)}</td><td class="num">${count(t.stateEntries)}</td><td class="num">${count(t.lateRows)}</td></tr>`;
+    })
+    .join('');
+  return `<h3>Operators</h3><table><thead><tr><th>operator</th><th class="num">in</th><th class="num">out</th><th class="num">rate</th><th class="num">state</th><th class="num">late</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 function jobSummary(job: JobInfo, m: Metrics | undefined): string {
