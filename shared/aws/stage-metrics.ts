@@ -30,6 +30,8 @@ export const STAGE_METRICS = {
   watermarkLagMs: 'WatermarkLagMs',
   /** Announced ranges replayed after a crash. */
   replays: 'Replays',
+  /** Announced ranges the event source mapping discarded (checkpoint/skipped-range.ts); alarmed. */
+  skippedRanges: 'SkippedRanges',
   /** Lookup join cache hits / misses (all lookup joins of the stage). */
   lookupCacheHits: 'LookupCacheHits',
   lookupCacheMisses: 'LookupCacheMisses',
@@ -95,6 +97,7 @@ export function addStageMetrics(metrics: MetricSink, before: StageCounters, afte
   metrics.addMetric(STAGE_METRICS.lookupLoadTimeMs, MetricUnit.Milliseconds, after.handler.lookupLoadTimeMs - before.handler.lookupLoadTimeMs);
   metrics.addMetric(STAGE_METRICS.lookupCacheEvictions, count, after.handler.lookupCacheEvictions - before.handler.lookupCacheEvictions);
   metrics.addMetric(STAGE_METRICS.replays, count, after.handler.replays - before.handler.replays);
+  metrics.addMetric(STAGE_METRICS.skippedRanges, count, after.handler.skippedRanges - before.handler.skippedRanges);
   if (after.lookupL2 !== undefined) {
     metrics.addMetric(STAGE_METRICS.lookupL2Hits, count, after.lookupL2.l2Hits - (before.lookupL2?.l2Hits ?? 0));
     metrics.addMetric(STAGE_METRICS.lookupSourceLoads, count, after.lookupL2.sourceKeys - (before.lookupL2?.sourceKeys ?? 0));

@@ -157,6 +157,22 @@ describe('Class: LocalEventSourceMapping', () => {
       expect(rec.delivered().sort()).toEqual(fresh.map((r) => r.data).sort());
     });
 
+    it('with AT_TIMESTAMP delivers the records that arrived at or after the timestamp, on every shard', async () => {
+      const streamName = await newStream(2);
+      await putLabelled(client, streamName, labelled(20, 'old'));
+      // Arrival times have millisecond resolution: leave a clear gap on both sides of the timestamp.
+      await delay(50);
+      const at = Date.now();
+      await delay(50);
+      const fresh = await putLabelled(client, streamName, labelled(20, 'new'));
+      const rec = recordingHandler();
+      const esm = mapping({ streamName, handler: rec.handler, startingPosition: 'AT_TIMESTAMP', startingPositionTimestamp: new Date(at) });
+      await esm.start();
+      await esm.drain(DRAIN);
+      expect(rec.delivered().sort()).toEqual(fresh.map((r) => r.data).sort());
+      expect(new Set(rec.invocations.map((i) => i.shardId))).toEqual(new Set(fresh.map((r) => r.shardId)));
+    });
+
     it('with a batching window, waits for more records before invoking', async () => {
       const streamName = await newStream(1);
       const rec = recordingHandler();
@@ -601,6 +617,13 @@ describe('Class: LocalEventSourceMapping', () => {
       );
       expect(() => new LocalEventSourceMapping({ ...base, maximumRecordAgeMs: -5 })).toThrow(
         'maximumRecordAgeMs must be 0..604800000 or -1 (given -5)',
+      );
+      expect(() => new LocalEventSourceMapping({ ...base, startingPosition: 'AT_TIMESTAMP' })).toThrow(
+        'startingPositionTimestamp goes with startingPosition AT_TIMESTAMP, and only with it (given AT_TIMESTAMP and undefined)',
+      );
+      expect(() => new LocalEventSourceMapping({ ...base, startingPositionTimestamp: 0 })).toThrow(/only with it \(given LATEST and 0\)/);
+      expect(() => new LocalEventSourceMapping({ ...base, startingPosition: 'AT_TIMESTAMP', startingPositionTimestamp: new Date('x') })).toThrow(
+        'startingPositionTimestamp must be a valid time',
       );
       expect(() => new LocalEventSourceMapping({ ...base, streamName: undefined })).toThrow('give streamName or streamArn');
       expect(() => new LocalEventSourceMapping({ ...base, streamName: undefined, streamArn: 'stream/x' })).toThrow(/streamArn must look like/);

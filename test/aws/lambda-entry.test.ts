@@ -188,6 +188,7 @@ describe('functions/stage-handler.ts on kinesalite and dynalite', () => {
         'LookupCacheHits',
         'LookupCacheMisses',
         'Replays',
+        'SkippedRanges',
         'WatermarkLagMs',
         'LookupL2Hits',
         'LookupSourceLoads',
@@ -198,7 +199,7 @@ describe('functions/stage-handler.ts on kinesalite and dynalite', () => {
     );
     // Event time trails processing time: the bids are from the past.
     expect(doc.WatermarkLagMs).toBeGreaterThan(0);
-    expect(doc).toMatchObject({ LateRecords: 0, StateCacheHits: 0, StateCacheMisses: 0, Replays: 0 });
+    expect(doc).toMatchObject({ LateRecords: 0, StateCacheHits: 0, StateCacheMisses: 0, Replays: 0, SkippedRanges: 0 });
     expect(doc).toMatchObject({ RecordsIn: LINES, RecordsOut: LINES, DeadLettered: 0, FailedBatches: 0 });
     expect(doc.BatchDurationMs).toBeGreaterThan(0);
     // A Calc stage keeps no state.

@@ -5,6 +5,7 @@
  * ```
  *  fence     UpdateItem  epoch += 1, lease = deadline      if lease free (released, or expired + grace)
  *  announce  UpdateItem  pending = first..last              if epoch = mine
+ *  (skipped  UpdateItem  REMOVE pending                      if epoch = mine: the mapping discarded the range)
  *  commit    [BatchWriteItem redo chunks, when large]
  *            UpdateItem  version += 1, seq, reader, watermark, redo, REMOVE pending   if epoch = mine
  *  finish    UpdateItem  lease = 0, REMOVE redo            if epoch = mine (a fenced-out owner changes nothing)
@@ -210,6 +211,14 @@ export class CheckpointStore {
   /** Records `range` as the batch whose output is about to be sent. @throws FencedError */
   async announce(range: SequenceRange): Promise<void> {
     await this.update('SET #pending = :pending', { '#pending': A.pending }, { ':pending': { S: JSON.stringify(range) } }, 'announce');
+  }
+
+  /**
+   * Forgets the announced range without committing: the event source mapping discarded it and
+   * will never deliver it again (skipped-range.ts). @throws FencedError
+   */
+  async clearPending(): Promise<void> {
+    await this.update('REMOVE #pending', { '#pending': A.pending }, {}, 'clearing a skipped range');
   }
 
   /**

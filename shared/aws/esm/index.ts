@@ -4,6 +4,10 @@
  */
 export { LocalEventSourceMapping } from './local-event-source-mapping.ts';
 export { interpretBatchResponse } from './batch-response.ts';
+export { deployedMappingOptions } from './deployed-mapping.ts';
+export type { DeployedMappingConfiguration, DeployedMappingOptions } from './deployed-mapping.ts';
+export { onFailureMessageBody, sqsOnFailureDestination } from './on-failure-destination.ts';
+export type { SqsOnFailureDestinationOptions } from './on-failure-destination.ts';
 export type { BatchOutcome } from './batch-response.ts';
 export { ShardLineage } from './shard-lineage.ts';
 export type { LineageEntry, ShardDescription } from './shard-lineage.ts';

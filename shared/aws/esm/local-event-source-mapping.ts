@@ -24,8 +24,10 @@
  * re-sends exactly the unprocessed records of the failed batch, after a backoff. After
  * `maximumRetryAttempts` retries the unprocessed records are discarded: `onFailure` receives
  * what AWS sends to an on-failure destination (condition `RetryAttemptsExhausted`, the shard and
- * the sequence range) and the shard moves on past them. Records older than
- * `maximumRecordAgeMs` are discarded before an invocation the same way (`RecordAgeExceeded`).
+ * the sequence range; on-failure-destination.ts sends it to an SQS queue as AWS does) and the
+ * shard moves on past them. Records older than `maximumRecordAgeMs` are discarded before an
+ * invocation the same way (`RecordAgeExceeded`). deployed-mapping.ts turns a deployed mapping's
+ * configuration into these options.
  *
  * Iterators. A shard iterator expires five minutes after it was issued (GetShardIterator API
  * reference); a long invocation can outlive it. On ExpiredIteratorException the poller gets a
@@ -87,6 +89,8 @@ import type {
 interface ResolvedOptions {
   readonly handler: KinesisEventHandler;
   readonly startingPosition: StartingPosition;
+  /** Epoch ms AT_TIMESTAMP reads from. */
+  readonly startingPositionTimestamp: number | undefined;
   readonly batchSize: number;
   readonly maximumBatchingWindowMs: number;
   readonly reportBatchItemFailures: boolean;
@@ -387,6 +391,7 @@ export class LocalEventSourceMapping {
         ShardId: shardId,
         ShardIteratorType: afterSequence === undefined ? type : 'AFTER_SEQUENCE_NUMBER',
         ...(afterSequence === undefined ? {} : { StartingSequenceNumber: afterSequence }),
+        ...(afterSequence === undefined && type === 'AT_TIMESTAMP' ? { Timestamp: new Date(this.options.startingPositionTimestamp as number) } : {}),
       }),
     );
     return out.ShardIterator;
@@ -763,9 +768,14 @@ export class LocalEventSourceMapping {
 /** Applies defaults and checks ranges; messages name the bad value, as CDK's do. */
 function resolveOptions(o: LocalEventSourceMappingOptions): ResolvedOptions {
   if (typeof o.handler !== 'function') throw new FlambdaError('handler must be a function', 'user', 'fail');
-  if (o.startingPosition !== 'TRIM_HORIZON' && o.startingPosition !== 'LATEST') {
-    throw new FlambdaError(`startingPosition must be TRIM_HORIZON or LATEST (given ${String(o.startingPosition)})`, 'user', 'fail');
+  if (o.startingPosition !== 'TRIM_HORIZON' && o.startingPosition !== 'LATEST' && o.startingPosition !== 'AT_TIMESTAMP') {
+    throw new FlambdaError(`startingPosition must be TRIM_HORIZON, LATEST or AT_TIMESTAMP (given ${String(o.startingPosition)})`, 'user', 'fail');
   }
+  const at = o.startingPositionTimestamp instanceof Date ? o.startingPositionTimestamp.getTime() : o.startingPositionTimestamp;
+  if ((o.startingPosition === 'AT_TIMESTAMP') !== (at !== undefined)) {
+    throw new FlambdaError(`startingPositionTimestamp goes with startingPosition AT_TIMESTAMP, and only with it (given ${o.startingPosition} and ${String(at)})`, 'user', 'fail');
+  }
+  if (at !== undefined && !Number.isFinite(at)) throw new FlambdaError(`startingPositionTimestamp must be a valid time (given ${String(o.startingPositionTimestamp)})`, 'user', 'fail');
   const maximumRecordAgeMs = o.maximumRecordAgeMs ?? -1;
   if (maximumRecordAgeMs !== -1) checkInt('maximumRecordAgeMs', maximumRecordAgeMs, 0, MAX_RECORD_AGE_MS, ' or -1');
   const functionName = o.functionName ?? DEFAULT_FUNCTION_NAME;
@@ -775,6 +785,7 @@ function resolveOptions(o: LocalEventSourceMappingOptions): ResolvedOptions {
   return {
     handler: o.handler,
     startingPosition: o.startingPosition,
+    startingPositionTimestamp: at,
     batchSize: checkInt('batchSize', o.batchSize ?? DEFAULT_BATCH_SIZE, 1, MAX_BATCH_SIZE),
     maximumBatchingWindowMs: checkInt('maximumBatchingWindowMs', o.maximumBatchingWindowMs ?? 0, 0, MAX_BATCHING_WINDOW_MS),
     reportBatchItemFailures: o.reportBatchItemFailures ?? true,

@@ -27,7 +27,10 @@
  * lineage first. With LATEST, the shards open when the mapping starts are read from their tip
  * and the closed ones are skipped (all their records are older than "latest"); shards created
  * later by resharding are read from TRIM_HORIZON, since every record in them arrived after the
- * mapping started.
+ * mapping started. With AT_TIMESTAMP, every shard of the first listing, open or closed, is read
+ * from the timestamp (Kinesis skips each shard's older records itself, and a closed shard whose
+ * records are all older just ends); shards created later are read from TRIM_HORIZON, as with
+ * LATEST.
  */
 import type { ShardStatus, StartingPosition } from './types.ts';
 
@@ -64,6 +67,8 @@ export class ShardLineage {
       let entry: LineageEntry;
       if (initial && startingPosition === 'LATEST') {
         entry = { shard, start: 'LATEST', status: shard.closed ? 'finished' : 'waiting' };
+      } else if (initial && startingPosition === 'AT_TIMESTAMP') {
+        entry = { shard, start: 'AT_TIMESTAMP', status: 'waiting' };
       } else {
         entry = { shard, start: 'TRIM_HORIZON', status: 'waiting' };
       }

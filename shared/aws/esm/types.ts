@@ -15,10 +15,10 @@ export type KinesisEventHandler = (
 ) => Promise<KinesisStreamBatchResponse | void>;
 
 /**
- * Where a shard is read from when the mapping starts (StartingPosition). AT_TIMESTAMP is not
- * supported locally.
+ * Where a shard is read from when the mapping starts (StartingPosition); AT_TIMESTAMP reads from
+ * `startingPositionTimestamp` (StartingPositionTimestamp).
  */
-export type StartingPosition = 'TRIM_HORIZON' | 'LATEST';
+export type StartingPosition = 'TRIM_HORIZON' | 'LATEST' | 'AT_TIMESTAMP';
 
 /** Why a batch was discarded: the `requestContext.condition` values Lambda reports. */
 export type FailureCondition = 'RetryAttemptsExhausted' | 'RecordAgeExceeded';
@@ -95,6 +95,11 @@ export interface LocalEventSourceMappingOptions {
   /** Where shards open at start are read from (StartingPosition; AWS requires it too). */
   readonly startingPosition: StartingPosition;
   /**
+   * The time AT_TIMESTAMP reads from (StartingPositionTimestamp), epoch ms or a Date; required
+   * with AT_TIMESTAMP, refused otherwise.
+   */
+  readonly startingPositionTimestamp?: number | Date;
+  /**
    * Most records per invocation (BatchSize), 1..10000.
    * @default 100
    */
@@ -125,7 +130,8 @@ export interface LocalEventSourceMappingOptions {
   readonly maximumRecordAgeMs?: number;
   /**
    * Called with what AWS sends to the on-failure destination (DestinationConfig.OnFailure) when
-   * a batch is discarded. Without it discarded batches are only counted.
+   * a batch is discarded, e.g. `sqsOnFailureDestination(…)` (on-failure-destination.ts), which
+   * sends it to an SQS queue as AWS does. Without it discarded batches are only counted.
    * @default - none
    */
   readonly onFailure?: OnFailureCallback;

@@ -55,6 +55,7 @@ import type { UserCode } from '../../operators/registry.ts';
 import { CheckpointStore } from '../checkpoint/checkpoint-store.ts';
 import type { Checkpoint, RedoRef } from '../checkpoint/checkpoint-store.ts';
 import { countWrites, decodeRedo, encodeRedo } from '../checkpoint/redo-codec.ts';
+import { settleSkippedRange } from '../checkpoint/skipped-range.ts';
 import { createKinesisClient } from '../kinesis/client.ts';
 import { KinesisStageWriter } from '../kinesis/kinesis-writer.ts';
 import { shardHashRange } from '../kinesis/shard-range.ts';
@@ -173,6 +174,8 @@ export interface StageHandlerStats {
   commits: number;
   /** Announced ranges replayed after a failure. */
   replays: number;
+  /** Announced ranges the event source mapping discarded, settled by checkpoint/skipped-range.ts. */
+  skippedRanges: number;
   /** Records at or before the committed position, dropped (a redelivery). */
   redelivered: number;
   /** Redo logs applied by a later invocation than the one that committed them. */
@@ -298,6 +301,7 @@ export class StageHandler {
     failedBatches: 0,
     commits: 0,
     replays: 0,
+    skippedRanges: 0,
     redelivered: 0,
     redoRecoveries: 0,
     staleTasks: 0,
@@ -399,7 +403,12 @@ export class StageHandler {
       const committedSeq = task.committed?.reader.lastSequenceNumber ?? null;
       let rest: readonly KinesisStreamRecord[] = committedSeq === null ? records : records.filter((r) => BigInt(r.kinesis.sequenceNumber) > BigInt(committedSeq));
       this.counters.redelivered += records.length - rest.length;
-      if (checkpoint.pending !== undefined) {
+      const skipped = checkpoint.pending && (await settleSkippedRange({ checkpoints, pending: checkpoint.pending, records: rest, stage: this.stage.id, onDeadLetters: this.options.onDeadLetters }));
+      if (skipped) {
+        this.counters.skippedRanges++;
+        rest = skipped.rest;
+      }
+      if (checkpoint.pending !== undefined && !skipped) {
         const { first: from, last: to } = checkpoint.pending;
         const start = indexOf(rest, from);
         const end = indexOf(rest, to);

@@ -43,7 +43,7 @@ import type { ChannelProgress } from './high-water-mark.ts';
 import { InputReaderBase, checkIntegerOption } from './input-reader.ts';
 import type { BatchContext, InputReaderOptions } from './input-reader.ts';
 import { arrivalMillisOf, compareSequenceNumbers, dataOf, isSequenceNumber } from './kinesis-records.ts';
-import type { DeadLetterKind, ExchangeInputSnapshot, StageInputReader, StageInputSnapshot } from './types.ts';
+import type { ExchangeInputSnapshot, RecordDeadLetterKind, StageInputReader, StageInputSnapshot } from './types.ts';
 
 /** Options of {@link ExchangeInputReader}. */
 export interface ExchangeInputReaderOptions extends InputReaderOptions {
@@ -211,7 +211,7 @@ export class ExchangeInputReader extends InputReaderBase implements StageInputRe
    * position `<position> row <i>`, while header and structure errors carry `position` itself;
    * a schema fingerprint mismatch is blamed on field `sc`.
    */
-  private errorKind(err: RecordError, position: string): DeadLetterKind {
+  private errorKind(err: RecordError, position: string): RecordDeadLetterKind {
     if (err.position !== position || err.field === 'sc') return 'schema-invalid';
     return 'undecodable';
   }

@@ -34,6 +34,7 @@ export { DEAD_LETTER_KINDS } from './types.ts';
 export type {
   DeadLetter,
   DeadLetterKind,
+  RecordDeadLetterKind,
   DeadLetterStep,
   ExchangeInputSnapshot,
   InputStep,

@@ -8,7 +8,7 @@ import { FlambdaError, PlanError } from '../../core/errors.ts';
 import { MAX_KINESIS_RECORD_BYTES } from '../kinesis/bundle-codec.ts';
 import { DEFAULT_DEAD_LETTER_DATA_BYTES, deadLetterOf, emptyStats } from './dead-letter.ts';
 import { compareSequenceNumbers, dataBytesOf, isSequenceNumber, recordsOf, shardIdOf } from './kinesis-records.ts';
-import type { DeadLetterKind, InputStep, StageInputBatch, StageInputSnapshot, StageInputStats } from './types.ts';
+import type { InputStep, RecordDeadLetterKind, StageInputBatch, StageInputSnapshot, StageInputStats } from './types.ts';
 
 /** Options every reader takes. */
 export interface InputReaderOptions {
@@ -131,7 +131,7 @@ export abstract class InputReaderBase {
   }
 
   /** Appends a dead-letter step, after whatever run of steps is open. */
-  protected deadLetter(batch: BatchContext, record: KinesisStreamRecord, kind: DeadLetterKind, reason: string): void {
+  protected deadLetter(batch: BatchContext, record: KinesisStreamRecord, kind: RecordDeadLetterKind, reason: string): void {
     this.flush(batch);
     batch.stats.deadLetters[kind]++;
     batch.steps.push({

@@ -2,7 +2,7 @@
  * Sends dead letters to an SQS queue with SendMessageBatch.
  *
  * Messages. The body is one JSON object: `kind`, `reason`, `stage`, `stream`, `shardId`,
- * `sequenceNumber`, `approximateArrivalTimestamp` (epoch ms), `partitionKey`, `dataBytes`,
+ * `sequenceNumber` (and `lastSequenceNumber` for a range), `approximateArrivalTimestamp` (epoch ms), `partitionKey`, `dataBytes`,
  * `dataTruncated`, `dataNote` (when truncated) and `data` (base64). `kind`, `stage`, `stream`,
  * `shardId` and `sequenceNumber` are also message attributes, so consumers and redrive tools can
  * filter without parsing bodies. Free text (the reason, the partition key) is only in the body,
@@ -142,6 +142,7 @@ export function deadLetterMessage(letter: DeadLetter, maxMessageBytes: number = 
     ['stream', letter.stream],
     ['shardId', letter.shardId],
     ['sequenceNumber', letter.sequenceNumber],
+    ['lastSequenceNumber', letter.lastSequenceNumber ?? ''],
   ];
   for (const [name, value] of entries) {
     // SQS rejects empty attribute values.
@@ -158,6 +159,7 @@ export function deadLetterMessage(letter: DeadLetter, maxMessageBytes: number = 
       stream: letter.stream,
       shardId: letter.shardId,
       sequenceNumber: letter.sequenceNumber,
+      ...(letter.lastSequenceNumber !== undefined ? { lastSequenceNumber: letter.lastSequenceNumber } : {}),
       approximateArrivalTimestamp: letter.approximateArrivalTimestamp,
       partitionKey: letter.partitionKey,
       dataBytes: letter.dataBytes,

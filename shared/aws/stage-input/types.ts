@@ -9,7 +9,7 @@ import type { ChannelWatermarksSnapshot } from './channel-watermarks.ts';
 import type { ChannelProgress } from './high-water-mark.ts';
 
 /**
- * Why a record was dead-lettered.
+ * Why a record was dead-lettered by an input reader.
  *
  * - `oversized`: the record's data is larger than the reader's `maxRecordBytes`; it is not
  *   decoded at all.
@@ -23,10 +23,17 @@ import type { ChannelProgress } from './high-water-mark.ts';
  *   already applied without being a replay of it (see high-water-mark.ts); applying it would
  *   double count, dropping it silently would lose rows.
  */
-export type DeadLetterKind = 'oversized' | 'undecodable' | 'schema-invalid' | 'unexpected-producer' | 'overlapping-range';
+export type RecordDeadLetterKind = 'oversized' | 'undecodable' | 'schema-invalid' | 'unexpected-producer' | 'overlapping-range';
 
-/** Every {@link DeadLetterKind}, in a fixed order (metrics, tests). */
-export const DEAD_LETTER_KINDS: readonly DeadLetterKind[] = [
+/**
+ * What a dead letter reports: a record an input reader could not process, or `skipped-range`:
+ * an announced range the event source mapping discarded (checkpoint/skipped-range.ts), reported
+ * by position only (`sequenceNumber`..`lastSequenceNumber`, no data).
+ */
+export type DeadLetterKind = RecordDeadLetterKind | 'skipped-range';
+
+/** Every {@link RecordDeadLetterKind}, in a fixed order (metrics, tests). */
+export const DEAD_LETTER_KINDS: readonly RecordDeadLetterKind[] = [
   'oversized',
   'undecodable',
   'schema-invalid',
@@ -45,7 +52,9 @@ export interface DeadLetter {
   readonly stream: string;
   readonly shardId: string;
   readonly sequenceNumber: string;
-  /** Arrival time at Kinesis, epoch milliseconds. */
+  /** The last sequence number of a reported range (`skipped-range`); absent for one record. */
+  readonly lastSequenceNumber?: string;
+  /** Arrival time at Kinesis, epoch milliseconds (0 when unknown: `skipped-range`). */
   readonly approximateArrivalTimestamp: number;
   readonly partitionKey: string;
   /** The record's data, base64, of at most the reader's `maxDeadLetterDataBytes` leading bytes. */
@@ -122,7 +131,7 @@ export interface StageInputStats {
    */
   gaps: number;
   /** Dead letters, by kind. */
-  deadLetters: Record<DeadLetterKind, number>;
+  deadLetters: Record<RecordDeadLetterKind, number>;
 }
 
 /** What {@link StageInputReader.read} returns for one batch. */
