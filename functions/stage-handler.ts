@@ -33,8 +33,11 @@ const handlerDir = dirname(fileURLToPath(import.meta.url));
 // cache's second level in the state table, and DynamoDB sinks. State requests go through a
 // counting wrapper for the StateReads/StateWrites metrics.
 const dynamoDb = createDynamoDbClient();
-// Database passwords of SQL lookup tables: read from Secrets Manager once, at cold start.
-const secrets = lookupTablesOf(graph).size > 0 ? await loadLookupSecrets(graph, process.env) : undefined;
+// Lookup joins: JSON-lines tables bundled next to the handler (FLAMBDA_LOOKUP_FILES), and the
+// database passwords of this stage's own SQL lookup tables, read from Secrets Manager once, at
+// cold start (other stages' secrets are not granted to this function).
+const ownLookups = lookupTablesOf({ ...graph, stages: graph.stages.filter((s) => s.id === env.stageId) });
+const secrets = ownLookups.size > 0 ? await loadLookupSecrets(graph, process.env, undefined, env.stageId) : undefined;
 const lookupSources = awsDimensionSources({
   baseDir: handlerDir,
   dynamoDb,

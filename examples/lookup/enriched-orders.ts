@@ -29,34 +29,52 @@
  * names can be changed with FLAMBDA_EXAMPLE_{MYSQL,POSTGRES}_{URL,TABLE}. Then:
  *
  * `npx flambda run examples/lookup/enriched-orders.ts --input orders=examples/lookup/orders.jsonl --table`
+ *
+ * On AWS (infra/lib/example-stacks.ts) the URLs and the secrets holding the passwords come from
+ * CDK context instead, through {@link enrichedOrdersPipeline}.
  */
 import { Pipeline } from 'flambda';
 import { settings } from './setup.ts';
 
-const { mysqlUrl, mysqlTable, postgresUrl, postgresTable } = settings();
+/** Where the two dimension tables are: JDBC URLs (credentials other than the password may be URL parameters) and table names. */
+export interface EnrichedOrdersDatabases {
+  readonly mysqlUrl: string;
+  readonly mysqlTable: string;
+  readonly postgresUrl: string;
+  readonly postgresTable: string;
+}
+
 const USER = { id: 'INT NOT NULL', name: 'STRING', description: 'STRING', catalog: 'STRING' } as const;
 
-const pipeline = new Pipeline('enriched-orders');
+/**
+ * The pipeline reading the dimension tables at `databases`. The CDK stack builds it from CDK
+ * context (infra/lib/example-stacks.ts), so a deployed job graph never names a local database.
+ */
+export function enrichedOrdersPipeline(databases: EnrichedOrdersDatabases): Pipeline {
+  const pipeline = new Pipeline('enriched-orders');
 
-const jdbcTable2 = pipeline.lookupTable('jdbc_table2', {
-  schema: USER,
-  source: { jdbc: { url: mysqlUrl, table: mysqlTable } },
-  cache: { type: 'PARTIAL', maxRows: 1000 },
-  // Each shard sees only its share of user ids, so each cache holds only its share of the table.
-  hash: true,
-});
+  const jdbcTable2 = pipeline.lookupTable('jdbc_table2', {
+    schema: USER,
+    source: { jdbc: { url: databases.mysqlUrl, table: databases.mysqlTable } },
+    cache: { type: 'PARTIAL', maxRows: 1000 },
+    // Each shard sees only its share of user ids, so each cache holds only its share of the table.
+    hash: true,
+  });
 
-const jdbcTable3 = pipeline.lookupTable('jdbc_table3', {
-  schema: USER,
-  source: { jdbc: { url: postgresUrl, table: postgresTable } },
-  cache: { type: 'PARTIAL', maxRows: 1000 },
-});
+  const jdbcTable3 = pipeline.lookupTable('jdbc_table3', {
+    schema: USER,
+    source: { jdbc: { url: databases.postgresUrl, table: databases.postgresTable } },
+    cache: { type: 'PARTIAL', maxRows: 1000 },
+  });
 
-pipeline
-  .source('orders', { schema: { user_id: 'INT', order_amount: 'BIGINT', sname: 'STRING', log_ts: 'TIMESTAMP(3)' } })
-  .lookupJoin(jdbcTable2, { on: { user_id: 'id' }, columns: ['name', 'description'] })
-  .lookupJoin(jdbcTable3, { on: { user_id: 'id' }, columns: { s3Name: 'name' } })
-  .select({ id: 'user_id', name: 'name', s3Name: 's3Name', order_amount: 'order_amount', description: 'description' })
-  .sinkTo('fs_table');
+  pipeline
+    .source('orders', { schema: { user_id: 'INT', order_amount: 'BIGINT', sname: 'STRING', log_ts: 'TIMESTAMP(3)' } })
+    .lookupJoin(jdbcTable2, { on: { user_id: 'id' }, columns: ['name', 'description'] })
+    .lookupJoin(jdbcTable3, { on: { user_id: 'id' }, columns: { s3Name: 'name' } })
+    .select({ id: 'user_id', name: 'name', s3Name: 's3Name', order_amount: 'order_amount', description: 'description' })
+    .sinkTo('fs_table');
+  return pipeline;
+}
 
-export default pipeline;
+/** The pipeline over the local databases of setup.ts (`flambda run`, `flambda local`). */
+export default enrichedOrdersPipeline(settings());

@@ -2,6 +2,14 @@
  * The CloudWatch dashboard and alarms of one pipeline: a row of graphs per stage (Lambda's own
  * metrics next to the stage metrics the handler publishes as EMF) and the dead-letter queue.
  *
+ * Alarms, per stage: iterator age (the stage falls behind; it must fire long before the
+ * stream's retention runs out), Lambda Errors (invocations that threw), FailedBatches (a batch
+ * the handler reported failed from a successful invocation, which Lambda's Errors metric never
+ * sees: a shard retrying for minutes is blocked), SkippedRanges (the event source mapping
+ * discarded an announced range: data was lost); for the pipeline: dead letters waiting in the
+ * queue and a failing heartbeat (idle shards stop advancing). Every alarm gets the
+ * `alarmActions` and, with `alarmTopic`, an SNS action on that topic.
+ *
  * The custom metrics are those of shared/aws/stage-metrics.ts, namespace `Flambda`. Powertools
  * Metrics adds a `service` dimension (= its serviceName, the pipeline name in
  * functions/stage-handler.ts) to every metric besides the `Pipeline` and `Stage` defaults, and
@@ -9,10 +17,15 @@
  */
 import { Duration, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { STAGE_METRICS } from '../../shared/aws/stage-metrics.ts';
+
+/** Consecutive minutes with failed batches before the FailedBatches alarm fires (one retried throttle is no alarm). */
+export const FAILED_BATCH_MINUTES = 3;
 
 /** The EMF namespace the stage handler publishes to (functions/stage-handler.ts). */
 export const METRICS_NAMESPACE = 'Flambda';
@@ -27,6 +40,8 @@ export interface PipelineAlarmProps {
   readonly deadLetterAlarmThreshold?: number;
   /** Actions of every alarm (e.g. an SNS topic action). @default - no actions */
   readonly alarmActions?: readonly cloudwatch.IAlarmAction[];
+  /** An SNS topic every alarm notifies (added to `alarmActions`). @default - none */
+  readonly alarmTopic?: sns.ITopic;
 }
 
 /** A stage to show. */
@@ -41,11 +56,13 @@ export interface PipelineDashboardProps extends PipelineAlarmProps {
   readonly pipelineName: string;
   readonly stages: readonly DashboardStage[];
   readonly deadLetterQueue: sqs.IQueue;
+  /** The heartbeat function, to alarm on its errors. @default - no heartbeat */
+  readonly heartbeat?: lambda.IFunction;
   /** Whether to create the dashboard (alarms are always created). @default true */
   readonly dashboard?: boolean;
 }
 
-/** Per-stage dashboard rows and alarms on iterator age, errors and DLQ depth. */
+/** Per-stage dashboard rows and the alarms of the module documentation. */
 export class PipelineDashboard extends Construct {
   /** The dashboard, unless `dashboard` is false. */
   readonly dashboard: cloudwatch.Dashboard | undefined;
@@ -55,6 +72,7 @@ export class PipelineDashboard extends Construct {
   constructor(scope: Construct, id: string, props: PipelineDashboardProps) {
     super(scope, id);
     const period = Duration.minutes(1);
+    // An empty label leaves the label out: alarms need plain metrics (a label makes a math alarm).
     const custom = (stage: string, name: string, statistic: string, label: string): cloudwatch.Metric =>
       new cloudwatch.Metric({
         namespace: METRICS_NAMESPACE,
@@ -62,13 +80,14 @@ export class PipelineDashboard extends Construct {
         dimensionsMap: { service: props.pipelineName, Pipeline: props.pipelineName, Stage: stage },
         statistic,
         period,
-        label,
+        ...(label === '' ? {} : { label }),
       });
 
     const alarms: cloudwatch.Alarm[] = [];
     const iteratorAgeMs = (props.iteratorAgeAlarmThreshold ?? Duration.minutes(1)).toMilliseconds();
+    const actions = [...(props.alarmActions ?? []), ...(props.alarmTopic === undefined ? [] : [new cloudwatchActions.SnsAction(props.alarmTopic)])];
     const addAlarm = (alarm: cloudwatch.Alarm): void => {
-      for (const action of props.alarmActions ?? []) alarm.addAlarmAction(action);
+      for (const action of actions) alarm.addAlarmAction(action);
       alarms.push(alarm);
     };
 
@@ -91,9 +110,34 @@ export class PipelineDashboard extends Construct {
       );
       addAlarm(
         new cloudwatch.Alarm(this, `Errors-${stage.id}`, {
-          alarmDescription: `${props.pipelineName} ${stage.id}: the function failed invocations (a failing batch blocks its shard until it succeeds)`,
+          alarmDescription: `${props.pipelineName} ${stage.id}: the function threw (the whole batch is retried; its shard waits until it succeeds)`,
           metric: errors,
           threshold: props.errorsAlarmThreshold ?? 1,
+          evaluationPeriods: 1,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        }),
+      );
+      addAlarm(
+        new cloudwatch.Alarm(this, `FailedBatches-${stage.id}`, {
+          alarmDescription:
+            `${props.pipelineName} ${stage.id}: batches failed in each of ${FAILED_BATCH_MINUTES} minutes (reported as batchItemFailures, ` +
+            `which Lambda's Errors metric does not count): a shard is blocked until the cause is fixed; see the function's log`,
+          metric: custom(stage.id, STAGE_METRICS.failedBatches, 'Sum', ''),
+          threshold: 1,
+          evaluationPeriods: FAILED_BATCH_MINUTES,
+          datapointsToAlarm: FAILED_BATCH_MINUTES,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        }),
+      );
+      addAlarm(
+        new cloudwatch.Alarm(this, `SkippedRanges-${stage.id}`, {
+          alarmDescription:
+            `${props.pipelineName} ${stage.id}: the event source mapping discarded an announced range (retries or record age exhausted): ` +
+            `its records were not processed; the dead-letter queue holds its position for a replay`,
+          metric: custom(stage.id, STAGE_METRICS.skippedRanges, 'Sum', ''),
+          threshold: 1,
           evaluationPeriods: 1,
           comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
           treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
@@ -114,12 +158,13 @@ export class PipelineDashboard extends Construct {
       ]);
       rows.push([
         graph(
-          'late, dead-lettered, replays, failed batches',
+          'late, dead-lettered, replays, failed batches, skipped ranges',
           [
             custom(stage.id, STAGE_METRICS.lateRecords, 'Sum', 'late'),
             custom(stage.id, STAGE_METRICS.deadLettered, 'Sum', 'dead-lettered'),
             custom(stage.id, STAGE_METRICS.replays, 'Sum', 'replays'),
             custom(stage.id, STAGE_METRICS.failedBatches, 'Sum', 'failed batches'),
+            custom(stage.id, STAGE_METRICS.skippedRanges, 'Sum', 'skipped ranges'),
           ],
         ),
         graph('watermark lag (ms)', [custom(stage.id, STAGE_METRICS.watermarkLagMs, 'Maximum', 'watermark lag (max)')]),
@@ -162,6 +207,19 @@ export class PipelineDashboard extends Construct {
         treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       }),
     );
+    if (props.heartbeat !== undefined) {
+      addAlarm(
+        new cloudwatch.Alarm(this, 'HeartbeatErrors', {
+          alarmDescription: `${props.pipelineName}: the heartbeat failed repeatedly; idle shards no longer advance their watermark or processing time`,
+          metric: props.heartbeat.metricErrors({ period, statistic: 'Sum' }),
+          threshold: 1,
+          evaluationPeriods: 3,
+          datapointsToAlarm: 2,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        }),
+      );
+    }
     this.alarms = alarms;
 
     if (props.dashboard === false) {

@@ -1,11 +1,12 @@
 /**
  * How a stage function is bundled: the local esbuild (never Docker — the CI and many developer
  * machines have none), ESM output for Node 20 on arm64, and the job graph (plus, when the
- * pipeline calls user functions, the pipeline module) copied next to the handler by
- * `afterBundling`, where the handler's `FLAMBDA_JOB_GRAPH_PATH` finds it.
+ * pipeline calls user functions, the pipeline module, and the JSON-lines files of the stage's
+ * lookup tables) copied next to the handler by `afterBundling`, where the handler's
+ * `FLAMBDA_JOB_GRAPH_PATH` (and `FLAMBDA_LOOKUP_FILES`) find them.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -30,6 +31,17 @@ export const JOB_GRAPH_FILE = 'job-graph.json';
 
 /** File name of the bundled pipeline module inside a stage bundle. */
 export const PIPELINE_MODULE_FILE = 'pipeline.mjs';
+
+/** Directory of a stage bundle that holds its lookup tables' JSON-lines files. */
+export const LOOKUP_FILES_DIR = 'lookup';
+
+/** A file copied into a stage bundle. */
+export interface BundledFile {
+  /** Absolute path at synth time. */
+  readonly source: string;
+  /** Path inside the bundle, relative to the handler. */
+  readonly target: string;
+}
 
 /**
  * Modules never bundled. `@aws-sdk/*` ships with the Node 20 Lambda runtime; the others are
@@ -87,12 +99,17 @@ function esbuildBinary(): string {
  * synth-time file and copied into the bundle after esbuild ran; a pipeline module, when given,
  * is bundled into the same directory.
  *
+ * Lookup files are copied to their `target` paths (under {@link LOOKUP_FILES_DIR}).
+ *
  * The content hash goes into the bundling environment on purpose: the CDK caches bundles per
  * app by their options, and command hooks (functions) do not take part in that key — without
  * the hash, two pipelines in one app would share the first one's job graph.
  */
-export function stageBundling(graphJson: string, pipelineModule: string | undefined): BundlingOptions {
-  const hash = createHash('sha256').update(graphJson).update(pipelineModule ?? '').digest('hex').slice(0, 16);
+export function stageBundling(graphJson: string, pipelineModule: string | undefined, files: readonly BundledFile[] = []): BundlingOptions {
+  const digest = createHash('sha256').update(graphJson).update(pipelineModule ?? '');
+  // The files' contents take part too: a changed lookup file must change the asset.
+  for (const file of files) digest.update(`\u0000${file.target}\u0000`).update(readFileSync(file.source));
+  const hash = digest.digest('hex').slice(0, 16);
   const dir = join(tmpdir(), 'flambda-cdk', hash);
   mkdirSync(dir, { recursive: true });
   const graphFile = join(dir, JOB_GRAPH_FILE);
@@ -102,6 +119,7 @@ export function stageBundling(graphJson: string, pipelineModule: string | undefi
     beforeInstall: () => [],
     afterBundling: (_inputDir, outputDir) => [
       `cp ${shellQuote(graphFile)} ${shellQuote(join(outputDir, JOB_GRAPH_FILE))}`,
+      ...files.flatMap((file) => [`mkdir -p ${shellQuote(dirname(join(outputDir, file.target)))}`, `cp ${shellQuote(file.source)} ${shellQuote(join(outputDir, file.target))}`]),
       ...(pipelineModule === undefined
         ? []
         : [

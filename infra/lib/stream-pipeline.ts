@@ -15,22 +15,26 @@
  * a time: state and checkpoints are per shard) and partial batch responses (the handler reports
  * the first failing record; Lambda re-delivers from there).
  */
+import { existsSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as kinesis from 'aws-cdk-lib/aws-kinesis';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { KinesisEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { compileSql } from '../../shared/sql/compile-sql.ts';
 import { HEARTBEAT_ENV, STAGE_ENV } from '../../shared/aws/env.ts';
 import { ATTR, DEFAULT_TTL_ATTRIBUTE } from '../../shared/aws/state/constants.ts';
+import type { LookupSourceDescriptor } from '../../shared/plan/logical.ts';
 import type { JobGraph, JobSink, JobStage } from '../../shared/plan/job-graph.ts';
 import { serializeJobGraph } from '../../shared/plan/job-graph.ts';
 import { PipelineDashboard } from './pipeline-dashboard.ts';
@@ -40,11 +44,13 @@ import {
   DEPS_LOCK_FILE,
   HEARTBEAT_ENTRY,
   JOB_GRAPH_FILE,
+  LOOKUP_FILES_DIR,
   PIPELINE_MODULE_FILE,
   PROJECT_ROOT,
   STAGE_HANDLER_ENTRY,
   stageBundling,
 } from './stage-bundling.ts';
+import type { BundledFile } from './stage-bundling.ts';
 import { checkDurationSeconds, checkIntegerRange, StreamPipelineValidationError } from './validation.ts';
 
 /**
@@ -54,7 +60,13 @@ import { checkDurationSeconds, checkIntegerRange, StreamPipelineValidationError 
  */
 export const LOOKUP_SECRETS_ENV = STAGE_ENV.lookupSecrets;
 
-/** Kinesis' default per-stream shard quota; more needs a quota increase (and a prop change here). */
+/**
+ * The most shards a stage (and so a stream) may have here: a guard against typos, not an AWS
+ * limit. Kinesis has no per-stream shard limit; its shard quota is per account and region,
+ * shared by every provisioned stream (by default 20,000 in us-east-1, us-west-2 and eu-west-1,
+ * 1,000 or 6,000 elsewhere — Kinesis Data Streams "Quotas and limits"), so a pipeline whose
+ * stages need more raises this bound and, first, the account's quota.
+ */
 export const MAX_SHARDS = 500;
 
 /** Anything with the TypeScript API's `jobGraph(options)`: a `Pipeline`. */
@@ -105,7 +117,12 @@ export interface StreamPipelineProps extends PipelineAlarmProps {
    * @default kinesis.StreamMode.PROVISIONED
    */
   readonly streamMode?: kinesis.StreamMode;
-  /** Retention of the streams created here, 24..8760 hours. @default Duration.hours(24) */
+  /**
+   * Retention of the streams created here, 24..8760 hours. A batch that keeps failing waits for
+   * its fix at most this long (the mappings retry forever by default), and the iterator-age alarm
+   * must fire well before it (`iteratorAgeAlarmThreshold` at most half of it).
+   * @default Duration.hours(24)
+   */
   readonly streamRetention?: Duration;
   /**
    * Lambda runtime of every function: Node.js 20 or later (bundles target Node 20, the
@@ -127,15 +144,31 @@ export interface StreamPipelineProps extends PipelineAlarmProps {
   readonly batchSize?: number;
   /** Batching window, 0..300 s. @default Duration.seconds(1) */
   readonly maxBatchingWindow?: Duration;
-  /** Where new event source mappings start reading. @default lambda.StartingPosition.TRIM_HORIZON */
-  readonly startingPosition?: lambda.StartingPosition;
   /**
-   * Retries of a failing batch before the mapping skips it (its metadata goes to the DLQ);
-   * -1 (infinite) or 0..10000. Skipping loses records, so the default retries for a long time.
-   * @default 10000
+   * Where the mappings of the source streams start reading. The exchange streams' mappings
+   * always start at TRIM_HORIZON: an exchange stream is created with the pipeline, and every
+   * record in it must be processed.
+   * @default lambda.StartingPosition.TRIM_HORIZON
+   */
+  readonly startingPosition?: lambda.StartingPosition;
+  /** The time AT_TIMESTAMP starts at; required with it and only with it. @default - none */
+  readonly startingPositionTimestamp?: Date;
+  /**
+   * Retries of a failing batch before the mapping skips it; -1 (infinite) or 0..10000. The
+   * handler dead-letters bad records itself, so only transient or configuration failures (a
+   * throttled or denied call, a missing table) retry, and they should wait for the fix within
+   * the stream's retention. With finite retries a skipped batch's metadata goes to the DLQ, and
+   * the next invocation settles the skipped range (`SkippedRanges`, alarmed) so the shard goes on
+   * — but the batch's records are not processed.
+   * @default -1
    */
   readonly retryAttempts?: number;
-  /** Oldest record the mapping still delivers, 60 s..7 days. @default Duration.days(1) */
+  /**
+   * Oldest record the mapping still delivers, 60 s..7 days; older ones are skipped like a batch
+   * whose retries ran out. Must be below `streamRetention`, so that a skipped batch can still be
+   * read back from the stream (its dead letter names where).
+   * @default - no limit (-1: records are retried until the stream's retention removes them)
+   */
   readonly maxRecordAge?: Duration;
   /** Per-stage overrides, by stage id (`stage-2`). @default - no overrides */
   readonly stages?: Readonly<Record<string, StageSettings>>;
@@ -149,10 +182,43 @@ export interface StreamPipelineProps extends PipelineAlarmProps {
   readonly sinkStreamShards?: number;
   /**
    * Credentials of SQL lookup tables, by lookup table name. Each secret is granted read to the
-   * stages that look the table up, and passed by ARN in `FLAMBDA_LOOKUP_SECRETS`.
+   * stages that look the table up, and passed by ARN in `FLAMBDA_LOOKUP_SECRETS`; on AWS it
+   * replaces the table's `passwordFrom` variable. (A descriptor's own `secretArn`, SQL
+   * `'password' = '${secret:arn:…}'`, is granted the same way without being named here.)
    * @default - no lookup secrets
    */
   readonly lookupSecrets?: Readonly<Record<string, secretsmanager.ISecret>>;
+  /**
+   * Environment variables of the stage functions that read `passwordFrom` lookup sources, by
+   * variable name; each is set only on the stages whose lookups name it. The value is stored in
+   * the function configuration in plain text: prefer `lookupSecrets`.
+   * @default - none (a `passwordFrom` table without a secret in `lookupSecrets` is refused)
+   */
+  readonly lookupEnvironment?: Readonly<Record<string, string>>;
+  /**
+   * JSON-lines files of `jsonl` lookup tables, by table name, bundled into the stages that look
+   * them up (`FLAMBDA_LOOKUP_FILES`). Relative paths are taken from the working directory.
+   * @default - the path in each table's source (a table without one is refused)
+   */
+  readonly lookupFiles?: Readonly<Record<string, string>>;
+  /**
+   * A VPC for the stages with JDBC lookup tables, to reach a private database. Their subnets
+   * must also reach Kinesis, DynamoDB, SQS and Secrets Manager (a NAT gateway, or VPC endpoints).
+   * @default - the stages run outside a VPC (public database endpoints only)
+   */
+  readonly vpc?: ec2.IVpc;
+  /** Subnets of those stages in `vpc`. @default - the VPC's private subnets */
+  readonly vpcSubnets?: ec2.SubnetSelection;
+  /** Security groups of those stages in `vpc`. @default - one created per function */
+  readonly securityGroups?: readonly ec2.ISecurityGroup[];
+  /**
+   * The customer-managed KMS keys of streams imported by their connector (a source's
+   * `streamArn`, a Kinesis sink's `streamName`), by source or sink name, so that readers get
+   * kms:Decrypt and writers kms:GenerateDataKey on them. (Streams given in `sourceStreams`
+   * carry their own key: `Stream.fromStreamAttributes({ streamArn, encryptionKey })`.)
+   * @default - imported streams are unencrypted or use the AWS-managed key
+   */
+  readonly streamKeys?: Readonly<Record<string, kms.IKey>>;
   /** Removal policy of the state table, sink tables and log groups. @default RemovalPolicy.RETAIN */
   readonly removalPolicy?: RemovalPolicy;
   /** Retention of the functions' log groups. @default logs.RetentionDays.ONE_MONTH */
@@ -186,22 +252,48 @@ const DEFAULTS = {
   timeout: Duration.seconds(60),
   batchSize: 500,
   maxBatchingWindow: Duration.seconds(1),
-  retryAttempts: 10_000,
-  maxRecordAge: Duration.days(1),
+  retryAttempts: -1,
   streamRetention: Duration.hours(24),
+  iteratorAgeAlarmThreshold: Duration.minutes(1),
   sinkStreamShards: 1,
   removalPolicy: RemovalPolicy.RETAIN,
   logRetention: logs.RetentionDays.ONE_MONTH,
 } as const;
 
-/** Lookup tables read by a stage: operators of type `LookupJoin` name their table in `spec.table`. */
-function lookupTablesOf(stage: JobStage): string[] {
-  const tables: string[] = [];
+/** A lookup table a stage reads, and where its rows come from. */
+interface StageLookup {
+  readonly table: string;
+  readonly source: LookupSourceDescriptor;
+}
+
+/** Lookup tables read by a stage: operators of type `LookupJoin` name their table and source in `spec`. */
+function lookupsOf(stage: JobStage): StageLookup[] {
+  const lookups: StageLookup[] = [];
   for (const op of stage.operators as readonly { readonly type: string; readonly spec: unknown }[]) {
-    const table = (op.spec as { table?: unknown } | undefined)?.table;
-    if (op.type === 'LookupJoin' && typeof table === 'string') tables.push(table);
+    const spec = op.spec as { table?: unknown; source?: LookupSourceDescriptor } | undefined;
+    if (op.type === 'LookupJoin' && typeof spec?.table === 'string' && spec.source !== undefined) lookups.push({ table: spec.table, source: spec.source });
   }
-  return tables;
+  return lookups;
+}
+
+/** The lookup table names of a stage. */
+function lookupTablesOf(stage: JobStage): string[] {
+  return lookupsOf(stage).map((l) => l.table);
+}
+
+/** Whether a stage looks anything up in a JDBC database. */
+function hasJdbcLookup(stage: JobStage): boolean {
+  return lookupsOf(stage).some((l) => l.source.type === 'jdbc');
+}
+
+/** Path of a lookup table's JSON-lines file inside a stage bundle (table names are SQL identifiers). */
+function bundledLookupFile(table: string): string {
+  return `${LOOKUP_FILES_DIR}/${table.replace(/[^A-Za-z0-9_.-]/g, '_')}.jsonl`;
+}
+
+/** A Secrets Manager ARN ends in `-` and six random characters when it is complete. */
+function isCompleteSecretArn(arn: string): boolean {
+  return /^arn:[^:]+:secretsmanager:[^:]*:[^:]*:secret:.+-[A-Za-z0-9]{6}$/.test(arn);
 }
 
 /** Operators that call a user function of the pipeline module (their spec names a `ref`). */
@@ -249,6 +341,10 @@ export class StreamPipeline extends Construct {
   readonly monitoring: PipelineDashboard;
   /** The Lambda runtime of every function. */
   readonly runtime: lambda.Runtime;
+  /** Secrets read by lookups (named in `lookupSecrets` or by a descriptor's `secretArn`), by ARN. */
+  private readonly lookupSecretsByArn = new Map<string, secretsmanager.ISecret>();
+  /** DynamoDB lookup tables, by table name (imported with every index a lookup queries). */
+  private readonly lookupTables = new Map<string, dynamodb.ITable>();
 
   constructor(scope: Construct, id: string, props: StreamPipelineProps) {
     super(scope, id);
@@ -267,6 +363,8 @@ export class StreamPipeline extends Construct {
         retentionPeriod,
         // AWS-managed key (aws/kinesis): encryption at rest without a CMK's monthly cost.
         encryption: kinesis.StreamEncryption.MANAGED,
+        // Like the tables: a destroyed example leaves no stream billing shard-hours behind.
+        removalPolicy,
       });
 
     this.stateTable = new dynamodb.Table(this, 'StateTable', {
@@ -298,8 +396,7 @@ export class StreamPipeline extends Construct {
       const arn = source.connector.type === 'kinesis' ? source.connector.streamArn : undefined;
       sources.set(
         source.name,
-        given ??
-          (arn !== undefined ? kinesis.Stream.fromStreamArn(this, `Source-${source.name}`, arn) : newStream(`Source-${source.name}`, source.parallelism)),
+        given ?? (arn !== undefined ? this.importStream(`Source-${source.name}`, arn, props.streamKeys?.[source.name]) : newStream(`Source-${source.name}`, source.parallelism)),
       );
     }
     this.sourceStreams = sources;
@@ -315,12 +412,13 @@ export class StreamPipeline extends Construct {
     this.sinkTables = tables;
     this.sinkStreams = streams;
 
+    this.importLookupTables(graph);
     const graphJson = serializeJobGraph(graph, 0);
     // Relative module paths are taken from the working directory (the project root under `cdk`).
-    const bundling = stageBundling(graphJson, props.pipelineModule === undefined ? undefined : resolvePath(props.pipelineModule));
+    const pipelineModule = props.pipelineModule === undefined ? undefined : resolvePath(props.pipelineModule);
     const deployed = new Map<string, DeployedStage>();
     for (const stage of graph.stages) {
-      deployed.set(stage.id, this.createStage(graph, stage, props, bundling, removalPolicy));
+      deployed.set(stage.id, this.createStage(graph, stage, props, stageBundling(graphJson, pipelineModule, lookupFilesOf(stage, props)), removalPolicy));
     }
     this.stages = deployed;
 
@@ -331,8 +429,15 @@ export class StreamPipeline extends Construct {
       stages: [...deployed.values()].map((d) => ({ id: d.stage.id, function: d.function })),
       deadLetterQueue: this.deadLetterQueue,
       dashboard: props.dashboard ?? true,
+      ...(this.heartbeatFunction !== undefined ? { heartbeat: this.heartbeatFunction } : {}),
       ...alarmProps(props),
     });
+    if ((props.retryAttempts ?? DEFAULTS.retryAttempts) !== -1) {
+      Annotations.of(this).addWarningV2(
+        '@flambda/finite-retries',
+        `retryAttempts ${props.retryAttempts}: a batch still failing after that many retries is skipped; its records are not processed (the SkippedRanges alarm fires and the dead-letter queue holds their position)`,
+      );
+    }
 
     this.suppressNagFindings();
   }
@@ -365,16 +470,47 @@ export class StreamPipeline extends Construct {
         streams.set(
           sink.name,
           connector.streamName !== undefined
-            ? kinesis.Stream.fromStreamArn(
-                this,
+            ? this.importStream(
                 `Sink-${sink.name}`,
                 Stack.of(this).formatArn({ service: 'kinesis', resource: 'stream', resourceName: connector.streamName }),
+                props.streamKeys?.[sink.name],
               )
             : newStream(`Sink-${sink.name}`, props.sinkStreamShards ?? DEFAULTS.sinkStreamShards),
         );
       }
     }
     return { tables, streams };
+  }
+
+  /** A stream imported by ARN, with its customer-managed key when it has one (grants then include KMS). */
+  private importStream(id: string, streamArn: string, encryptionKey: kms.IKey | undefined): kinesis.IStream {
+    return encryptionKey === undefined ? kinesis.Stream.fromStreamArn(this, id, streamArn) : kinesis.Stream.fromStreamAttributes(this, id, { streamArn, encryptionKey });
+  }
+
+  /** Imports each DynamoDB lookup table once, with every index a lookup of the graph queries. */
+  private importLookupTables(graph: JobGraph): void {
+    const indexes = new Map<string, Set<string>>();
+    for (const lookup of graph.stages.flatMap(lookupsOf)) {
+      if (lookup.source.type !== 'dynamodb') continue;
+      const names = indexes.get(lookup.source.table) ?? new Set<string>();
+      if (lookup.source.indexName !== undefined) names.add(lookup.source.indexName);
+      indexes.set(lookup.source.table, names);
+    }
+    let n = 0;
+    for (const [tableName, names] of indexes) {
+      this.lookupTables.set(tableName, dynamodb.Table.fromTableAttributes(this, `LookupTable${n++}`, { tableName, ...(names.size > 0 ? { globalIndexes: [...names] } : {}) }));
+    }
+  }
+
+  /** The secret of a lookup ARN, imported once per pipeline. */
+  private lookupSecret(arn: string): secretsmanager.ISecret {
+    let secret = this.lookupSecretsByArn.get(arn);
+    if (secret === undefined) {
+      const id = `LookupSecret${this.lookupSecretsByArn.size}`;
+      secret = isCompleteSecretArn(arn) ? secretsmanager.Secret.fromSecretCompleteArn(this, id, arn) : secretsmanager.Secret.fromSecretPartialArn(this, id, arn);
+      this.lookupSecretsByArn.set(arn, secret);
+    }
+    return secret;
   }
 
   private createStage(
@@ -385,6 +521,7 @@ export class StreamPipeline extends Construct {
     removalPolicy: RemovalPolicy,
   ): DeployedStage {
     const settings = resolveSettings(props, stage.id);
+    const fromSource = stage.input.type === 'source';
     const input = stage.input.type === 'source' ? this.sourceStreams.get(stage.input.source) : this.exchangeStreams.get(stage.id);
     if (input === undefined) throw new StreamPipelineValidationError(`internal: no input stream for ${stage.id}`);
 
@@ -403,17 +540,34 @@ export class StreamPipeline extends Construct {
       if (table !== undefined) sinkTargets[name] = table.tableName;
       if (stream !== undefined) sinkTargets[name] = stream.streamName;
     }
-    const lookupTables = lookupTablesOf(stage);
-    const secrets: Record<string, string> = {};
-    for (const table of lookupTables) {
-      const secret = props.lookupSecrets?.[table];
-      if (secret !== undefined) secrets[table] = secret.secretArn;
+
+    // Lookups: the secrets and tables this stage's joins read (granted below), the JSON-lines
+    // files bundled with it, and the passwordFrom variables the deployment sets.
+    const lookups = lookupsOf(stage);
+    const tableSecrets: Record<string, string> = {};
+    const secrets = new Set<secretsmanager.ISecret>();
+    const dimensionTables = new Set<dynamodb.ITable>();
+    const lookupEnvironment: Record<string, string> = {};
+    for (const { table, source } of lookups) {
+      const named = props.lookupSecrets?.[table];
+      if (named !== undefined) {
+        tableSecrets[table] = named.secretArn;
+        secrets.add(named);
+      }
+      if (source.type === 'jdbc' && source.secretArn !== undefined) secrets.add(this.lookupSecret(source.secretArn));
+      if (source.type === 'jdbc' && source.passwordFrom !== undefined && named === undefined && source.secretArn === undefined) {
+        lookupEnvironment[source.passwordFrom] = props.lookupEnvironment?.[source.passwordFrom] as string;
+      }
+      if (source.type === 'dynamodb') dimensionTables.add(this.lookupTables.get(source.table) as dynamodb.ITable);
     }
+    // The files themselves are bundled by stageBundling (lookupFilesOf).
+    const fileTables = Object.fromEntries(lookups.filter((l) => l.source.type === 'jsonl').map((l) => [l.table, `./${bundledLookupFile(l.table)}`]));
 
     const logGroup = new logs.LogGroup(this, `Logs-${stage.id}`, {
       retention: props.logRetention ?? DEFAULTS.logRetention,
       removalPolicy,
     });
+    const inVpc = props.vpc !== undefined && hasJdbcLookup(stage);
     const fn = new NodejsFunction(this, `Stage-${stage.id}`, {
       description: `Flambda ${graph.name} ${stage.id}: ${stage.operators.map((op) => op.type).join(' → ') || 'pass-through'}`,
       entry: STAGE_HANDLER_ENTRY,
@@ -426,6 +580,13 @@ export class StreamPipeline extends Construct {
       timeout: settings.timeout,
       logGroup,
       bundling,
+      ...(inVpc
+        ? {
+            vpc: props.vpc,
+            ...(props.vpcSubnets !== undefined ? { vpcSubnets: props.vpcSubnets } : {}),
+            ...(props.securityGroups !== undefined ? { securityGroups: [...props.securityGroups] } : {}),
+          }
+        : {}),
       environment: {
         [STAGE_ENV.jobGraphPath]: `./${JOB_GRAPH_FILE}`,
         [STAGE_ENV.stageId]: stage.id,
@@ -434,23 +595,31 @@ export class StreamPipeline extends Construct {
         [STAGE_ENV.deadLetterQueueUrl]: this.deadLetterQueue.queueUrl,
         [STAGE_ENV.sinkTargets]: Stack.of(this).toJsonString(sinkTargets),
         ...(props.pipelineModule === undefined ? {} : { [STAGE_ENV.pipelineModule]: `./${PIPELINE_MODULE_FILE}` }),
-        ...(Object.keys(secrets).length === 0 ? {} : { [LOOKUP_SECRETS_ENV]: Stack.of(this).toJsonString(secrets) }),
+        ...(Object.keys(tableSecrets).length === 0 ? {} : { [LOOKUP_SECRETS_ENV]: Stack.of(this).toJsonString(tableSecrets) }),
+        ...(Object.keys(fileTables).length === 0 ? {} : { [STAGE_ENV.lookupFiles]: JSON.stringify(fileTables) }),
+        ...lookupEnvironment,
       },
     });
 
-    // Least privilege: this stage's input, output, sinks and secrets only.
+    // Least privilege: this stage's input, output, sinks, lookup secrets and tables only.
     input.grantRead(fn);
     output?.grantWrite(fn);
     for (const name of sinkNames) {
       this.sinkTables.get(name)?.grantWriteData(fn);
       this.sinkStreams.get(name)?.grantWrite(fn);
     }
-    for (const table of lookupTables) props.lookupSecrets?.[table]?.grantRead(fn);
+    for (const secret of secrets) secret.grantRead(fn);
+    for (const table of dimensionTables) table.grantReadData(fn);
     this.stateTable.grantReadWriteData(fn);
     this.deadLetterQueue.grantSendMessages(fn);
 
+    // Exchange streams are created with the pipeline: every record in them must be read.
+    const startingPosition = fromSource ? (props.startingPosition ?? lambda.StartingPosition.TRIM_HORIZON) : lambda.StartingPosition.TRIM_HORIZON;
     const eventSource = new KinesisEventSource(input, {
-      startingPosition: props.startingPosition ?? lambda.StartingPosition.TRIM_HORIZON,
+      startingPosition,
+      ...(startingPosition === lambda.StartingPosition.AT_TIMESTAMP && props.startingPositionTimestamp !== undefined
+        ? { startingPositionTimestamp: props.startingPositionTimestamp.getTime() / 1000 }
+        : {}),
       batchSize: settings.batchSize,
       maxBatchingWindow: settings.maxBatchingWindow,
       reportBatchItemFailures: true,
@@ -460,10 +629,15 @@ export class StreamPipeline extends Construct {
       // reports the first failing record.
       bisectBatchOnError: false,
       retryAttempts: props.retryAttempts ?? DEFAULTS.retryAttempts,
-      maxRecordAge: props.maxRecordAge ?? DEFAULTS.maxRecordAge,
+      ...(props.maxRecordAge !== undefined ? { maxRecordAge: props.maxRecordAge } : {}),
       onFailure: new SqsDlq(this.deadLetterQueue),
     });
     fn.addEventSource(eventSource);
+    if (props.maxRecordAge === undefined) {
+      // The CDK cannot express "no maximum age"; -1 is CloudFormation's (and the API's) value for it.
+      const mapping = fn.node.children.find((c): c is lambda.EventSourceMapping => c instanceof lambda.EventSourceMapping);
+      (mapping?.node.defaultChild as lambda.CfnEventSourceMapping | undefined)?.addPropertyOverride('MaximumRecordAgeInSeconds', -1);
+    }
     return { stage, function: fn, input, eventSource };
   }
 
@@ -510,8 +684,18 @@ export class StreamPipeline extends Construct {
       const validations = Validations.of(fn);
       validations.acknowledge({
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-        reason: 'AWSLambdaBasicExecutionRole only allows writing the function\'s own CloudWatch Logs; it is the AWS-maintained minimum every function needs.',
+        reason:
+          'AWSLambdaBasicExecutionRole allows logs:CreateLogGroup, logs:CreateLogStream and logs:PutLogEvents on every resource ("*"), not only this ' +
+          "function's log group; accepted because those actions only create and append logs (never read or delete them), and it is the AWS-maintained policy Lambda expects.",
       });
+      if (fn.isBoundToVpc) {
+        validations.acknowledge({
+          id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',
+          reason:
+            'AWSLambdaVPCAccessExecutionRole allows creating, describing and deleting network interfaces on every resource ("*"), which Lambda needs to attach ' +
+            'the function to the VPC of its JDBC lookup databases; Lambda scopes the interfaces to the function itself.',
+        });
+      }
       if (this.runtime === lambda.Runtime.NODEJS_20_X) {
         const why =
           'Flambda targets Node 20 (@middy/core 6 and the pinned toolchain; @middy/core 7 needs Node 22) until the project moves; the runtime prop moves every function at once.';
@@ -556,6 +740,27 @@ function applySinkConnectors(graph: JobGraph, overrides: Readonly<Record<string,
   };
 }
 
+/**
+ * The JSON-lines files of a stage's `jsonl` lookup tables, to bundle with it: `lookupFiles`, else
+ * the source's path, taken from the working directory.
+ *
+ * @throws StreamPipelineValidationError for a table without a file, or a file that does not exist.
+ */
+function lookupFilesOf(stage: JobStage, props: StreamPipelineProps): BundledFile[] {
+  const files = new Map<string, BundledFile>();
+  for (const { table, source } of lookupsOf(stage)) {
+    if (source.type !== 'jsonl' || files.has(table)) continue;
+    const path = props.lookupFiles?.[table] ?? source.path;
+    if (path === undefined) {
+      throw new StreamPipelineValidationError(`lookup table '${table}' (${stage.id}) is a JSON-lines file without a path: give lookupFiles: { ${table}: 'path/to/${table}.jsonl' }`);
+    }
+    const resolved = resolvePath(path);
+    if (!existsSync(resolved)) throw new StreamPipelineValidationError(`lookup table '${table}' (${stage.id}): JSON-lines file ${resolved} does not exist (paths are taken from ${process.cwd()})`);
+    files.set(table, { source: resolved, target: bundledLookupFile(table) });
+  }
+  return [...files.values()];
+}
+
 function resolveSettings(props: StreamPipelineProps, stageId: string): ResolvedSettings {
   const own = props.stages?.[stageId];
   return {
@@ -572,6 +777,7 @@ function alarmProps(props: StreamPipelineProps): PipelineAlarmProps {
     ...(props.errorsAlarmThreshold !== undefined ? { errorsAlarmThreshold: props.errorsAlarmThreshold } : {}),
     ...(props.deadLetterAlarmThreshold !== undefined ? { deadLetterAlarmThreshold: props.deadLetterAlarmThreshold } : {}),
     ...(props.alarmActions !== undefined ? { alarmActions: props.alarmActions } : {}),
+    ...(props.alarmTopic !== undefined ? { alarmTopic: props.alarmTopic } : {}),
   };
 }
 
@@ -613,6 +819,27 @@ function validate(graph: JobGraph, props: StreamPipelineProps): void {
   if (props.retryAttempts !== undefined) checkIntegerRange('retryAttempts', props.retryAttempts, -1, 10_000);
   if (props.maxRecordAge !== undefined) checkDurationSeconds('maxRecordAge', props.maxRecordAge, 60, 7 * 24 * 3600);
   if (props.streamRetention !== undefined) checkDurationSeconds('streamRetention', props.streamRetention, 24 * 3600, 8760 * 3600);
+  if ((props.startingPosition === lambda.StartingPosition.AT_TIMESTAMP) !== (props.startingPositionTimestamp !== undefined)) {
+    throw new StreamPipelineValidationError(
+      `startingPositionTimestamp goes with startingPosition AT_TIMESTAMP, and only with it (given ${props.startingPosition ?? 'TRIM_HORIZON'} and ${props.startingPositionTimestamp?.toISOString() ?? 'no timestamp'})`,
+    );
+  }
+  // Both checks concern the streams created here, whose retention is streamRetention.
+  const retention = props.streamRetention ?? DEFAULTS.streamRetention;
+  const createsStreams = graph.stages.some((s) => s.input.type === 'exchange') || graph.sources.some((s) => props.sourceStreams?.[s.name] === undefined && !(s.connector.type === 'kinesis' && s.connector.streamArn !== undefined));
+  if (createsStreams && !retention.isUnresolved()) {
+    if (props.maxRecordAge !== undefined && !props.maxRecordAge.isUnresolved() && props.maxRecordAge.toSeconds() >= retention.toSeconds()) {
+      throw new StreamPipelineValidationError(
+        `maxRecordAge (${props.maxRecordAge.toHumanString()}) must be below streamRetention (${retention.toHumanString()}): a batch skipped for its age must still be in the stream to be replayed`,
+      );
+    }
+    const alarmAt = props.iteratorAgeAlarmThreshold ?? DEFAULTS.iteratorAgeAlarmThreshold;
+    if (!alarmAt.isUnresolved() && alarmAt.toSeconds() * 2 > retention.toSeconds()) {
+      throw new StreamPipelineValidationError(
+        `iteratorAgeAlarmThreshold (${alarmAt.toHumanString()}) must be at most half of streamRetention (${retention.toHumanString()}), so the alarm fires long before records expire`,
+      );
+    }
+  }
   if (props.sinkStreamShards !== undefined) checkIntegerRange('sinkStreamShards', props.sinkStreamShards, 1, MAX_SHARDS);
   if (props.iteratorAgeAlarmThreshold !== undefined) checkDurationSeconds('iteratorAgeAlarmThreshold', props.iteratorAgeAlarmThreshold, 1, 7 * 24 * 3600);
   if (props.errorsAlarmThreshold !== undefined) checkIntegerRange('errorsAlarmThreshold', props.errorsAlarmThreshold, 1, 1_000_000);
@@ -624,9 +851,57 @@ function validate(graph: JobGraph, props: StreamPipelineProps): void {
       throw new StreamPipelineValidationError(`lookupSecrets names table '${table}', which no LookupJoin of the job graph reads (lookup tables: ${[...lookupTables].join(', ') || 'none'})`);
     }
   }
+  validateLookups(graph, props);
+  if ((props.vpcSubnets !== undefined || props.securityGroups !== undefined) && props.vpc === undefined) {
+    throw new StreamPipelineValidationError(`vpcSubnets and securityGroups need vpc (given ${props.vpcSubnets !== undefined ? 'vpcSubnets' : 'securityGroups'} without it)`);
+  }
+  if (props.vpc !== undefined && !graph.stages.some(hasJdbcLookup)) {
+    throw new StreamPipelineValidationError('vpc applies to the stages with JDBC lookup tables, and the job graph has none');
+  }
+  const importedByConnector = [
+    ...graph.sources.filter((s) => s.connector.type === 'kinesis' && s.connector.streamArn !== undefined && props.sourceStreams?.[s.name] === undefined).map((s) => s.name),
+    ...graph.sinks.filter((s) => s.connector.type === 'kinesis' && s.connector.streamName !== undefined).map((s) => s.name),
+  ];
+  for (const name of Object.keys(props.streamKeys ?? {})) {
+    if (!importedByConnector.includes(name)) {
+      throw new StreamPipelineValidationError(`streamKeys names '${name}', which is no source or sink whose stream the connector imports (imported: ${importedByConnector.join(', ') || 'none'})`);
+    }
+  }
   const refs = userFunctionOperators(graph);
   if (refs.length > 0 && props.pipelineModule === undefined) {
     throw new StreamPipelineValidationError(`operators ${refs.join(', ')} call user functions: give pipelineModule (the module whose default export defines them)`);
+  }
+}
+
+/**
+ * Lookups that cannot run as configured: a `passwordFrom` JDBC table with neither a secret nor
+ * the variable set, a `lookupEnvironment` variable no lookup reads, a `lookupFiles` entry that
+ * is not a JSON-lines table, a JSON-lines table without a file.
+ */
+function validateLookups(graph: JobGraph, props: StreamPipelineProps): void {
+  const readVariables = new Set<string>();
+  const jsonlTables = new Set<string>();
+  for (const stage of graph.stages) {
+    for (const { table, source } of lookupsOf(stage)) {
+      if (source.type === 'jsonl') jsonlTables.add(table);
+      if (source.type !== 'jdbc' || source.passwordFrom === undefined) continue;
+      readVariables.add(source.passwordFrom);
+      if (source.secretArn === undefined && props.lookupSecrets?.[table] === undefined && props.lookupEnvironment?.[source.passwordFrom] === undefined) {
+        throw new StreamPipelineValidationError(
+          `lookup table '${table}' (${stage.id}) reads its JDBC password from the environment variable ${source.passwordFrom} (passwordFrom), which a deployed function does not have: ` +
+            `give lookupSecrets: { ${table}: secret } (recommended), or lookupEnvironment: { ${source.passwordFrom}: … }`,
+        );
+      }
+    }
+    lookupFilesOf(stage, props);
+  }
+  for (const name of Object.keys(props.lookupEnvironment ?? {})) {
+    if (!readVariables.has(name)) {
+      throw new StreamPipelineValidationError(`lookupEnvironment sets ${name}, which no JDBC lookup table names in passwordFrom (read: ${[...readVariables].join(', ') || 'none'})`);
+    }
+  }
+  for (const table of Object.keys(props.lookupFiles ?? {})) {
+    if (!jsonlTables.has(table)) throw new StreamPipelineValidationError(`lookupFiles names '${table}', which is no JSON-lines lookup table of the job graph (JSON-lines tables: ${[...jsonlTables].join(', ') || 'none'})`);
   }
 }
 

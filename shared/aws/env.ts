@@ -32,6 +32,8 @@ export const STAGE_ENV = {
   sinkTargets: 'FLAMBDA_SINK_TARGETS',
   /** JSON object: lookup table name → Secrets Manager secret ARN holding its database password. Optional. */
   lookupSecrets: 'FLAMBDA_LOOKUP_SECRETS',
+  /** JSON object: lookup table name → JSON-lines file, relative to the handler's directory (bundled there). Optional. */
+  lookupFiles: 'FLAMBDA_LOOKUP_FILES',
 } as const;
 
 /** Default of {@link STAGE_ENV.jobGraphPath}, relative to the handler's directory. */

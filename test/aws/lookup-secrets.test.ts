@@ -2,7 +2,8 @@
  * SQL lookup credentials from Secrets Manager (moto_server on 127.0.0.1) against a real MariaDB
  * user with a password: the secret the deployment names for a table (FLAMBDA_LOOKUP_SECRETS) or
  * a descriptor's own `secretArn` is read once, and the lookup connects with it; a JSON secret's
- * `password` field is the password; an unreadable secret names the table and the ARN.
+ * `password` field is the password; an unreadable secret names the table and the ARN; a stage
+ * reads only the secrets of its own lookups.
  */
 import { randomBytes } from 'node:crypto';
 import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -83,6 +84,16 @@ describe('Lookup secrets from Secrets Manager', () => {
   it('names the table and ARN of a secret it cannot read', async () => {
     const missing = plainArn.replace(/plain-[^-]+-[^-]+/, 'missing');
     await expect(loadLookupSecrets(pipeline(missing), {}, secrets)).rejects.toThrow(/lookup table 'dim': cannot read secret .*missing/);
+  });
+
+  it("reads only the secrets of the given stage's own lookups (another stage's function is not granted them)", async () => {
+    const missing = plainArn.replace(/plain-[^-]+-[^-]+/, 'missing');
+    const graph = pipeline(missing);
+    const lookupStage = graph.stages.find((s) => s.operators.some((op) => op.type === 'LookupJoin'))!;
+    const elsewhere = { ...graph, stages: [...graph.stages, { ...lookupStage, id: 'stage-9', operators: [] }] };
+    const loaded = await loadLookupSecrets(elsewhere, {}, secrets, 'stage-9');
+    expect(loaded.passwords.size).toBe(0);
+    await expect(loadLookupSecrets(elsewhere, {}, secrets, lookupStage.id)).rejects.toThrow(/lookup table 'dim': cannot read secret .*missing/);
   });
 
   it('takes the password field of a JSON secret, else the whole string', () => {

@@ -15,7 +15,9 @@ import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadUserCode } from '../../shared/aws/env.ts';
 import { STAGE_METRICS } from '../../shared/aws/stage-metrics.ts';
+import { Pipeline } from '../../shared/api/index.ts';
 import { parseJobGraph } from '../../shared/plan/job-graph.ts';
+import type { JobGraph } from '../../shared/plan/job-graph.ts';
 import topMerchandise from '../../examples/orders/top-merchandise.ts';
 import { TopMerchandiseStack } from '../../infra/lib/example-stacks.ts';
 import { StreamPipeline } from '../../infra/lib/stream-pipeline.ts';
@@ -39,6 +41,16 @@ let outdir: string;
 let other: Stack;
 let otherPipeline: StreamPipeline;
 let otherTemplate: Template;
+let lookupTemplate: Template;
+
+/** A pipeline whose first stage looks up a JSON-lines table (a bundled file on AWS). */
+function jsonlLookupGraph(): JobGraph {
+  const p = new Pipeline('jsonl-lookup');
+  const orders = p.lookupTable('past_orders', { schema: { user_id: 'INT NOT NULL', sname: 'STRING' }, source: { jsonl: 'examples/lookup/orders.jsonl' } });
+  p.source('ev', { schema: { user_id: 'INT NOT NULL' } }).lookupJoin(orders, { on: { user_id: 'user_id' }, columns: ['sname'] }).sinkTo('out');
+  const planned = p.jobGraph({ parallelism: 1 });
+  return { ...planned, sinks: planned.sinks.map((s) => ({ ...s, connector: { type: 'print' } })) };
+}
 
 beforeAll(() => {
   // The CDK's built-in CloudFormation validation takes ~25 s per synth; cfn-lint below checks
@@ -53,8 +65,11 @@ beforeAll(() => {
     jobGraph: { ...topMerchandise.jobGraph({ parallelism: 3 }), name: 'other' },
     pipelineModule: 'examples/orders/top-merchandise.ts',
   });
+  const lookups = new Stack(app, 'Lookups');
+  new StreamPipeline(lookups, 'L', { jobGraph: jsonlLookupGraph() });
   template = Template.fromStack(stack);
   otherTemplate = Template.fromStack(other);
+  lookupTemplate = Template.fromStack(lookups);
 });
 
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
@@ -98,6 +113,11 @@ describe('Construct: StreamPipeline (examples/orders/top-merchandise.ts)', () =>
       });
     });
 
+    it('deletes its streams with the stack, as its tables (removalPolicy DESTROY: `npm run destroy` leaves nothing billing)', () => {
+      template.allResources('AWS::Kinesis::Stream', { DeletionPolicy: 'Delete', UpdateReplacePolicy: 'Delete' });
+      template.allResources('AWS::DynamoDB::Table', { DeletionPolicy: 'Delete' });
+    });
+
     it('creates one function per stage plus the heartbeat: Node 20, arm64, ESM bundle', () => {
       template.resourceCountIs('AWS::Lambda::Function', stack.pipeline.jobGraph.stages.length + 1);
       template.allResourcesProperties('AWS::Lambda::Function', {
@@ -112,16 +132,18 @@ describe('Construct: StreamPipeline (examples/orders/top-merchandise.ts)', () =>
       });
     });
 
-    it('maps each stage to its input with partial batch responses, one poller per shard, bounded retries and an on-failure queue', () => {
+    it('maps each stage to its input with partial batch responses, one poller per shard, no skipping and an on-failure queue', () => {
       template.resourceCountIs('AWS::Lambda::EventSourceMapping', 3);
+      // Retries and record age unbounded (-1): a failing batch waits for its fix within the
+      // stream's retention instead of being skipped (D8, and the wedge of D1 never arises).
       template.allResourcesProperties('AWS::Lambda::EventSourceMapping', {
         FunctionResponseTypes: ['ReportBatchItemFailures'],
         ParallelizationFactor: 1,
         BatchSize: 500,
         MaximumBatchingWindowInSeconds: 1,
         StartingPosition: 'TRIM_HORIZON',
-        MaximumRetryAttempts: 10000,
-        MaximumRecordAgeInSeconds: 86400,
+        MaximumRetryAttempts: -1,
+        MaximumRecordAgeInSeconds: -1,
         BisectBatchOnFunctionError: false,
         DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
       });
@@ -224,11 +246,28 @@ describe('Construct: StreamPipeline (examples/orders/top-merchandise.ts)', () =>
       expect(body).toContain('\\"Pipeline\\",\\"top-merchandise\\",\\"Stage\\",\\"stage-1\\",\\"service\\",\\"top-merchandise\\"');
     });
 
-    it('alarms on iterator age and errors per stage and on the DLQ depth', () => {
-      template.resourceCountIs('AWS::CloudWatch::Alarm', 3 * 2 + 1);
+    it('alarms per stage on iterator age, errors, failed batches and skipped ranges, and on the DLQ depth and heartbeat errors', () => {
+      const stages = stack.pipeline.jobGraph.stages.length;
+      template.resourceCountIs('AWS::CloudWatch::Alarm', stages * 4 + 2);
       template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'IteratorAge', Threshold: 60000, Statistic: 'Maximum' });
-      template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Errors', Threshold: 1 });
       template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 });
+      const alarms = Object.values(resourcesOf(template)).filter((r) => r.Type === 'AWS::CloudWatch::Alarm').map((r) => r.Properties as Record<string, unknown>);
+      const on = (metric: string) => alarms.filter((a) => a.MetricName === metric);
+      // The handler's own metrics, with the exact dimensions Powertools publishes them under.
+      for (const [metric, periods] of [['FailedBatches', 3], ['SkippedRanges', 1]] as const) {
+        expect(on(metric)).toHaveLength(stages);
+        for (const alarm of on(metric)) {
+          expect(alarm).toMatchObject({ Namespace: 'Flambda', Statistic: 'Sum', Threshold: 1, EvaluationPeriods: periods, Period: 60 });
+          expect((alarm.Dimensions as { Name: string }[]).map((d) => d.Name).sort()).toEqual(['Pipeline', 'Stage', 'service']);
+        }
+      }
+      // Errors: one per stage function, plus the heartbeat's.
+      const errors = on('Errors');
+      expect(errors).toHaveLength(stages + 1);
+      const heartbeat = logicalId(stack.pipeline.heartbeatFunction!);
+      expect(errors.filter((a) => JSON.stringify(a.Dimensions).includes(heartbeat))).toHaveLength(1);
+      // No alarm action without alarmActions / alarmTopic.
+      for (const alarm of alarms) expect(alarm.AlarmActions).toBeUndefined();
     });
   });
 
@@ -262,6 +301,14 @@ describe('Construct: StreamPipeline (examples/orders/top-merchandise.ts)', () =>
       expect(code(fn)).not.toBe((resourcesOf(template)[functionOfStage(template, 'stage-0')]?.Properties?.Code as { S3Key: string }).S3Key);
       const graph = parseJobGraph(readFileSync(join(outdir, `asset.${code(fn).replace(/\.zip$/, '')}`, 'job-graph.json'), 'utf8'));
       expect(graph.name).toBe('other');
+    });
+
+    it('bundles the JSON-lines file of a jsonl lookup table where FLAMBDA_LOOKUP_FILES points (D4)', () => {
+      const fn = functionOfStage(lookupTemplate, 'stage-0');
+      expect(environmentOf(lookupTemplate, fn).FLAMBDA_LOOKUP_FILES).toBe('{"past_orders":"./lookup/past_orders.jsonl"}');
+      const dir = join(outdir, `asset.${(resourcesOf(lookupTemplate)[fn]?.Properties?.Code as { S3Key: string }).S3Key.replace(/\.zip$/, '')}`);
+      expect(readdirSync(dir).sort()).toEqual(['index.mjs', 'job-graph.json', 'lookup']);
+      expect(readFileSync(join(dir, 'lookup/past_orders.jsonl'), 'utf8')).toBe(readFileSync('examples/lookup/orders.jsonl', 'utf8'));
     });
 
     it('bundles the pipeline module next to the handler, loadable as the handler loads it', async () => {

@@ -11,9 +11,9 @@
  * - JSON-lines tables bound by name: `FLAMBDA_LOOKUP_FILES` = `{"side_input": "side_input.jsonl"}`
  *   (relative paths are resolved against the handler's directory, where the files are bundled),
  *   or the `--input` bindings of `flambda local`;
- * - JDBC passwords from the environment variable named by `passwordFrom`, or from Secrets
- *   Manager: the secrets read at cold start by secrets.ts (a source's own `secretArn`, or the
- *   secret `FLAMBDA_LOOKUP_SECRETS` names for its table).
+ * - JDBC passwords from Secrets Manager — the secrets read at cold start by secrets.ts (a
+ *   source's own `secretArn`, or the secret `FLAMBDA_LOOKUP_SECRETS` names for its table, which
+ *   wins over `passwordFrom`) — or else from the environment variable `passwordFrom` names.
  */
 import { isAbsolute, resolve } from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -28,7 +28,7 @@ import type { LookupSecrets } from './secrets.ts';
 /** Environment variables read by {@link awsDimensionSources}. */
 export const LOOKUP_ENV = {
   /** JSON object: lookup table name → JSON-lines file. Optional. */
-  files: 'FLAMBDA_LOOKUP_FILES',
+  files: STAGE_ENV.lookupFiles,
 } as const;
 
 /** Options of {@link awsDimensionSources}. */
@@ -78,6 +78,12 @@ export function lookupFilesFromEnv(env: NodeJS.ProcessEnv): Map<string, string> 
   return files;
 }
 
+/** A JDBC descriptor without its `passwordFrom`. */
+function withoutPasswordFrom<T extends { readonly passwordFrom?: string }>(descriptor: T): Omit<T, 'passwordFrom'> {
+  const { passwordFrom: _replaced, ...rest } = descriptor;
+  return rest;
+}
+
 /** The dimension source factory of a stage function or a local AWS run (see the module header). */
 export function awsDimensionSources(options: AwsDimensionSourceOptions = {}): AwsDimensionSourceFactory {
   const env = options.env ?? process.env;
@@ -88,10 +94,11 @@ export function awsDimensionSources(options: AwsDimensionSourceOptions = {}): Aw
   const l2Sources: L2DimensionSource[] = [];
   const secrets = options.secrets;
   const factory: DimensionSourceFactory = (given, context) => {
-    // A JDBC table without credentials of its own takes the secret the deployment names for it.
+    // A JDBC table without a secret of its own takes the secret the deployment names for it,
+    // which also replaces a `passwordFrom` variable (a deployed function has no such variable
+    // unless the deployment sets it; infra/lib/stream-pipeline.ts refuses to deploy otherwise).
     const tableSecret = secrets?.byTable.get(context.table);
-    const descriptor =
-      given.type === 'jdbc' && given.passwordFrom === undefined && given.secretArn === undefined && tableSecret !== undefined ? { ...given, secretArn: tableSecret } : given;
+    const descriptor = given.type === 'jdbc' && given.secretArn === undefined && tableSecret !== undefined ? withoutPasswordFrom({ ...given, secretArn: tableSecret }) : given;
     const source = createDimensionSource(descriptor, context, {
       env,
       jsonlPaths,

@@ -51,15 +51,25 @@ export function passwordOf(secretString: string): string {
 }
 
 /**
- * Reads every secret the stage's lookup tables need (those named by the environment and the
- * `secretArn`s in the job graph's JDBC descriptors).
+ * Reads every secret the stage's lookup tables need: those the environment names and the
+ * `secretArn`s in the JDBC descriptors of the stage's own LookupJoin operators — never another
+ * stage's, which its function is not granted (infra/lib/stream-pipeline.ts grants each stage the
+ * secrets of its own lookups only).
  *
+ * @param stageId the stage the function runs; without it, every stage's lookups (one process
+ *   running the whole graph)
  * @throws FlambdaError naming the table and ARN when a secret cannot be read.
  */
-export async function loadLookupSecrets(graph: JobGraph, env: NodeJS.ProcessEnv, client: Pick<SecretsManagerClient, 'send'> = new SecretsManagerClient({})): Promise<LookupSecrets> {
+export async function loadLookupSecrets(
+  graph: JobGraph,
+  env: NodeJS.ProcessEnv,
+  client: Pick<SecretsManagerClient, 'send'> = new SecretsManagerClient({}),
+  stageId?: string,
+): Promise<LookupSecrets> {
   const byTable = lookupSecretArns(env);
   const wanted = new Map<string, string>([...byTable].map(([table, arn]) => [arn, table]));
-  for (const [table, info] of lookupTablesOf(graph)) {
+  const stages = stageId === undefined ? graph.stages : graph.stages.filter((s) => s.id === stageId);
+  for (const [table, info] of lookupTablesOf({ ...graph, stages })) {
     const source = info.source;
     if (source.type === 'jdbc' && source.secretArn !== undefined) wanted.set(source.secretArn, table);
   }
