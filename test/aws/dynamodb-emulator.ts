@@ -78,10 +78,11 @@ async function freePort(): Promise<number> {
  * by its own PID (SIGTERM, then SIGKILL after 5 s).
  *
  * @param timeoutMs how long to wait for it to answer
+ * @param env the server's environment (moto reads its settings from it)
  */
-export async function startMotoServer(timeoutMs = 20_000): Promise<DynamoDbEmulator> {
+export async function startMotoServer(timeoutMs = 20_000, env: NodeJS.ProcessEnv = process.env): Promise<DynamoDbEmulator> {
   const port = await freePort();
-  const child = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'], env });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     if (stderr.length < 10_000) stderr += chunk;
