@@ -15,7 +15,11 @@
  * 4. with moto's IAM enforcement on (INITIAL_NO_AUTH_ACTION_COUNT, via /moto-api/reset-auth),
  *    each function and its mapping run with their execution role's credentials (STS AssumeRole):
  *    the same exact results; and with one grant removed (stage-0 may no longer put records on its
- *    exchange stream) its call fails with AccessDenied, and succeeds again once it is restored.
+ *    exchange stream) its call fails with AccessDenied, and succeeds again once it is restored;
+ * 5. the lookup example (FlambdaEnrichedOrders), its databases given as CDK context (a MariaDB
+ *    table read by a user whose password is in a Secrets Manager secret, and a PostgreSQL
+ *    table): with IAM enforced, the lookup stage reads its secrets with its own role, the source
+ *    stage reads none (it has no grant), and the enriched rows are exact.
  *
  * The EMF metrics the bundles print carry the names and dimensions the deployed dashboard and
  * alarms query. Everything deployed and run is printed (the acceptance script greps for
@@ -25,6 +29,7 @@
  * assertions in test/infra; what only a real account shows is listed in docs/deploying.md.
  */
 import { Buffer } from 'node:buffer';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,12 +38,16 @@ import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import { GetRecordsCommand, GetShardIteratorCommand, PutRecordsCommand } from '@aws-sdk/client-kinesis';
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { CreateSecretCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import mysql from 'mysql2/promise';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetQueueUrlCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { USERS, createTables, dropTables } from '../../examples/lookup/setup.ts';
 import { generateOrders } from '../../examples/orders/orders.ts';
+import { ENRICHED_ORDERS_SECRETS } from '../../infra/lib/example-stacks.ts';
 import { createDynamoDbClient } from '../../shared/aws/clients.ts';
 import { deployedMappingOptions } from '../../shared/aws/esm/deployed-mapping.ts';
 import { toPolledRecord } from '../../shared/aws/esm/kinesis-event.ts';
@@ -54,6 +63,33 @@ import { ACCOUNT, REGION, ROOT_CREDENTIALS, clientConfig, deploy, filterUnmodell
 import type { DeployedFunction, DeployedStack, FilteredResource, Moto } from './moto-deployment.ts';
 
 const STACK = 'FlambdaTopMerchandise';
+const ENRICHED = 'FlambdaEnrichedOrders';
+
+/**
+ * The lookup example's databases, as CDK context: tables of this run, and a MariaDB user whose
+ * password only the secret holds. The bundles run on this machine, so 127.0.0.1 reaches them
+ * (the stack warns that a deployed function could not).
+ */
+const RUN = `${process.pid}_${randomBytes(3).toString('hex')}`;
+const LOOKUP_DB = {
+  user: `flambda_deploy_${RUN}`,
+  password: `pw-${randomBytes(8).toString('hex')}`,
+  mysqlTable: `deploy_users_mysql_${RUN}`,
+  postgresTable: `deploy_users_pg_${RUN}`,
+};
+const LOOKUP_CONTEXT = {
+  'enrichedOrders:mysqlUrl': `jdbc:mysql://127.0.0.1:3306/test?user=${LOOKUP_DB.user}`,
+  'enrichedOrders:mysqlTable': LOOKUP_DB.mysqlTable,
+  'enrichedOrders:postgresUrl': 'jdbc:postgresql://127.0.0.1:5432/test?user=postgres',
+  'enrichedOrders:postgresTable': LOOKUP_DB.postgresTable,
+};
+/** What examples/lookup/setup.ts reads to create (and drop) the tables, as the root user. */
+const SETUP_ENV = {
+  FLAMBDA_EXAMPLE_MYSQL_URL: 'jdbc:mysql://127.0.0.1:3306/test?user=root',
+  FLAMBDA_EXAMPLE_MYSQL_TABLE: LOOKUP_DB.mysqlTable,
+  FLAMBDA_EXAMPLE_POSTGRES_URL: 'jdbc:postgresql://127.0.0.1:5432/test?user=postgres',
+  FLAMBDA_EXAMPLE_POSTGRES_TABLE: LOOKUP_DB.postgresTable,
+};
 /** Orders per phase; 40 products, so the Top-10 changes as data arrives. */
 const PHASES = { first: 900, afterRestart: 500, withIam: 400 } as const;
 const MERCHANDISE = 40;
@@ -92,6 +128,8 @@ let filtered: FilteredResource[];
 let stacks: DeployedStack[];
 let functions: DeployedFunction[];
 let synthesizedTemplate: string;
+let admin: FunctionCredentials | undefined;
+const roleCredentials = new Map<string, FunctionCredentials>();
 const containers: LambdaContainer[] = [];
 const mappings: LocalEventSourceMapping[] = [];
 
@@ -99,12 +137,12 @@ beforeAll(async () => {
   workdir = mkdtempSync(join(tmpdir(), 'flambda-test-deploy-'));
   cdkOut = join(workdir, 'cdk.out');
   const started = Date.now();
-  [moto] = await Promise.all([startMoto(), synthesize(cdkOut, {})]);
+  [moto] = await Promise.all([startMoto(), synthesize(cdkOut, LOOKUP_CONTEXT), createLookupDatabases()]);
   synthesizedTemplate = readFileSync(join(cdkOut, `${STACK}.template.json`), 'utf8');
   filtered = filterUnmodelled(cdkOut);
   const output = await deploy(cdkOut, moto.endpoint);
-  ({ stacks, functions } = await readBack(moto.endpoint, cdkOut, [STACK]));
-  const events = output.split('\n').filter((line) => line.includes(`${STACK} |`) && line.includes('CREATE_COMPLETE'));
+  ({ stacks, functions } = await readBack(moto.endpoint, cdkOut, [STACK, ENRICHED]));
+  const events = output.split('\n').filter((line) => /\| AWS::CloudFormation::Stack/.test(line) && line.includes('CREATE_COMPLETE'));
   console.log(`deployed with cdklocal to moto_server at ${moto.endpoint} in ${((Date.now() - started) / 1000).toFixed(1)} s (synth, bootstrap, deploy)`);
   for (const line of events) console.log(`  ${line.trim()}`);
   for (const stack of stacks) console.log(`stack ${stack.name}: ${stack.status}, ${stack.resources.length} resources`);
@@ -115,13 +153,32 @@ afterAll(async () => {
   await Promise.all(mappings.map((m) => m.stop()));
   await Promise.all(containers.map((c) => c.kill()));
   await moto?.stop();
+  await dropLookupDatabases();
   if (workdir !== undefined) rmSync(workdir, { recursive: true, force: true });
 });
 
+/** The lookup example's tables (setup.ts) and a MariaDB user that may only read its table. */
+async function createLookupDatabases(): Promise<void> {
+  await createTables(SETUP_ENV);
+  const root = await mysql.createConnection({ host: '127.0.0.1', port: 3306, user: 'root', database: 'test' });
+  try {
+    await root.query(`CREATE USER '${LOOKUP_DB.user}'@'%' IDENTIFIED BY '${LOOKUP_DB.password}'`);
+    await root.query(`GRANT SELECT ON test.${LOOKUP_DB.mysqlTable} TO '${LOOKUP_DB.user}'@'%'`);
+  } finally {
+    await root.end();
+  }
+}
+
+async function dropLookupDatabases(): Promise<void> {
+  const root = await mysql.createConnection({ host: '127.0.0.1', port: 3306, user: 'root', database: 'test' });
+  await root.query(`DROP USER IF EXISTS '${LOOKUP_DB.user}'@'%'`).finally(() => root.end());
+  await dropTables(SETUP_ENV);
+}
+
 /** The deployed function running `stage`, or the heartbeat. */
-function fn(stage: string | 'heartbeat'): DeployedFunction {
-  const found = functions.find((f) => (stage === 'heartbeat' ? f.environment.FLAMBDA_HEARTBEAT_STREAMS !== undefined : f.environment.FLAMBDA_STAGE_ID === stage));
-  if (found === undefined) throw new Error(`no deployed function runs ${stage}`);
+function fn(stage: string | 'heartbeat', stack = STACK): DeployedFunction {
+  const found = functions.find((f) => f.stack === stack && (stage === 'heartbeat' ? f.environment.FLAMBDA_HEARTBEAT_STREAMS !== undefined : f.environment.FLAMBDA_STAGE_ID === stage));
+  if (found === undefined) throw new Error(`no deployed function of ${stack} runs ${stage}`);
   return found;
 }
 
@@ -209,10 +266,10 @@ interface RunningStage {
  * settings from the deployed mapping, its reads and its on-failure destination with the same
  * credentials as the function (Lambda's mapping uses the execution role).
  */
-async function startStages(credentialsOf: (f: DeployedFunction) => FunctionCredentials, loseOneResponse: boolean): Promise<RunningStage[]> {
+async function startStages(credentialsOf: (f: DeployedFunction) => FunctionCredentials, loseOneResponse: boolean, stack = STACK, stages: readonly string[] = STAGES): Promise<RunningStage[]> {
   const running: RunningStage[] = [];
-  for (const stage of STAGES) {
-    const f = fn(stage);
+  for (const stage of stages) {
+    const f = fn(stage, stack);
     const credentials = credentialsOf(f);
     const container = new LambdaContainer(spec(f), credentials, moto.endpoint);
     containers.push(container);
@@ -261,6 +318,13 @@ async function stop(running: readonly RunningStage[]): Promise<void> {
   await Promise.all(running.map((r) => r.container.kill()));
 }
 
+/** A function's execution-role credentials (assumed before IAM was enforced). */
+function credentialsOf(f: DeployedFunction): FunctionCredentials {
+  const credentials = roleCredentials.get(f.logicalId);
+  if (credentials === undefined) throw new Error(`no role credentials for ${f.logicalId}`);
+  return credentials;
+}
+
 const queueUrls = new Map<string, string>();
 
 /** The URL of the queue an on-failure destination ARN names (looked up before IAM is enforced). */
@@ -306,11 +370,15 @@ function describeRun(running: readonly RunningStage[]): string {
     .join('; ');
 }
 
-describe(`test:deploy — ${STACK} on moto_server, bundles run bare`, () => {
+describe(`test:deploy — the example app (${STACK}, ${ENRICHED}) on moto_server, bundles run bare`, () => {
   it('deploys to CREATE_COMPLETE; the functions and mappings read back are what the template says', () => {
-    expect(stacks.map((s) => [s.name, s.status])).toEqual([[STACK, 'CREATE_COMPLETE']]);
+    expect(stacks.map((s) => [s.name, s.status])).toEqual([
+      [STACK, 'CREATE_COMPLETE'],
+      [ENRICHED, 'CREATE_COMPLETE'],
+    ]);
     expect(filtered.map((f) => f.type).sort()).toEqual(expect.arrayContaining(['AWS::CDK::Metadata', 'AWS::CloudWatch::Alarm', 'AWS::SQS::QueuePolicy']));
-    expect(functions).toHaveLength(STAGES.length + 1);
+    expect(functions.filter((f) => f.stack === STACK)).toHaveLength(STAGES.length + 1);
+    expect(functions.filter((f) => f.stack === ENRICHED)).toHaveLength(3);
     for (const stage of STAGES) {
       const f = fn(stage);
       const [mapping] = f.mappings;
@@ -420,9 +488,11 @@ describe(`test:deploy — ${STACK} on moto_server, bundles run bare`, () => {
     // Before enforcement: an administrator for the test's own calls, and each role's credentials.
     const iam = new IAMClient(clientConfig(moto.endpoint));
     const sts = new STSClient(clientConfig(moto.endpoint));
-    let admin: FunctionCredentials;
-    const roleCredentials = new Map<string, FunctionCredentials>();
+    const secrets = new SecretsManagerClient(clientConfig(moto.endpoint));
     try {
+      // The lookup example's passwords, in the secrets its stack names (created beforehand, as a user would).
+      await secrets.send(new CreateSecretCommand({ Name: ENRICHED_ORDERS_SECRETS.jdbc_table2, SecretString: JSON.stringify({ username: LOOKUP_DB.user, password: LOOKUP_DB.password }) }));
+      await secrets.send(new CreateSecretCommand({ Name: ENRICHED_ORDERS_SECRETS.jdbc_table3, SecretString: 'trust-auth-ignores-it' }));
       await iam.send(new CreateUserCommand({ UserName: 'test-deploy-admin' }));
       await iam.send(new PutUserPolicyCommand({ UserName: 'test-deploy-admin', PolicyName: 'all', PolicyDocument: JSON.stringify({ Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }] }) }));
       const key = (await iam.send(new CreateAccessKeyCommand({ UserName: 'test-deploy-admin' }))).AccessKey;
@@ -434,11 +504,13 @@ describe(`test:deploy — ${STACK} on moto_server, bundles run bare`, () => {
         const assumed = (await sts.send(new AssumeRoleCommand({ RoleArn: f.configuration.Role, RoleSessionName: f.logicalId.slice(0, 64) }))).Credentials;
         roleCredentials.set(f.logicalId, { accessKeyId: assumed?.AccessKeyId as string, secretAccessKey: assumed?.SecretAccessKey as string, sessionToken: assumed?.SessionToken as string });
       }
+      for (const f of functions) for (const m of f.mappings) await queueUrlOf(m.DestinationConfig?.OnFailure?.Destination as string);
       const reset = await fetch(`${moto.endpoint}/moto-api/reset-auth`, { method: 'POST', body: '0' });
       expect(reset.status).toBe(200);
     } finally {
       iam.destroy();
       sts.destroy();
+      secrets.destroy();
     }
     console.log(
       `IAM enforced (INITIAL_NO_AUTH_ACTION_COUNT 0); roles: ${functions.map((f) => `${f.roleName} (${[...f.policies.values()].flatMap((d) => d.Statement.flatMap((st) => [st.Action].flat())).length} actions)`).join(', ')}; ` +
@@ -450,8 +522,7 @@ describe(`test:deploy — ${STACK} on moto_server, bundles run bare`, () => {
     await expect(stranger.dynamoDb.send(new ScanCommand({ TableName: 'x' }))).rejects.toThrow();
     destroy(stranger);
 
-    const root = testClients(admin);
-    const credentialsOf = (f: DeployedFunction): FunctionCredentials => roleCredentials.get(f.logicalId) as FunctionCredentials;
+    const root = testClients(admin as FunctionCredentials);
     try {
       const source = JSON.parse(fn('heartbeat').environment.FLAMBDA_HEARTBEAT_STREAMS as string)[0] as string;
       const orders = ordersOf('withIam');
@@ -484,7 +555,7 @@ describe(`test:deploy — ${STACK} on moto_server, bundles run bare`, () => {
         // Powertools writes errors to stderr, everything else to stdout.
         return { response: outcome.result as KinesisStreamBatchResponse, log: [...container.stdout, ...container.stderr] };
       };
-      const adminIam = new IAMClient(clientConfig(moto.endpoint, admin));
+      const adminIam = new IAMClient(clientConfig(moto.endpoint, admin as FunctionCredentials));
       try {
         await adminIam.send(new PutRolePolicyCommand({ RoleName: stage0.roleName, PolicyName: policyName, PolicyDocument: JSON.stringify(withoutPut) }));
         const denied = await invokeStage0();
@@ -508,6 +579,36 @@ describe(`test:deploy — ${STACK} on moto_server, bundles run bare`, () => {
       } finally {
         adminIam.destroy();
       }
+    } finally {
+      destroy(root);
+    }
+  });
+
+  it('looks orders up in MariaDB and PostgreSQL with secrets only the lookup stage may read (IAM enforced): exact enriched rows', async () => {
+    const actions = (f: DeployedFunction): string[] => [...f.policies.values()].flatMap((d) => d.Statement.flatMap((st) => [st.Action].flat()));
+    // Only the lookup stage is granted the secrets, and only it reads them at cold start (D2).
+    expect(actions(fn('stage-1', ENRICHED))).toContain('secretsmanager:GetSecretValue');
+    expect(actions(fn('stage-0', ENRICHED)).filter((a) => a.startsWith('secretsmanager:'))).toEqual([]);
+    const root = testClients(admin as FunctionCredentials);
+    try {
+      const source = JSON.parse(fn('heartbeat', ENRICHED).environment.FLAMBDA_HEARTBEAT_STREAMS as string)[0] as string;
+      const sink = JSON.parse(fn('stage-1', ENRICHED).environment.FLAMBDA_SINK_TARGETS as string).fs_table as string;
+      const orders = Array.from({ length: 60 }, (_, i) => ({ user_id: 1 + ((i * 7) % USERS.length), order_amount: 10 * i + 3, sname: `s${i}`, log_ts: Date.UTC(2026, 10, 11) + i }));
+      await putRecords(root.kinesis, source, orders.map((o) => JSON.stringify(o)), (i) => `u${i}`);
+      const running = await startStages(credentialsOf, true, ENRICHED, ['stage-0', 'stage-1']);
+      await drain(running);
+      console.log(`lookup example, ${orders.length} orders with the functions' own roles: ${describeRun(running)}`);
+      for (const r of running) expect(r.responses.flatMap((x) => x.batchItemFailures), `${r.stage} failed a batch`).toEqual([]);
+      await stop(running);
+
+      const written: Record<string, unknown>[] = [];
+      for (const shard of await listAllShards(root.kinesis, sink)) {
+        for (const record of await readShard(root.kinesis, sink, shard.ShardId as string)) written.push(JSON.parse(Buffer.from(record.data).toString('utf8')) as Record<string, unknown>);
+      }
+      const user = (id: number) => USERS.find((u) => u.id === id) as (typeof USERS)[number];
+      const expected = orders.map((o) => ({ op: '+I', id: o.user_id, name: `${user(o.user_id).name}@mysql`, s3Name: `${user(o.user_id).name}@pg`, order_amount: o.order_amount, description: user(o.user_id).description }));
+      const key = (r: Record<string, unknown>): string => JSON.stringify(Object.entries(r).sort(([a], [b]) => a.localeCompare(b)));
+      expect(written.map(key).sort()).toEqual(expected.map(key).sort());
     } finally {
       destroy(root);
     }
