@@ -96,6 +96,8 @@ const MERCHANDISE = 40;
 const SEED = 11;
 /** Faster than AWS's 1 s idle poll, to keep the run short; everything else is the deployed mapping's. */
 const POLL_MS = 100;
+/** Each step drains three mappings with 1 s batching windows; the machine may be busy. */
+const SLOW = { timeout: 300_000 } as const;
 
 /**
  * moto names an IAM action after the API operation, where AWS authorizes some operations by
@@ -399,7 +401,7 @@ describe(`test:deploy — the example app (${STACK}, ${ENRICHED}) on moto_server
 
   let stagesRunning: RunningStage[] = [];
 
-  it('computes the exact Top-10 through the bundles, without double counting a re-delivered batch, and dead-letters bad records', async () => {
+  it('computes the exact Top-10 through the bundles, without double counting a re-delivered batch, and dead-letters bad records', SLOW, async () => {
     const root = testClients(ROOT_CREDENTIALS);
     try {
       const source = JSON.parse(fn('heartbeat').environment.FLAMBDA_HEARTBEAT_STREAMS as string)[0] as string;
@@ -430,7 +432,7 @@ describe(`test:deploy — the example app (${STACK}, ${ENRICHED}) on moto_server
     }
   });
 
-  it('writes a heartbeat to every shard of every source and exchange stream, and every stage takes it', async () => {
+  it('writes a heartbeat to every shard of every source and exchange stream, and every stage takes it', SLOW, async () => {
     const root = testClients(ROOT_CREDENTIALS);
     try {
       const heartbeat = new LambdaContainer(spec(fn('heartbeat')), ROOT_CREDENTIALS, moto.endpoint);
@@ -468,7 +470,7 @@ describe(`test:deploy — the example app (${STACK}, ${ENRICHED}) on moto_server
     }
   });
 
-  it('restarts cold (every execution environment replaced) and goes on exactly', async () => {
+  it('restarts cold (every execution environment replaced) and goes on exactly', SLOW, async () => {
     await stop(stagesRunning);
     const root = testClients(ROOT_CREDENTIALS);
     try {
@@ -484,7 +486,7 @@ describe(`test:deploy — the example app (${STACK}, ${ENRICHED}) on moto_server
     }
   });
 
-  it('with IAM enforced, runs every function and mapping with its own role: the same exact results, and a removed grant fails its call', async () => {
+  it('with IAM enforced, runs every function and mapping with its own role: the same exact results, and a removed grant fails its call', SLOW, async () => {
     // Before enforcement: an administrator for the test's own calls, and each role's credentials.
     const iam = new IAMClient(clientConfig(moto.endpoint));
     const sts = new STSClient(clientConfig(moto.endpoint));
@@ -584,7 +586,7 @@ describe(`test:deploy — the example app (${STACK}, ${ENRICHED}) on moto_server
     }
   });
 
-  it('looks orders up in MariaDB and PostgreSQL with secrets only the lookup stage may read (IAM enforced): exact enriched rows', async () => {
+  it('looks orders up in MariaDB and PostgreSQL with secrets only the lookup stage may read (IAM enforced): exact enriched rows', SLOW, async () => {
     const actions = (f: DeployedFunction): string[] => [...f.policies.values()].flatMap((d) => d.Statement.flatMap((st) => [st.Action].flat()));
     // Only the lookup stage is granted the secrets, and only it reads them at cold start (D2).
     expect(actions(fn('stage-1', ENRICHED))).toContain('secretsmanager:GetSecretValue');
