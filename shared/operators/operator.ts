@@ -34,12 +34,23 @@ export interface OperatorContext {
   readonly metrics: OperatorMetrics;
 }
 
+/**
+ * Which input of a two-input operator (a join) a batch comes from, as Flink's
+ * TwoInputStreamOperator has `processElement1` / `processElement2`. Single-input operators
+ * only ever get `'left'` (their one input) and ignore it.
+ */
+export type InputSide = 'left' | 'right';
+
 /** A streaming operator instance; one per shard. */
 export interface Operator {
   /** Declares state and prepares. Called once before the first batch. */
   open(context: OperatorContext): Promise<void> | void;
-  /** Processes a batch of changelog rows in order. */
-  processBatch(batch: readonly ChangeRow[], out: Output): Promise<void> | void;
+  /**
+   * Processes a batch of changelog rows in order. A two-input operator is told which input the
+   * batch came from; a batch never mixes inputs. Its watermark (`onWatermark`, event-time
+   * timers) is the minimum over both inputs, as Flink combines a two-input operator's watermarks.
+   */
+  processBatch(batch: readonly ChangeRow[], out: Output, side?: InputSide): Promise<void> | void;
   /**
    * Called when the operator's input watermark advances, after due event-time timers have
    * fired. Operators that emit watermark-dependent results without timers use this.
@@ -51,6 +62,13 @@ export interface Operator {
   finish?(out: Output): Promise<void> | void;
   /** Releases resources. */
   close?(): Promise<void> | void;
+  /**
+   * How far this operator's output may lag behind its input watermark, in ms: rows it emits may
+   * carry event times up to this much older than the watermark it received (an interval join
+   * emits old rows when their match arrives). The runtime forwards `watermark − delay`
+   * downstream, as Flink's KeyedCoProcessOperatorWithWatermarkDelay does. @default 0
+   */
+  readonly outputWatermarkDelayMs?: number;
 }
 
 /** Builds an operator instance from its plain-data spec (see shared/plan/job-graph.ts). */

@@ -12,7 +12,7 @@
 import type { ChangeRow } from '../core/row.ts';
 import type { Row } from '../core/types.ts';
 import { FlambdaError, PlanError } from '../core/errors.ts';
-import type { Operator, OperatorContext, OperatorMetrics, Output, Timer } from '../operators/operator.ts';
+import type { InputSide, Operator, OperatorContext, OperatorMetrics, Output, Timer } from '../operators/operator.ts';
 import type { Clock, StateSnapshot } from '../state/memory-backend.ts';
 import { MemoryStateStore } from '../state/memory-backend.ts';
 import type { TimerSnapshot } from '../state/timer-service.ts';
@@ -167,14 +167,17 @@ export class OperatorRunner {
     }
   }
 
-  /** Feeds one batch of changelog rows; returns the rows emitted while processing it. */
-  async processBatch(rows: readonly ChangeRow[]): Promise<ChangeRow[]> {
+  /**
+   * Feeds one batch of changelog rows (of input `side` for a two-input operator); returns the
+   * rows emitted while processing it.
+   */
+  async processBatch(rows: readonly ChangeRow[], side: InputSide = 'left'): Promise<ChangeRow[]> {
     const operator = this.begin('processBatch');
     try {
       this.timers.setProcessingTime(this.clock());
       this.metrics.increment(RUNNER_METRICS.recordsIn, rows.length);
       this.tap?.input(this, rows);
-      const pending = operator.processBatch(rows, this.output);
+      const pending = operator.processBatch(rows, this.output, side);
       if (pending !== undefined) await pending;
       return this.collect();
     } finally {
@@ -261,6 +264,16 @@ export class OperatorRunner {
   /** The current event-time watermark (-Infinity before the first one). */
   currentWatermark(): number {
     return this.timers.currentWatermark();
+  }
+
+  /**
+   * The watermark this operator forwards for input watermark `watermark`: held back by the
+   * operator's {@link Operator.outputWatermarkDelayMs}, so rows it emits late are not late
+   * downstream. ±∞ pass unchanged (end of input still ends every window downstream).
+   */
+  outputWatermark(watermark: number): number {
+    const delay = this.operator?.outputWatermarkDelayMs ?? 0;
+    return delay > 0 && Number.isFinite(watermark) ? watermark - delay : watermark;
   }
 
   /** The runner's own memory store (stats, TTL purging in tests); fails with an external store. */

@@ -24,7 +24,7 @@
  */
 import type { ChangeRow } from '../../shared/core/row.ts';
 import type { Row } from '../../shared/core/types.ts';
-import type { Operator } from '../../shared/operators/operator.ts';
+import type { InputSide, Operator } from '../../shared/operators/operator.ts';
 import type { OperatorSnapshot, MetricCounters } from '../../shared/runtime/operator-runner.ts';
 import { OperatorRunner } from '../../shared/runtime/operator-runner.ts';
 import type { MemoryStateStore } from '../../shared/state/memory-backend.ts';
@@ -96,9 +96,26 @@ export class OperatorHarness {
     return emitted;
   }
 
-  /** Processes `rows` as one batch (as a runtime would); returns the rows emitted. */
-  async processBatch(rows: readonly ChangeRow[]): Promise<ChangeRow[]> {
-    return this.record(await this.runner.processBatch(rows));
+  /** Processes `rows` as one batch (as a runtime would) of input `side`; returns the rows emitted. */
+  async processBatch(rows: readonly ChangeRow[], side: InputSide = 'left'): Promise<ChangeRow[]> {
+    return this.record(await this.runner.processBatch(rows, side));
+  }
+
+  /**
+   * Two-input operators (Flink's TwoInputStreamOperatorTestHarness `processElement1`): each row
+   * of the left input as its own batch, in order; returns all rows emitted.
+   */
+  async processLeft(...rows: ChangeRow[]): Promise<ChangeRow[]> {
+    const emitted: ChangeRow[] = [];
+    for (const row of rows) emitted.push(...this.record(await this.runner.processBatch([row], 'left')));
+    return emitted;
+  }
+
+  /** Each row of the right input as its own batch (`processElement2`); returns all rows emitted. */
+  async processRight(...rows: ChangeRow[]): Promise<ChangeRow[]> {
+    const emitted: ChangeRow[] = [];
+    for (const row of rows) emitted.push(...this.record(await this.runner.processBatch([row], 'right')));
+    return emitted;
   }
 
   /** Advances the watermark, firing due event-time timers and `onWatermark`; returns emitted rows. */
