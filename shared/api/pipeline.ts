@@ -53,6 +53,12 @@ export interface SourceOptions<S extends SchemaSpec> {
   readonly generator?: GeneratorFunction;
   /** Number of source shards. @default the job's parallelism */
   readonly parallelism?: number;
+  /**
+   * Columns identifying a row (Flink's `PRIMARY KEY … NOT ENFORCED`, trusted, not checked): the
+   * source's upsert key, which makes it a versioned table for {@link Stream.temporalJoin} and
+   * lets joins keep one row per key.
+   */
+  readonly primaryKey?: readonly (keyof S & string)[];
 }
 
 /** A user function registered with the pipeline. */
@@ -84,6 +90,9 @@ export class Pipeline {
     if (this.lookupTables.has(name)) throw new PlanError(`'${name}' is already a lookup table; sources and lookup tables share one namespace (--input binds them by name)`);
     this.sourceNames.add(name);
     const schema = schemaOf(options.schema);
+    for (const k of options.primaryKey ?? []) {
+      if (!schema.fields.some((f) => f.name === k)) throw new PlanError(`source '${name}': primary key column '${k}' is not in the schema`);
+    }
     const watermark = options.watermark;
     if (watermark) {
       const field = schema.fields.find((f) => f.name === watermark.column);
@@ -112,6 +121,7 @@ export class Pipeline {
         : schema,
       ...(watermark ? { watermark: { ...watermark } } : {}),
       ...(options.parallelism !== undefined ? { parallelism: options.parallelism } : {}),
+      ...(options.primaryKey !== undefined && options.primaryKey.length > 0 ? { primaryKey: [...options.primaryKey] } : {}),
     };
     return new Stream<RowOf<S>>(this, node);
   }

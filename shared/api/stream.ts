@@ -18,6 +18,9 @@ import type { Pipeline } from './pipeline.ts';
 import type { RowOf, SchemaSpec } from './schema-spec.ts';
 import { lookupJoinOutputSchema, type LookupOutputColumn } from '../lookup/lookup-join-spec.ts';
 import { LookupTable, lookupKeys, lookupOutput, type LookupColumns, type LookupJoined, type LookupJoinOptions } from './lookup-table.ts';
+import { buildJoin, intervalJoin as intervalJoinNode, temporalJoin as temporalJoinNode, type JoinKeyPair } from './joins.ts';
+import type { Duration } from './windows.ts';
+import { parseDuration } from './windows.ts';
 
 /** Options of {@link Stream.sinkTo}. */
 export interface SinkOptions {
@@ -235,6 +238,87 @@ export class Stream<T> {
     }) as never;
   }
 
+  /**
+   * Joins with another stream on equal keys (Flink's regular join): every pair of rows whose `on`
+   * columns are equal and for which `where` (an expression over the joined row) is TRUE, as
+   * they come and go — inputs may be updating, and the output retracts what no longer holds.
+   * `type` `left` / `right` / `full` keeps unmatched rows padded with NULLs (retracted when a
+   * match arrives, restored when the last match goes). Output: this stream's columns, then the
+   * other's; a clashing name of the other side gets a suffix (`id` → `id0`).
+   *
+   * As in Flink's planner, a join of two windowed streams on their `window_start` and
+   * `window_end` is a window join, and a `where` that bounds one side's rowtime by the other's
+   * from both sides is an interval join (see {@link Stream.intervalJoin}).
+   *
+   * @throws PlanError for unknown or incomparable key columns, a non-BOOLEAN `where`, or a
+   *   stream of another pipeline.
+   */
+  join<U, const J extends JoinKind = 'inner'>(other: Stream<U>, options: JoinOptions<T, U> & { readonly type?: J }): Stream<Joined<T, U, J>> {
+    const ttl = options.stateTtlMs;
+    return buildJoin(this, other, {
+      type: joinKind(options.type),
+      keys: joinKeys(options.on as JoinOn<unknown, unknown>, 'join'),
+      ...(options.where !== undefined ? { condition: options.where } : {}),
+      ...(typeof ttl === 'number' ? { leftStateTtlMs: ttl, rightStateTtlMs: ttl } : {}),
+      ...(typeof ttl === 'object' && ttl.left !== undefined ? { leftStateTtlMs: ttl.left } : {}),
+      ...(typeof ttl === 'object' && ttl.right !== undefined ? { rightStateTtlMs: ttl.right } : {}),
+    }) as never;
+  }
+
+  /**
+   * Interval join: rows with equal `on` keys whose times satisfy
+   * `other.t + between[0] <= this.t <= other.t + between[1]` (Flink's
+   * `l.t BETWEEN r.t - INTERVAL … AND r.t + INTERVAL …`). In event time the times are each
+   * side's rowtime column (or `time`), and state is dropped as the watermark passes; in
+   * processing time rows are timed by their arrival. Inputs must be insert-only; the output is
+   * insert-only, unmatched rows of an outer side are emitted padded once they can match nothing.
+   *
+   * @throws PlanError for bounds with lower > upper, a missing rowtime column, or as {@link Stream.join}.
+   */
+  intervalJoin<U, const J extends JoinKind = 'inner'>(other: Stream<U>, options: IntervalJoinOptions<T, U> & { readonly type?: J }): Stream<Joined<T, U, J>> {
+    const keys = joinKeys(options.on as JoinOn<unknown, unknown>, 'intervalJoin');
+    const timeDomain = options.timeDomain ?? 'event';
+    const lower = signedDuration(options.between[0], 'intervalJoin lower bound');
+    const upper = signedDuration(options.between[1], 'intervalJoin upper bound');
+    if (lower > upper) throw new PlanError(`intervalJoin: the lower bound ${lower} ms is above the upper bound ${upper} ms`);
+    const times =
+      timeDomain === 'event'
+        ? { leftTimeColumn: options.time?.left ?? rowtimeOf(this.schema, 'intervalJoin left input'), rightTimeColumn: options.time?.right ?? rowtimeOf(other.schema, 'intervalJoin right input') }
+        : {};
+    return intervalJoinNode(this, other, {
+      joinType: joinKind(options.type) as 'INNER',
+      leftKeys: keys.map((k) => k.left),
+      rightKeys: keys.map((k) => k.right),
+      condition: options.where,
+      timeDomain,
+      ...times,
+      lower,
+      upper,
+    }) as never;
+  }
+
+  /**
+   * Event-time temporal join (`JOIN versioned FOR SYSTEM_TIME AS OF this.t`): each row joins the
+   * version of `versioned`'s row with its key valid at the row's time. `versioned` needs a
+   * primary key among the `on` columns (a source with `primaryKey`, or a deduplication / group
+   * aggregation by it) and a rowtime column; rows are emitted once the watermark passes them,
+   * with their own changelog kind.
+   *
+   * @throws PlanError for a versioned side without such a key, a missing rowtime column, or as {@link Stream.join}.
+   */
+  temporalJoin<U, const J extends 'inner' | 'left' = 'inner'>(versioned: Stream<U>, options: TemporalJoinOptions<T, U> & { readonly type?: J }): Stream<Joined<T, U, J>> {
+    const type = options.type ?? 'inner';
+    if (type !== 'inner' && type !== 'left') throw new PlanError(`temporalJoin: type must be 'inner' or 'left' (given ${JSON.stringify(type)})`);
+    return temporalJoinNode(this, versioned, {
+      joinType: type === 'left' ? 'LEFT' : 'INNER',
+      keys: joinKeys(options.on as JoinOn<unknown, unknown>, 'temporalJoin'),
+      ...(options.where !== undefined ? { condition: options.where } : {}),
+      leftTimeColumn: options.time ?? rowtimeOf(this.schema, 'temporalJoin probe input'),
+      rightTimeColumn: options.versionTime ?? rowtimeOf(versioned.schema, 'temporalJoin versioned input'),
+      ...(options.stateTtlMs !== undefined ? { stateTtlMs: options.stateTtlMs } : {}),
+    }) as never;
+  }
+
   /** Writes the stream to a named sink. */
   sinkTo(name: string, options: SinkOptions = {}): void {
     if (options.upsertKey) for (const k of options.upsertKey) requireColumn(this.schema, k, `sink '${name}' upsertKey`);
@@ -272,6 +356,99 @@ export class Stream<T> {
     const ref = this.pipeline.registerFunction(fn as unknown as (row: Row) => Value);
     return { kind: 'udf', ref, display: name ?? (fn.name || ref), type: parseType(type) };
   }
+}
+
+/** How a join keeps unmatched rows. */
+export type JoinKind = 'inner' | 'left' | 'right' | 'full';
+
+/** Equi-join keys: `{ thisColumn: 'otherColumn' }`, a list of pairs, or names both sides share. */
+export type JoinOn<T, U> =
+  | { readonly [K in keyof T & string]?: keyof U & string }
+  | readonly (readonly [keyof T & string, keyof U & string])[]
+  | readonly (keyof T & keyof U & string)[]
+  | (keyof T & keyof U & string);
+
+type Nullable<R> = { [K in keyof R]: R[K] | null };
+
+/** The row type of a join: this stream's columns, then the other's (nullable on a padded side). */
+export type Joined<T, U, J> = (J extends 'right' | 'full' ? Nullable<T> : T) & (J extends 'left' | 'full' ? Nullable<Omit<U, keyof T>> : Omit<U, keyof T>);
+
+/** Options of {@link Stream.join}. */
+export interface JoinOptions<T, U> {
+  readonly on: JoinOn<T, U>;
+  /** @default 'inner' */
+  readonly type?: JoinKind;
+  /** A condition over the joined row besides the keys (an expression, e.g. `le(col('price'), col('reserve'))`). */
+  readonly where?: Expr;
+  /** Idle-state retention of both sides' rows, or of each side (Flink's `STATE_TTL` hint). @default keep forever */
+  readonly stateTtlMs?: number | { readonly left?: number; readonly right?: number };
+}
+
+/** Options of {@link Stream.intervalJoin}. */
+export interface IntervalJoinOptions<T, U> {
+  readonly on: JoinOn<T, U>;
+  /** @default 'inner' */
+  readonly type?: JoinKind;
+  /** `[lower, upper]` of `this.t - other.t`, e.g. `['-10 s', '0 s']` or `[-10_000, 0]`. */
+  readonly between: readonly [Duration, Duration];
+  /** @default 'event' */
+  readonly timeDomain?: 'event' | 'processing';
+  /** Event time: the time columns. @default each side's rowtime column */
+  readonly time?: { readonly left?: keyof T & string; readonly right?: keyof U & string };
+  readonly where?: Expr;
+}
+
+/** Options of {@link Stream.temporalJoin}. */
+export interface TemporalJoinOptions<T, U> {
+  readonly on: JoinOn<T, U>;
+  /** @default 'inner' */
+  readonly type?: 'inner' | 'left';
+  /** This stream's time column (`FOR SYSTEM_TIME AS OF`). @default its rowtime column */
+  readonly time?: keyof T & string;
+  /** The versioned stream's time column. @default its rowtime column */
+  readonly versionTime?: keyof U & string;
+  readonly where?: Expr;
+  /** Idle-state retention, ms. @default until the watermark drops state */
+  readonly stateTtlMs?: number;
+}
+
+/** `'left'` → `'LEFT'`, checking the value (options come from JavaScript too). */
+function joinKind(type: string | undefined): 'INNER' | 'LEFT' | 'RIGHT' | 'FULL' {
+  const t = type ?? 'inner';
+  if (t !== 'inner' && t !== 'left' && t !== 'right' && t !== 'full') {
+    throw new PlanError(`join type must be 'inner', 'left', 'right' or 'full' (given ${JSON.stringify(type)})`);
+  }
+  return t.toUpperCase() as 'INNER';
+}
+
+/** The key pairs of an `on` option. */
+function joinKeys(on: JoinOn<unknown, unknown> | undefined, what: string): JoinKeyPair[] {
+  if (on === undefined) throw new PlanError(`${what} needs 'on' (e.g. on: { seller: 'id' })`);
+  let pairs: JoinKeyPair[];
+  if (typeof on === 'string') pairs = [{ left: on, right: on }];
+  else if (Array.isArray(on)) pairs = (on as readonly unknown[]).map((p) => (Array.isArray(p) ? { left: String(p[0]), right: String(p[1]) } : { left: String(p), right: String(p) }));
+  else pairs = Object.entries(on as Record<string, string | undefined>).filter((e): e is [string, string] => e[1] !== undefined).map(([left, right]) => ({ left, right }));
+  if (pairs.length === 0) throw new PlanError(`${what} needs at least one key in 'on'`);
+  return pairs;
+}
+
+/** A duration that may be negative: `-10 s`, `'-10 s'`, `-10000`. */
+function signedDuration(value: Duration, what: string): number {
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value)) throw new PlanError(`${what} must be a whole number of milliseconds (given ${value})`);
+    return value;
+  }
+  const text = String(value).trim();
+  return text.startsWith('-') ? -parseDuration(text.slice(1), what) : parseDuration(text.replace(/^\+/, ''), what);
+}
+
+/** The one rowtime column of a schema. */
+function rowtimeOf(schema: Schema, what: string): string {
+  const found = schema.fields.filter((f) => f.timeAttribute === 'rowtime');
+  if (found.length !== 1) {
+    throw new PlanError(`${what} has ${found.length === 0 ? 'no rowtime column (declare a watermark on its source)' : `several rowtime columns (${found.map((f) => f.name).join(', ')})`}: name the time column`);
+  }
+  return (found[0] as Field).name;
 }
 
 /** An order key: `'col'`, `'col DESC'`, `'col ASC NULLS LAST'`, or an object. */

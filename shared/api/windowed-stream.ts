@@ -27,7 +27,9 @@ import { WINDOW_END_COLUMN, WINDOW_START_COLUMN, windowEmitsUpdates } from '../p
 import type { AggregateSpec } from './aggregates.ts';
 import { aggregateInput, requireColumn } from './aggregate-input.ts';
 import type { RowOf, SchemaSpec } from './schema-spec.ts';
-import { Stream, parseOrder, parseRankRange, type OrderSpec, type RankRangeSpec } from './stream.ts';
+import { Stream, parseOrder, parseRankRange, type JoinOn, type OrderSpec, type RankRangeSpec } from './stream.ts';
+import { buildJoin } from './joins.ts';
+import type { Expr } from '../plan/expr.ts';
 import { parseDuration, type Duration } from './windows.ts';
 
 /** The columns every window result carries (TIMESTAMP(3) as epoch milliseconds). */
@@ -71,6 +73,15 @@ export interface WindowTimingOptions<K extends string> {
   readonly allowedLateness?: Duration;
   /** Sink receiving the rows too late for every window (else they are counted and dropped). */
   readonly lateSink?: LateSinkOption;
+}
+
+/** Options of {@link WindowedStream.join}. */
+export interface WindowJoinOptions<T, U> {
+  /** Keys besides the window: `{ thisColumn: 'otherColumn' }`, pairs, or shared names. */
+  readonly on: JoinOn<T, U>;
+  /** @default 'inner' */
+  readonly type?: 'inner' | 'left' | 'right' | 'full' | 'semi' | 'anti';
+  readonly where?: Expr;
 }
 
 /** Options of {@link WindowedStream.rank}. */
@@ -176,6 +187,34 @@ export class WindowedStream<T> {
   }
 
   /** The window table function alone: every row once per window it falls in, with the window columns. */
+  /**
+   * Window join (Flink's window join): joins the rows of this window with the rows of `other`'s
+   * window of the same start and end whose `on` keys are equal, when the window ends — INNER,
+   * LEFT, RIGHT, FULL, or `semi` / `anti` (this side's rows with / without a match, as SQL's
+   * `IN` / `EXISTS`). Both sides must use the same window; the output carries both sides'
+   * window columns (the other's renamed `window_start0`, …), or this side's rows for semi / anti.
+   *
+   * @throws PlanError when the windows differ, or as {@link Stream.join}.
+   */
+  join<U>(other: WindowedStream<U>, options: WindowJoinOptions<T, U>): Stream<Row> {
+    if (JSON.stringify(this.window) !== JSON.stringify({ ...other.window, timeColumn: this.window.timeColumn })) {
+      throw new PlanError('window join: both sides must use the same window (type, size, slide or step, offset)');
+    }
+    const type = (options.type ?? 'inner').toUpperCase();
+    if (!['INNER', 'LEFT', 'RIGHT', 'FULL', 'SEMI', 'ANTI'].includes(type)) {
+      throw new PlanError(`window join type must be 'inner', 'left', 'right', 'full', 'semi' or 'anti' (given ${JSON.stringify(options.type)})`);
+    }
+    const on = options.on;
+    const pairs: [string, string][] = typeof on === 'string' ? [[on, on]] : Array.isArray(on) ? on.map((p) => (Array.isArray(p) ? [String(p[0]), String(p[1])] : [String(p), String(p)])) : Object.entries(on as Record<string, string>);
+    const keys = [...pairs, [WINDOW_START_COLUMN, WINDOW_START_COLUMN], [WINDOW_END_COLUMN, WINDOW_END_COLUMN]].map(([left, right]) => ({ left: left as string, right: right as string }));
+    return buildJoin(this.withWindowColumns(), other.withWindowColumns(), {
+      type: type as 'INNER',
+      keys,
+      ...(options.where !== undefined ? { condition: options.where } : {}),
+      what: 'window join',
+    });
+  }
+
   withWindowColumns(options: { readonly lateSink?: LateSinkOption } = {}): Stream<T & WindowColumns> {
     this.requireEventTime('window table function');
     const input = this.stream;

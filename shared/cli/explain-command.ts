@@ -41,7 +41,9 @@ export function formatStages(graph: JobGraph): string {
       const input =
         stage.input.type === 'source'
           ? `source ${stage.input.source}`
-          : `${stage.input.fromStage} via ${formatDistribution(stage.input.distribution)}`;
+          : stage.input.type === 'twoInput'
+            ? `left ${stage.input.left.fromStage} via ${formatDistribution(stage.input.left.distribution)}, right ${stage.input.right.fromStage} via ${formatDistribution(stage.input.right.distribution)}`
+            : `${stage.input.fromStage} via ${formatDistribution(stage.input.distribution)}`;
       const chain = stage.operators.map((o) => o.id).join(' -> ') || '(no operators)';
       const output =
         stage.output.type === 'sink'

@@ -23,6 +23,7 @@ import type { Operator } from './operator.ts';
 import { PlanError } from '../core/errors.ts';
 import { createWindowAggregateOperator, createWindowProcessOperator, type WindowProcessFunction } from './window/index.ts';
 import { createWindowDeduplicateOperator, createWindowRankOperator, createWindowTableFunctionOperator } from './window-rank/index.ts';
+import { createIntervalJoinOperator, createStreamingJoinOperator, createTemporalJoinOperator, createWindowJoinOperator } from './join/index.ts';
 
 /** User code a job may reference: scalar/row functions by registry reference. */
 export interface UserCode {
@@ -160,5 +161,13 @@ export function createOperator(op: JobOperator, code: UserCode): Operator {
       const source = code.lookupSources ? code.lookupSources(descriptor, context) : createDimensionSource(descriptor, context);
       return createLookupJoinOperator(spec, op.inputSchema, source, { udfs: code.functions as UdfRegistry });
     }
+    case 'Join':
+      return createStreamingJoinOperator(op.spec, code.functions as UdfRegistry);
+    case 'IntervalJoin':
+      return createIntervalJoinOperator(op.spec, code.functions as UdfRegistry);
+    case 'TemporalJoin':
+      return createTemporalJoinOperator(op.spec, code.functions as UdfRegistry);
+    case 'WindowJoin':
+      return createWindowJoinOperator(op.spec, code.functions as UdfRegistry);
   }
 }

@@ -12,8 +12,9 @@
 import { formatType } from '../core/type-parse.ts';
 import { STRATEGY_NAMES, type RankStrategy } from '../operators/rank/rank-spec.ts';
 import type { AggCall, LogicalNode, RankRange, SortField } from './logical.ts';
-import { inputOf } from './logical.ts';
+import { inputsOf } from './logical.ts';
 import { printExpr } from './expr-print.ts';
+import { describeJoinNode } from './join-explain.ts';
 import type { NodeTraits, PlannedPipeline } from './planner.ts';
 import { formatDistribution } from './planner.ts';
 import { describeWindowNode } from './window-explain.ts';
@@ -29,22 +30,34 @@ export function explainPlan(plan: PlannedPipeline, options: ExplainOptions = {})
   return plan.sinks.map((s) => explainTree(s, plan.traits, options)).join('\n\n');
 }
 
-/** Prints one tree rooted at `root`. */
+/**
+ * Prints one tree rooted at `root`, children under `+- ` (the last) and `:- ` (the others), as
+ * Flink's RelTreeWriter draws a join's two inputs:
+ *
+ * ```
+ * Join(joinType=[InnerJoin], …)
+ * :- Exchange(distribution=[hash[seller]])
+ * :  +- Source(table=[auction], …)
+ * +- Exchange(distribution=[hash[id]])
+ *    +- Source(table=[person], …)
+ * ```
+ */
 export function explainTree(root: LogicalNode, traits: ReadonlyMap<LogicalNode, NodeTraits>, options: ExplainOptions = {}): string {
   const lines: string[] = [];
-  let node: LogicalNode | undefined = root;
-  let depth = 0;
-  while (node) {
-    const prefix = depth === 0 ? '' : `${'   '.repeat(depth - 1)}+- `;
+  const visit = (node: LogicalNode, prefix: string, childIndent: string): void => {
     let text = describePlanNode(node);
     if (options.changelogMode) {
       const mode = traits.get(node)?.changelogMode ?? [];
       text = `${text.slice(0, -1)}, changelogMode=[${mode.map(shortKind).join(',')}])`;
     }
     lines.push(prefix + text);
-    node = inputOf(node);
-    depth++;
-  }
+    const inputs = inputsOf(node);
+    inputs.forEach((input, i) => {
+      const last = i === inputs.length - 1;
+      visit(input, childIndent + (last ? '+- ' : ':- '), childIndent + (last ? '   ' : ':  '));
+    });
+  };
+  visit(root, '', '');
   return lines.join('\n');
 }
 
@@ -119,6 +132,11 @@ export function describePlanNode(node: LogicalNode): string {
       return describeWindowNode(node);
     case 'Exchange':
       return `Exchange(distribution=[${formatDistribution(node.distribution)}])`;
+    case 'Join':
+    case 'IntervalJoin':
+    case 'TemporalJoin':
+    case 'WindowJoin':
+      return describeJoinNode(node);
     case 'Sink':
       return `Sink(${attrs([
         ['table', `[${node.name}]`],

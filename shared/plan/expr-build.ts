@@ -9,7 +9,7 @@
 import { PlanError } from '../core/errors.ts';
 import { parseType } from '../core/type-parse.ts';
 import type { LogicalType, Value } from '../core/types.ts';
-import type { Call, CastExpr, Expr, FieldRef, Literal } from './expr.ts';
+import type { Call, CastExpr, Expr, FieldRef, IntervalUnit, Literal } from './expr.ts';
 
 /** An expression, or a plain value that {@link lit} turns into a literal. */
 export type ExprLike = Expr | number | bigint | string | boolean;
@@ -19,6 +19,15 @@ export type TypeLike = LogicalType | string;
 
 const INT_MIN = -2147483648;
 const INT_MAX = 2147483647;
+
+/**
+ * An INTERVAL of `ms` milliseconds (`INTERVAL '10' SECOND` is `interval(10_000, 'SECOND')`), to
+ * add to or subtract from a TIMESTAMP: `sub(col('t'), interval(10_000))`.
+ */
+export function interval(ms: number, unit: IntervalUnit = 'MILLISECOND'): Literal {
+  if (!Number.isSafeInteger(ms)) throw new PlanError(`an interval is a whole number of milliseconds (given ${ms})`);
+  return { kind: 'literal', value: ms, type: { root: 'BIGINT', nullable: false }, interval: unit };
+}
 
 /** References an input column by name. */
 export function col(name: string): FieldRef {

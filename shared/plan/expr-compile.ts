@@ -177,6 +177,7 @@ class Compiler {
       case '/':
       case 'MOD':
         if (args.length === 1) return compileNegate(a0, where);
+        if (type.root === 'TIMESTAMP') return compileTimestampShift(fn, a0, args[1]!);
         return compileArithmetic(fn as ArithmeticOperator, a0, args[1]!, type, where);
       case '=':
       case '<>':
@@ -312,6 +313,18 @@ class Compiler {
         throw new Error(`internal: no evaluator for function '${fn}' in ${where}`);
     }
   }
+}
+
+/** `ts ± INTERVAL`: epoch milliseconds plus or minus the interval's milliseconds; NULL stays NULL. */
+function compileTimestampShift(fn: string, a: Compiled, b: Compiled): Evaluator {
+  const fa = a.fn;
+  const fb = b.fn;
+  const sign = fn === '-' ? -1 : 1;
+  return (row) => {
+    const x = fa(row);
+    const y = fb(row);
+    return x === null || y === null ? null : (x as number) + sign * (y as number);
+  };
 }
 
 /** Three-valued AND: false wins, then NULL, then true; stops at the first false. */

@@ -34,6 +34,7 @@ export function quoteString(text: string): string {
 
 function literalText(lit: Literal): string {
   const { value, type } = lit;
+  if (lit.interval !== undefined) return `${String(value)}:INTERVAL ${lit.interval}`;
   if (value === null) return `null:${castTypeText(type)}`;
   switch (type.root) {
     case 'INT':

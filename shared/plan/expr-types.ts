@@ -305,6 +305,8 @@ export function inferCallType(call: Call, argTypes: readonly LogicalType[]): Log
         return argTypes[0]!;
       }
       checkArity(call, 2, 2);
+      const shifted = timestampShiftType(fn, call, argTypes);
+      if (shifted !== undefined) return shifted;
       const t = arithmeticType(fn, argTypes[0]!, argTypes[1]!);
       if (t === undefined) throw operandError(call, argTypes);
       return t;
@@ -425,6 +427,24 @@ export function inferCallType(call: Call, argTypes: readonly LogicalType[]): Log
         `unknown function '${call.fn}' in ${printExpr(call)}; supported: ${SUPPORTED_FUNCTIONS.join(', ')}`,
       );
   }
+}
+
+/** Whether an argument is an INTERVAL literal. */
+export function isIntervalLiteral(e: Expr | undefined): boolean {
+  return e !== undefined && e.kind === 'literal' && e.interval !== undefined;
+}
+
+/**
+ * `ts + INTERVAL …`, `INTERVAL … + ts` and `ts - INTERVAL …` are TIMESTAMPs (Flink's datetime
+ * plus interval); undefined for any other arithmetic.
+ */
+function timestampShiftType(fn: string, call: Call, argTypes: readonly LogicalType[]): LogicalType | undefined {
+  const [a, b] = call.args;
+  const [ta, tb] = argTypes as [LogicalType, LogicalType];
+  if ((fn === '+' || fn === '-') && ta.root === 'TIMESTAMP' && isIntervalLiteral(b)) return ta;
+  if (fn === '+' && tb.root === 'TIMESTAMP' && isIntervalLiteral(a)) return tb;
+  if (isIntervalLiteral(a) || isIntervalLiteral(b)) throw operandError(call, argTypes, 'an INTERVAL can only be added to or subtracted from a TIMESTAMP');
+  return undefined;
 }
 
 /**

@@ -12,11 +12,20 @@ export interface FieldRef {
   readonly name: string;
 }
 
+/** The unit an INTERVAL literal was written in (`INTERVAL '10' SECOND`), for printing. */
+export type IntervalUnit = 'DAY' | 'HOUR' | 'MINUTE' | 'SECOND' | 'MILLISECOND';
+
 /** A constant. DECIMAL literals hold the unscaled bigint and carry their scale in `type`. */
 export interface Literal {
   readonly kind: 'literal';
   readonly value: Value;
   readonly type: LogicalType;
+  /**
+   * Set on an INTERVAL literal: `value` is its length in milliseconds (a BIGINT) and it can be
+   * added to or subtracted from a TIMESTAMP (`ts - INTERVAL '10' SECOND`); Flink prints it
+   * `10000:INTERVAL SECOND`.
+   */
+  readonly interval?: IntervalUnit;
 }
 
 /**

@@ -30,7 +30,9 @@ import type { WindowDeduplicateSpec } from '../operators/window-rank/window-dedu
 import type { WindowRankSpec } from '../operators/window-rank/window-rank.ts';
 import type { WindowTableFunctionSpec } from '../operators/window-rank/window-table-function.ts';
 import type { LookupJoinSpec } from '../lookup/lookup-join-spec.ts';
+import type { IntervalJoinSpec, StreamingJoinSpec, TemporalJoinSpec, WindowJoinSpec } from '../operators/join/index.ts';
 import { windowOperator, lateSinksOf } from './window-job.ts';
+import { isTwoInput, type ExchangeNode, type TwoInputNode } from './logical.ts';
 
 /** Version of the job graph format; bump on incompatible changes. */
 export const JOB_GRAPH_VERSION = 1;
@@ -77,7 +79,18 @@ export interface OperatorSpecs {
   WindowDeduplicate: WindowDeduplicateSpec;
   /** Lookup (dimension table) join: the operator's spec plus where the dimension rows come from. */
   LookupJoin: LookupJoinSpec & { readonly source: LookupSourceDescriptor };
+  /** Regular stream–stream join (two-input: the first operator of a two-input stage). */
+  Join: StreamingJoinSpec;
+  /** Interval join (two-input). */
+  IntervalJoin: IntervalJoinSpec;
+  /** Event-time temporal join (two-input). */
+  TemporalJoin: TemporalJoinSpec;
+  /** Window join (two-input). */
+  WindowJoin: WindowJoinSpec;
 }
+
+/** Operator types with two inputs; such an operator is always the first of its stage. */
+export const TWO_INPUT_OPERATORS: ReadonlySet<keyof OperatorSpecs> = new Set(['Join', 'IntervalJoin', 'TemporalJoin', 'WindowJoin']);
 
 /**
  * A side output routed to a sink: rows the operator `operatorId` emits under `tag` (late rows
@@ -103,10 +116,31 @@ export type JobOperator = {
   };
 }[keyof OperatorSpecs];
 
+/** One exchange feeding a stage: the stage that writes it and how its rows are spread. */
+export interface ExchangeInput {
+  readonly fromStage: string;
+  readonly distribution: Distribution;
+  /** The rows' schema (each side of a two-input stage has its own). */
+  readonly schema: Schema;
+}
+
 /** What feeds a stage. */
 export type StageInput =
   | { readonly type: 'source'; readonly source: string }
-  | { readonly type: 'exchange'; readonly fromStage: string; readonly distribution: Distribution };
+  | { readonly type: 'exchange'; readonly fromStage: string; readonly distribution: Distribution }
+  /**
+   * Two exchanges into a two-input stage (a join): both producers write into the stage's one
+   * input stream, each row tagged by its side (on AWS by the producing stage); the stage's
+   * watermark is the minimum over both sides' channels.
+   */
+  | { readonly type: 'twoInput'; readonly left: ExchangeInput; readonly right: ExchangeInput };
+
+/** The stages feeding a stage through exchanges, with the side each feeds (`left` for one input). */
+export function upstreamOf(input: StageInput): { readonly fromStage: string; readonly side: 'left' | 'right' }[] {
+  if (input.type === 'exchange') return [{ fromStage: input.fromStage, side: 'left' }];
+  if (input.type === 'twoInput') return [{ fromStage: input.left.fromStage, side: 'left' }, { fromStage: input.right.fromStage, side: 'right' }];
+  return [];
+}
 
 /** Where a stage's output goes. */
 export type StageOutput =
@@ -144,6 +178,15 @@ export interface JobGraphOptions {
   readonly keyGroups?: number;
 }
 
+/** A stage before ids are assigned: its chain and what feeds it. */
+interface Segment {
+  /** Operators in execution order (the stage's head first). */
+  readonly nodes: LogicalNode[];
+  readonly head: LogicalNode;
+  /** Upstream segments with the exchange that feeds each (one for an Exchange head, two for a join). */
+  readonly inputs: { readonly segment: Segment; readonly exchange: ExchangeNode }[];
+}
+
 /** Turns a planned pipeline into stages. */
 export function buildJobGraph(plan: PlannedPipeline, options: JobGraphOptions = {}): JobGraph {
   const parallelism = options.parallelism ?? 1;
@@ -154,51 +197,70 @@ export function buildJobGraph(plan: PlannedPipeline, options: JobGraphOptions = 
   const sinks: JobSink[] = [];
   const stages: JobStage[] = [];
 
-  for (const sink of plan.sinks) {
-    // Walk down from the sink, cutting the chain at every Exchange.
-    const segments: { nodes: LogicalNode[]; head: LogicalNode }[] = [];
-    let current: LogicalNode[] = [];
-    let node: LogicalNode = sink.input;
+  /** Walks down from `top`, cutting the chain at exchanges and sources; joins head their stage. */
+  const segmentOf = (top: LogicalNode): Segment => {
+    const nodes: LogicalNode[] = [];
+    let node: LogicalNode = top;
     for (;;) {
-      if (node.type === 'Source' || node.type === 'Exchange') {
-        segments.unshift({ nodes: current.reverse(), head: node });
-        if (node.type === 'Source') break;
-        current = [];
-        node = node.input;
-        continue;
+      if (node.type === 'Source') return { nodes: nodes.reverse(), head: node, inputs: [] };
+      if (node.type === 'Exchange') return { nodes: nodes.reverse(), head: node, inputs: [{ segment: segmentOf(node.input), exchange: node }] };
+      if (isTwoInput(node)) {
+        nodes.push(node);
+        const join: TwoInputNode = node;
+        const sides = [join.left, join.right].map((side) => {
+          if (side.type !== 'Exchange') throw new PlanError(`internal: ${join.type} #${join.id} must read both inputs through an Exchange`);
+          return { segment: segmentOf(side.input), exchange: side };
+        });
+        return { nodes: nodes.reverse(), head: join, inputs: sides };
       }
-      current.push(node);
+      nodes.push(node);
       node = node.input;
     }
-    const base = stages.length;
-    segments.forEach((segment, i) => {
+  };
+
+  for (const sink of plan.sinks) {
+    /** Emits the stages of a segment tree upstream first; returns the segment's stage id. */
+    const emit = (segment: Segment, output: StageOutput): string => {
+      const id = `stage-${stages.length + countStages(segment) - 1}`;
+      const upstream = segment.inputs.map((i) => ({ ...i, stage: emit(i.segment, { type: 'exchange', toStage: id, distribution: i.exchange.distribution }) }));
       const head = segment.head;
-      const id = `stage-${base + i}`;
+      const exchangeParallelism = (d: Distribution): number => (d.type === 'single' ? 1 : parallelism);
       let input: StageInput;
       let stageParallelism: number;
+      let inputSchema: Schema;
       if (head.type === 'Source') {
-        if (sources.some((s) => s.name === head.name)) {
-          throw new PlanError(`source '${head.name}' is read by more than one pipeline branch; declare it once per branch`);
-        }
         stageParallelism = head.parallelism ?? parallelism;
-        sources.push({
-          name: head.name,
-          schema: head.schema,
-          connector: head.connector,
-          ...(head.watermark ? { watermark: head.watermark } : {}),
-          parallelism: stageParallelism,
-        });
+        const known = sources.find((s) => s.name === head.name);
+        if (known === undefined) {
+          sources.push({
+            name: head.name,
+            schema: head.schema,
+            connector: head.connector,
+            ...(head.watermark ? { watermark: head.watermark } : {}),
+            parallelism: stageParallelism,
+          });
+        } else if (known.parallelism !== stageParallelism) {
+          throw new PlanError(`internal: source '${head.name}' is read with ${known.parallelism} and ${stageParallelism} shards`);
+        }
         input = { type: 'source', source: head.name };
+        inputSchema = head.schema;
       } else if (head.type === 'Exchange') {
-        stageParallelism = head.distribution.type === 'single' ? 1 : parallelism;
-        input = { type: 'exchange', fromStage: `stage-${base + i - 1}`, distribution: head.distribution };
+        const from = upstream[0] as (typeof upstream)[number];
+        stageParallelism = exchangeParallelism(head.distribution);
+        input = { type: 'exchange', fromStage: from.stage, distribution: head.distribution };
+        inputSchema = head.schema;
+      } else if (isTwoInput(head)) {
+        const [l, r] = upstream as [(typeof upstream)[number], (typeof upstream)[number]];
+        stageParallelism = exchangeParallelism(l.exchange.distribution);
+        input = {
+          type: 'twoInput',
+          left: { fromStage: l.stage, distribution: l.exchange.distribution, schema: l.exchange.schema },
+          right: { fromStage: r.stage, distribution: r.exchange.distribution, schema: r.exchange.schema },
+        };
+        inputSchema = l.exchange.schema;
       } else {
         throw new PlanError(`internal: a stage cannot start at ${head.type}`);
       }
-      const next = segments[i + 1];
-      const output: StageOutput = next
-        ? { type: 'exchange', toStage: `stage-${base + i + 1}`, distribution: (next.head as { distribution: Distribution }).distribution }
-        : { type: 'sink', sink: sink.name };
       const late = lateSinksOf(segment.nodes);
       for (const l of late) {
         if (sinks.some((s) => s.name === l.sink.name) || plan.sinks.some((s) => s.name === l.sink.name)) {
@@ -206,16 +268,19 @@ export function buildJobGraph(plan: PlannedPipeline, options: JobGraphOptions = 
         }
         sinks.push(l.sink);
       }
+      const operators = segment.nodes.map((n) => toJobOperator(n, plan));
       stages.push({
         id,
         parallelism: stageParallelism,
         input,
-        inputSchema: head.schema,
-        operators: segment.nodes.map((n) => toJobOperator(n, plan)),
+        inputSchema,
+        operators,
         output,
         ...(late.length > 0 ? { sideOutputs: late.map((l) => l.side) } : {}),
       });
-    });
+      return id;
+    };
+    emit(segmentOf(sink.input), { type: 'sink', sink: sink.name });
     if (sinks.some((s) => s.name === sink.name)) throw new PlanError(`two sinks are named '${sink.name}'`);
     sinks.push({
       name: sink.name,
@@ -235,10 +300,15 @@ export function buildJobGraph(plan: PlannedPipeline, options: JobGraphOptions = 
   };
 }
 
+/** Stages of a segment tree (the segment and everything upstream of it). */
+function countStages(segment: Segment): number {
+  return 1 + segment.inputs.reduce((n, i) => n + countStages(i.segment), 0);
+}
+
 function toJobOperator(node: LogicalNode, plan: PlannedPipeline): JobOperator {
   const common = {
     id: `${node.type}_${node.id}`,
-    inputSchema: 'input' in node ? node.input.schema : node.schema,
+    inputSchema: isTwoInput(node) ? node.left.schema : 'input' in node ? node.input.schema : node.schema,
     outputSchema: node.schema,
     description: describePlanNode(node),
   };
@@ -300,8 +370,67 @@ function toJobOperator(node: LogicalNode, plan: PlannedPipeline): JobOperator {
       return windowOperator(node, common, plan.needsUpdateBefore.has(node));
     case 'LookupJoin':
       return { ...common, type: 'LookupJoin', spec: lookupJoinSpec(node) };
+    case 'Join':
+    case 'IntervalJoin':
+    case 'TemporalJoin':
+    case 'WindowJoin':
+      return joinOperator(node, common);
     default:
       throw new PlanError(`${node.type} is planned but not executable by this version of the runtime`);
+  }
+}
+
+/** The job-graph operator of a join node: its spec carries both input schemas. */
+function joinOperator(node: TwoInputNode, common: Omit<JobOperator, 'type' | 'spec'>): JobOperator {
+  const base = {
+    leftSchema: node.left.schema,
+    rightSchema: node.right.schema,
+    leftKeys: node.leftKeys,
+    rightKeys: node.rightKeys,
+    ...(node.condition !== undefined ? { condition: node.condition } : {}),
+  };
+  switch (node.type) {
+    case 'Join':
+      return {
+        ...common,
+        type: 'Join',
+        spec: {
+          ...base,
+          joinType: node.joinType,
+          leftInput: node.leftInputSpec ?? { type: 'NoUniqueKey' },
+          rightInput: node.rightInputSpec ?? { type: 'NoUniqueKey' },
+          ...(node.leftStateTtlMs !== undefined ? { leftStateTtlMs: node.leftStateTtlMs } : {}),
+          ...(node.rightStateTtlMs !== undefined ? { rightStateTtlMs: node.rightStateTtlMs } : {}),
+        },
+      };
+    case 'IntervalJoin':
+      return {
+        ...common,
+        type: 'IntervalJoin',
+        spec: {
+          ...base,
+          joinType: node.joinType,
+          timeDomain: node.timeDomain,
+          ...(node.leftTimeColumn !== undefined ? { leftTimeColumn: node.leftTimeColumn } : {}),
+          ...(node.rightTimeColumn !== undefined ? { rightTimeColumn: node.rightTimeColumn } : {}),
+          leftLowerBoundMs: node.leftLowerBoundMs,
+          leftUpperBoundMs: node.leftUpperBoundMs,
+        },
+      };
+    case 'TemporalJoin':
+      return {
+        ...common,
+        type: 'TemporalJoin',
+        spec: {
+          ...base,
+          joinType: node.joinType,
+          leftTimeColumn: node.leftTimeColumn,
+          rightTimeColumn: node.rightTimeColumn,
+          ...(node.stateTtlMs !== undefined ? { stateTtlMs: node.stateTtlMs } : {}),
+        },
+      };
+    case 'WindowJoin':
+      return { ...common, type: 'WindowJoin', spec: { ...base, joinType: node.joinType, leftWindowEndColumn: node.leftWindowEndColumn, rightWindowEndColumn: node.rightWindowEndColumn } };
   }
 }
 

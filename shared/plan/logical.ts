@@ -14,6 +14,8 @@ import type { LookupRetrySpec } from '../lookup/resilient-source.ts';
 import type { Expr } from './expr.ts';
 import type { RankStrategy } from '../operators/rank/rank-spec.ts';
 import type { WindowTriggerSpec } from '../operators/window/triggers.ts';
+import type { JoinType, OuterJoinType } from '../operators/join/join-spec.ts';
+import type { JoinInputSpec } from '../operators/join/record-state-views.ts';
 
 /**
  * The kinds of rows a node may emit (Flink's ChangelogMode). `['+I']` is insert-only;
@@ -105,6 +107,11 @@ export interface SourceNode extends NodeBase {
   readonly name: string;
   readonly connector: SourceConnector;
   readonly watermark?: WatermarkSpec;
+  /**
+   * Declared primary key (`PRIMARY KEY (…) NOT ENFORCED`): the source's upsert key, as Flink
+   * trusts it, so a versioned table can be the right side of a temporal join.
+   */
+  readonly primaryKey?: readonly string[];
   /** Number of source shards (Kinesis shards / embedded source partitions). */
   readonly parallelism?: number;
 }
@@ -312,6 +319,70 @@ export interface WindowDeduplicateNode extends NodeBase {
   readonly lateSink?: LateSinkSpec;
 }
 
+/** What every join node has: two inputs, their equi-join keys and a residual condition. */
+interface JoinNodeBase extends NodeBase {
+  readonly left: LogicalNode;
+  readonly right: LogicalNode;
+  /** Left key columns, pairwise equal to `rightKeys`; the Exchange of each side hashes them. */
+  readonly leftKeys: readonly string[];
+  readonly rightKeys: readonly string[];
+  /** Non-equi condition over the joined row (left columns, then right columns renamed). */
+  readonly condition?: Expr;
+}
+
+/** Regular (unbounded) join: Flink's StreamPhysicalJoin. */
+export interface JoinNode extends JoinNodeBase {
+  readonly type: 'Join';
+  readonly joinType: OuterJoinType;
+  /** Idle-state retention of each side's rows (`table.exec.state.ttl`, the `STATE_TTL` hint). */
+  readonly leftStateTtlMs?: number;
+  readonly rightStateTtlMs?: number;
+  /** How each side's rows are kept; chosen by the planner from the inputs' unique keys. */
+  readonly leftInputSpec?: JoinInputSpec;
+  readonly rightInputSpec?: JoinInputSpec;
+}
+
+/** Time-bounded join: `right.t + lower <= left.t <= right.t + upper`. */
+export interface IntervalJoinNode extends JoinNodeBase {
+  readonly type: 'IntervalJoin';
+  readonly joinType: OuterJoinType;
+  readonly timeDomain: 'event' | 'processing';
+  /** Event time: the rowtime columns of each side. */
+  readonly leftTimeColumn?: string;
+  readonly rightTimeColumn?: string;
+  readonly leftLowerBoundMs: number;
+  readonly leftUpperBoundMs: number;
+}
+
+/** Event-time temporal join against a versioned table (`FOR SYSTEM_TIME AS OF left.t`). */
+export interface TemporalJoinNode extends JoinNodeBase {
+  readonly type: 'TemporalJoin';
+  readonly joinType: 'INNER' | 'LEFT';
+  readonly leftTimeColumn: string;
+  /** The versioned table's rowtime column. */
+  readonly rightTimeColumn: string;
+  readonly stateTtlMs?: number;
+}
+
+/** Join of two windowed inputs on their windows and keys (Flink's WindowJoin). */
+export interface WindowJoinNode extends JoinNodeBase {
+  readonly type: 'WindowJoin';
+  readonly joinType: JoinType;
+  readonly leftWindowStartColumn: string;
+  readonly leftWindowEndColumn: string;
+  readonly rightWindowStartColumn: string;
+  readonly rightWindowEndColumn: string;
+  /** The windows the inputs carry, when known (explain only). */
+  readonly leftWindow?: WindowSpec;
+  readonly rightWindow?: WindowSpec;
+}
+
+/** Nodes with two inputs: the joins. */
+export type TwoInputNode = JoinNode | IntervalJoinNode | TemporalJoinNode | WindowJoinNode;
+
+/** Node types with two inputs. */
+export const TWO_INPUT_TYPES: ReadonlySet<LogicalNode['type']> = new Set(['Join', 'IntervalJoin', 'TemporalJoin', 'WindowJoin']);
+
 /** Re-partitions rows between stages. Inserted by the planner. */
 export interface ExchangeNode extends NodeBase {
   readonly type: 'Exchange';
@@ -344,12 +415,29 @@ export type LogicalNode =
   | WindowRankNode
   | WindowDeduplicateNode
   | ExchangeNode
-  | SinkNode;
+  | SinkNode
+  | TwoInputNode;
 
 /** Every node type that has one input. */
-export type SingleInputNode = Exclude<LogicalNode, SourceNode>;
+export type SingleInputNode = Exclude<LogicalNode, SourceNode | TwoInputNode>;
 
-/** The input of a node, if any. */
+/** Whether a node has two inputs. */
+export function isTwoInput(node: LogicalNode): node is TwoInputNode {
+  return TWO_INPUT_TYPES.has(node.type);
+}
+
+/**
+ * The single input of a node: undefined for a source and for a two-input node (walk those with
+ * {@link inputsOf}).
+ */
 export function inputOf(node: LogicalNode): LogicalNode | undefined {
-  return node.type === 'Source' ? undefined : node.input;
+  if (node.type === 'Source' || isTwoInput(node)) return undefined;
+  return node.input;
+}
+
+/** The inputs of a node, left first. */
+export function inputsOf(node: LogicalNode): readonly LogicalNode[] {
+  if (node.type === 'Source') return [];
+  if (isTwoInput(node)) return [node.left, node.right];
+  return [node.input];
 }

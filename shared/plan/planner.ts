@@ -23,8 +23,10 @@ import type {
   SinkNode,
 } from './logical.ts';
 import { modifiedMonotonicity } from './monotonicity.ts';
-import { INSERT_ONLY, RETRACT, UPSERT, inputOf } from './logical.ts';
+import { INSERT_ONLY, RETRACT, UPSERT, inputOf, isTwoInput, type TwoInputNode } from './logical.ts';
+import { checkJoinInputs, joinChangelogMode, joinDistributions, joinTraits, withInputSpecs } from './join-planning.ts';
 import { mergeCalcs } from './rules/merge-calcs.ts';
+import { unshareSubtrees } from './rules/unshare.ts';
 import { checkWindowInput, windowTraits } from './window-planning.ts';
 
 /** What the planner derived for one node. */
@@ -98,9 +100,31 @@ export function planPipeline(name: string, sinks: readonly SinkNode[], nextId: (
   if (sinks.length === 0) {
     throw new PlanError(`pipeline '${name}' has no sink: add one with .sinkTo(…) or .print()`);
   }
-  checkNoFanOut(sinks);
+  const trees = unshareSubtrees(sinks, nextId);
   const rebuilt = new Map<LogicalNode, LogicalNode>();
   const traits = new Map<LogicalNode, NodeTraits>();
+
+  const exchangeOver = (input: LogicalNode, distribution: Distribution): ExchangeNode => {
+    const exchange: ExchangeNode = { type: 'Exchange', id: nextId(), schema: input.schema, input, distribution };
+    const inputTraits = traits.get(input);
+    traits.set(exchange, { changelogMode: inputTraits?.changelogMode ?? INSERT_ONLY, upsertKeys: inputTraits?.upsertKeys ?? [], distribution });
+    return exchange;
+  };
+
+  /**
+   * A join gets an Exchange on each side, whatever the inputs' placement: a two-input stage
+   * always reads both sides from exchanges (on AWS, one stream both producers write into).
+   */
+  const planJoin = (node: TwoInputNode): LogicalNode => {
+    const left = plan(node.left);
+    const right = plan(node.right);
+    const lt = traits.get(left) ?? NO_TRAITS;
+    const rt = traits.get(right) ?? NO_TRAITS;
+    checkJoinInputs(node, lt, rt);
+    const [ld, rd] = joinDistributions(node);
+    const rebuiltJoin = { ...node, left: exchangeOver(left, ld), right: exchangeOver(right, rd) } as TwoInputNode;
+    return rebuiltJoin.type === 'Join' ? withInputSpecs(rebuiltJoin, lt, rt) : rebuiltJoin;
+  };
 
   const plan = (node: LogicalNode): LogicalNode => {
     const done = rebuilt.get(node);
@@ -108,6 +132,8 @@ export function planPipeline(name: string, sinks: readonly SinkNode[], nextId: (
     let result: LogicalNode;
     if (node.type === 'Source') {
       result = node;
+    } else if (isTwoInput(node)) {
+      result = planJoin(node);
     } else {
       let input = plan(node.input);
       if (node.type === 'Calc' && input.type === 'Calc') {
@@ -120,22 +146,7 @@ export function planPipeline(name: string, sinks: readonly SinkNode[], nextId: (
         }
       }
       const required = requiredDistribution(node);
-      if (required && !satisfies(traits.get(input)?.distribution, required)) {
-        const exchange: ExchangeNode = {
-          type: 'Exchange',
-          id: nextId(),
-          schema: input.schema,
-          input,
-          distribution: required,
-        };
-        const inputTraits = traits.get(input);
-        traits.set(exchange, {
-          changelogMode: inputTraits?.changelogMode ?? INSERT_ONLY,
-          upsertKeys: inputTraits?.upsertKeys ?? [],
-          distribution: required,
-        });
-        input = exchange;
-      }
+      if (required && !satisfies(traits.get(input)?.distribution, required)) input = exchangeOver(input, required);
       if (node.type === 'Deduplicate' && !isInsertOnly(traits.get(input))) {
         // Flink plans ROW_NUMBER() … = 1 over an updating input as a Rank, not a Deduplicate.
         result = plan(deduplicateAsRank(node));
@@ -155,7 +166,7 @@ export function planPipeline(name: string, sinks: readonly SinkNode[], nextId: (
     return result;
   };
 
-  const planned = sinks.map((s) => plan(s) as SinkNode);
+  const planned = trees.map((s) => plan(s) as SinkNode);
   const needsUpdateBefore = new Set<LogicalNode>();
   for (const sink of planned) markUpdateBefore(sink, sinkNeedsUpdateBefore(sink), needsUpdateBefore);
   // Producers of updates that may omit -U emit an upsert changelog; record that in their traits.
@@ -181,6 +192,15 @@ const UPDATE_PRODUCERS: ReadonlySet<LogicalNode['type']> = new Set(['GroupAggreg
  * `-U` rows (Flink's ChangelogModeInferenceProgram, reduced to our nodes).
  */
 function markUpdateBefore(node: LogicalNode, needed: boolean, out: Set<LogicalNode>): void {
+  if (isTwoInput(node)) {
+    // A regular join retracts its earlier results, so it needs both inputs' -U rows; a temporal
+    // join forwards its probe side's kinds and reads the versioned side as upserts (Flink asks
+    // it for only-after updates); interval and window joins have insert-only inputs.
+    const probeNeeds = node.type === 'TemporalJoin' ? needed : true;
+    markUpdateBefore(node.left, probeNeeds, out);
+    markUpdateBefore(node.right, node.type !== 'TemporalJoin', out);
+    return;
+  }
   const input = inputOf(node);
   if (UPDATE_PRODUCERS.has(node.type) && needed) out.add(node);
   if (!input) return;
@@ -252,7 +272,7 @@ function deriveTraits(node: LogicalNode, traits: ReadonlyMap<LogicalNode, NodeTr
     case 'Source':
       return {
         changelogMode: INSERT_ONLY,
-        upsertKeys: [],
+        upsertKeys: node.primaryKey !== undefined && node.primaryKey.length > 0 ? [node.primaryKey] : [],
         distribution: node.parallelism === 1 ? { type: 'single' } : undefined,
       };
     case 'Calc': {
@@ -300,8 +320,16 @@ function deriveTraits(node: LogicalNode, traits: ReadonlyMap<LogicalNode, NodeTr
       const t = inputTraits(node.input);
       return { changelogMode: t.changelogMode, upsertKeys: [], distribution: mapDistribution(t.distribution, lookupProbeRenames(node)) };
     }
+    case 'Join':
+    case 'IntervalJoin':
+    case 'TemporalJoin':
+    case 'WindowJoin':
+      return joinTraits(node, inputTraits(node.left), inputTraits(node.right));
   }
 }
+
+/** Traits of a node the planner has not seen (it cannot happen for planned inputs). */
+const NO_TRAITS: NodeTraits = { changelogMode: INSERT_ONLY, upsertKeys: [], distribution: undefined };
 
 /**
  * Stateful operators report no output distribution, as Flink's streaming planner does: a keyed
@@ -317,9 +345,14 @@ function aggregateTraits(node: GroupAggregateNode): NodeTraits {
 /** After update-before decisions, modes of downstream pass-through nodes follow their inputs. */
 function propagateModes(sinks: readonly LogicalNode[], traits: Map<LogicalNode, NodeTraits>): void {
   const visit = (node: LogicalNode): ChangelogMode => {
-    const input = inputOf(node);
     const own = traits.get(node);
     if (!own) return INSERT_ONLY;
+    if (isTwoInput(node)) {
+      const mode = joinChangelogMode(node, visit(node.left), visit(node.right));
+      traits.set(node, { ...own, changelogMode: mode });
+      return mode;
+    }
+    const input = inputOf(node);
     if (!input) return own.changelogMode;
     const inputMode = visit(input);
     if (node.type === 'Calc' || node.type === 'Map' || node.type === 'Exchange' || node.type === 'Sink' || node.type === 'LookupJoin') {
@@ -366,32 +399,6 @@ function mapDistribution(d: Distribution | undefined, renames: ReadonlyMap<strin
   if (!d || d.type !== 'hash') return d;
   const keys = mapKeys(d.keys, renames)[0];
   return keys ? { type: 'hash', keys } : undefined;
-}
-
-/**
- * Stages are linear operator chains, so a stream consumed twice would need a fan-out the job
- * graph cannot express yet; say so instead of planning something wrong.
- */
-function checkNoFanOut(sinks: readonly SinkNode[]): void {
-  const consumers = new Map<LogicalNode, number>();
-  const seen = new Set<LogicalNode>();
-  const visit = (node: LogicalNode): void => {
-    if (seen.has(node)) return;
-    seen.add(node);
-    const input = inputOf(node);
-    if (!input) return;
-    consumers.set(input, (consumers.get(input) ?? 0) + 1);
-    visit(input);
-  };
-  sinks.forEach(visit);
-  for (const [node, count] of consumers) {
-    if (count > 1) {
-      throw new PlanError(
-        `${describeNode(node)} is consumed by ${count} operators; a stream may have one consumer ` +
-          `(build the shared part twice, once per branch)`,
-      );
-    }
-  }
 }
 
 /** Short human name of a node for error messages. */

@@ -50,7 +50,7 @@ export function formatWindow(w: WindowSpec, timeDomain: 'event' | 'processing' =
 }
 
 /** `TUMBLE(win_start=[window_start], win_end=[window_end], size=[10 s])`, as operators over windowed rows show it. */
-function formatAttachedWindow(w: WindowSpec | undefined, start: string, end: string): string {
+export function formatAttachedWindow(w: WindowSpec | undefined, start: string, end: string): string {
   const columns = [`win_start=[${start}]`, `win_end=[${end}]`];
   return w === undefined ? `WINDOW(${columns.join(', ')})` : `${w.type}(${[...columns, ...windowSizes(w)].join(', ')})`;
 }

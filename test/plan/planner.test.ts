@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Pipeline, col, count, countDistinct, dateFormat, lt, max, sum } from '../../shared/api/index.ts';
+import { Pipeline, col, count, countDistinct, dateFormat, gt, lt, max, sum } from '../../shared/api/index.ts';
 import { formatStages } from '../../shared/cli/explain-command.ts';
 import { parseJobGraph, serializeJobGraph } from '../../shared/plan/job-graph.ts';
 
@@ -88,12 +88,22 @@ describe('Function: planPipeline / explain', () => {
     expect(p.explain().match(/Exchange\(distribution=\[hash\[merchandiseId\]\]\)/g)).toHaveLength(2);
   });
 
-  it('rejects a stream consumed twice, a pipeline without sinks and unknown columns, naming them', () => {
+  it('copies a stream consumed twice for its second consumer: the source is read once per branch', () => {
     const p = new Pipeline('fanout');
-    const s = p.source('orders', { schema: ORDERS });
+    const s = p.source('orders', { schema: ORDERS }).filter(gt(col('quantity'), 1));
     s.sinkTo('a');
     s.sinkTo('b');
-    expect(() => p.plan()).toThrow(/Source 'orders' is consumed by 2 operators/);
+    const graph = p.jobGraph({ parallelism: 2 });
+    expect(graph.sources.map((x) => x.name)).toEqual(['orders']);
+    expect(graph.stages.map((st) => [st.input, st.operators.map((o) => o.type), st.output])).toEqual([
+      [{ type: 'source', source: 'orders' }, ['Calc'], { type: 'sink', sink: 'a' }],
+      [{ type: 'source', source: 'orders' }, ['Calc'], { type: 'sink', sink: 'b' }],
+    ]);
+    // The copy has its own operator ids, so its state is its own.
+    expect(new Set(graph.stages.map((st) => st.operators[0]?.id)).size).toBe(2);
+  });
+
+  it('rejects a pipeline without sinks and unknown columns, naming them', () => {
     expect(() => new Pipeline('empty').plan()).toThrow(/pipeline 'empty' has no sink/);
     expect(() => new Pipeline('x').source('orders', { schema: ORDERS }).groupBy('nope' as never)).toThrow(
       /groupBy: unknown column 'nope' \(available: merchandiseId, quantity, log_ts\)/,

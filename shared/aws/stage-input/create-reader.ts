@@ -37,6 +37,7 @@ export function createStageInputReader(graph: JobGraph, stage: JobStage, options
     if (source === undefined) throw new PlanError(`stage ${stage.id} reads unknown source '${input.source}'`);
     return new SourceInputReader({ ...common, schema: source.schema, ...(source.watermark ? { watermark: source.watermark } : {}) });
   }
+  if (input.type === 'twoInput') throw new PlanError(`stage ${stage.id} is a two-input stage, which the AWS runtime does not read yet`);
   const upstream = graph.stages.find((s) => s.id === input.fromStage);
   if (upstream === undefined) throw new PlanError(`stage ${stage.id} reads the exchange of unknown stage '${input.fromStage}'`);
   const idleTimeoutMs = options.idleTimeoutMs ?? smallestSourceIdleTimeout(graph);

@@ -25,10 +25,12 @@ import type { ChangeRow } from '../../core/row.ts';
 import type { Row, Value } from '../../core/types.ts';
 import type { GeneratorFunction } from '../../api/pipeline.ts';
 import type { OperatorRunner } from '../operator-runner.ts';
+import type { InputSide } from '../../operators/operator.ts';
 import { createOperatorRunner, type OperatorInstantiator } from './create-runner.ts';
 import { encodeKey } from '../../partition/key-encoding.ts';
 import { KinesisPartitioner } from '../../partition/partitioner.ts';
 import type { JobGraph, JobSource, JobStage } from '../../plan/job-graph.ts';
+import { upstreamOf } from '../../plan/job-graph.ts';
 import { createDimensionSource, createOperator, type DimensionSourceFactory, type UserCode } from '../../operators/registry.ts';
 import { BoundedOutOfOrderness, InputWatermarks } from '../watermarks.ts';
 import { LATE_RECORDS_METRIC } from '../../operators/window-rank/late-data.ts';
@@ -118,10 +120,19 @@ export interface LookupCacheSummary {
   readonly hitRate: number;
 }
 
-/** One shard of one stage: its operator chain and input watermarks. */
+/**
+ * One shard of one stage: its operator chain and input watermarks. A two-input stage (a join
+ * first) has rows pending on each side; its watermark channels are the left producer's shards
+ * followed by the right producer's, so the join's watermark is the minimum over both sides.
+ */
 class StageTask {
   pending: ChangeRow[] = [];
+  /** Rows of the right input of a two-input stage. */
+  pendingRight: ChangeRow[] = [];
   pendingWatermark: number | undefined;
+  /** The last input watermark the chain advanced to. */
+  inputWatermark = -Infinity;
+  /** The watermark the chain forwards: the input's, held back by operators that emit late rows. */
   outputWatermark = -Infinity;
 
   constructor(
@@ -131,25 +142,34 @@ class StageTask {
   ) {}
 
   /**
-   * Pushes rows through the chain from operator `from` on. Runners return a fresh array per
-   * call and callers hand over arrays they no longer touch, so nothing is copied.
+   * Pushes rows through the chain from operator `from` on (rows of input `side` for the first
+   * operator of a two-input stage). Runners return a fresh array per call and callers hand over
+   * arrays they no longer touch, so nothing is copied.
    */
-  async processThrough(rows: readonly ChangeRow[], from = 0): Promise<readonly ChangeRow[]> {
+  async processThrough(rows: readonly ChangeRow[], from = 0, side: InputSide = 'left'): Promise<readonly ChangeRow[]> {
     let current: readonly ChangeRow[] = rows;
     for (let i = from; i < this.runners.length && current.length > 0; i++) {
-      current = await (this.runners[i] as OperatorRunner).processBatch(current);
+      current = await (this.runners[i] as OperatorRunner).processBatch(current, i === from ? side : 'left');
     }
     return current;
   }
 
-  /** Advances the chain's watermark; rows fired by timers flow through the rest of the chain. */
+  /**
+   * Advances the chain's watermark; rows fired by timers flow through the rest of the chain.
+   * Each operator passes on its input watermark held back by its output delay (an interval
+   * join's), so rows it emits late are not late for the operators after it.
+   */
   async advance(watermark: number): Promise<ChangeRow[]> {
     const out: ChangeRow[] = [];
+    let wm = watermark;
     for (let i = 0; i < this.runners.length; i++) {
-      const fired = await (this.runners[i] as OperatorRunner).advanceWatermark(watermark);
+      const runner = this.runners[i] as OperatorRunner;
+      const fired = await runner.advanceWatermark(wm);
       if (fired.length > 0) for (const r of await this.processThrough(fired, i + 1)) out.push(r);
+      wm = runner.outputWatermark(wm);
     }
-    this.outputWatermark = watermark;
+    this.inputWatermark = watermark;
+    this.outputWatermark = wm;
     return out;
   }
 
@@ -243,6 +263,11 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
             task.pending = [];
             stage.route(task.shard, await task.processThrough(rows));
           }
+          if (task.pendingRight.length > 0) {
+            const rows = task.pendingRight;
+            task.pendingRight = [];
+            stage.route(task.shard, await task.processThrough(rows, 0, 'right'));
+          }
           stage.route(task.shard, await task.tick(now));
         }
         for (const task of stage.tasks) {
@@ -250,34 +275,72 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
           if (wm !== undefined) {
             task.pendingWatermark = undefined;
             stage.route(task.shard, await task.advance(wm));
-            stage.emitWatermark(task.shard, wm, now);
+            stage.emitWatermark(task.shard, task.outputWatermark, now);
           }
         }
       }
     };
 
-    for (const source of graph.sources) {
-      const stage = order.find((s) => s.spec.input.type === 'source' && s.spec.input.source === source.name);
-      if (!stage) throw new PlanError(`internal: no stage reads source '${source.name}'`);
-      const generators = source.watermark
-        ? stage.tasks.map(() => new BoundedOutOfOrderness((source.watermark as { outOfOrdernessMs: number }).outOfOrdernessMs))
-        : undefined;
-      const timeColumn = source.watermark?.column;
-      let nextShard = 0;
-      const shardBatches: ChangeRow[][] = stage.tasks.map(() => []);
+    /** One stage reading a source: its shards' watermark generators and round-robin position. */
+    interface SourceStage {
+      readonly stage: StageRuntime;
+      readonly generators: BoundedOutOfOrderness[] | undefined;
+      nextShard: number;
+      readonly shardBatches: ChangeRow[][];
+    }
+    /** A source being read, by every stage that reads it (a source read twice feeds two). */
+    interface SourceReading {
+      readonly source: JobSource;
+      readonly steps: AsyncIterator<SourceStep>;
+      readonly stages: SourceStage[];
+      /** The largest event time read so far (-∞ without a watermark or before the first row). */
+      eventTime: number;
+      done: boolean;
+    }
+    const deadLetter = (letter: DeadLetter): void => {
+      deadLettered += 1;
+      options.onDeadLetter?.(letter);
+    };
+    const readings: SourceReading[] = graph.sources.map((source) => {
+      const readers = order.filter((s) => s.spec.input.type === 'source' && s.spec.input.source === source.name);
+      const first = readers[0];
+      if (first === undefined) throw new PlanError(`internal: no stage reads source '${source.name}'`);
+      const watermark = source.watermark;
+      return {
+        source,
+        steps: abortable(readSource(source, options, code, batchSize, first.tasks.length, deadLetter), options.signal)[Symbol.asyncIterator](),
+        stages: readers.map((stage) => ({
+          stage,
+          generators: watermark ? stage.tasks.map(() => new BoundedOutOfOrderness(watermark.outOfOrdernessMs)) : undefined,
+          nextShard: 0,
+          shardBatches: stage.tasks.map(() => []),
+        })),
+        eventTime: -Infinity,
+        done: false,
+      };
+    });
 
-      /** Deals rows round-robin over the source shards, or all to `toShard` (a partition's shard). */
-      const pushRows = async (rows: readonly Row[], toShard?: number): Promise<void> => {
+    /** Deals rows round-robin over each reading stage's shards, or all to `toShard` (a partition's shard). */
+    const pushRows = async (reading: SourceReading, rows: readonly Row[], toShard?: number): Promise<void> => {
+      const timeColumn = reading.source.watermark?.column;
+      if (timeColumn !== undefined) {
+        for (const row of rows) {
+          const t = row[timeColumn];
+          if (typeof t === 'number' && t > reading.eventTime) reading.eventTime = t;
+        }
+      }
+      recordsRead += rows.length;
+      recordsBySource.set(reading.source.name, (recordsBySource.get(reading.source.name) ?? 0) + rows.length);
+      for (const reader of reading.stages) {
+        const { stage, generators, shardBatches } = reader;
         const parallelism = stage.tasks.length;
         for (const row of rows) {
-          let shard = nextShard;
-          if (toShard === undefined) nextShard = nextShard + 1 === parallelism ? 0 : nextShard + 1;
+          let shard = reader.nextShard;
+          if (toShard === undefined) reader.nextShard = shard + 1 === parallelism ? 0 : shard + 1;
           else shard = toShard;
           (shardBatches[shard] as ChangeRow[]).push({ kind: '+I', row });
           if (generators && timeColumn) (generators[shard] as BoundedOutOfOrderness).observe(row[timeColumn] as number | null);
         }
-        recordsRead += rows.length;
-        recordsBySource.set(source.name, (recordsBySource.get(source.name) ?? 0) + rows.length);
         const now = clock();
         for (const task of stage.tasks) {
           const batch = shardBatches[task.shard] as ChangeRow[];
@@ -288,38 +351,51 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
         if (generators) {
           for (const task of stage.tasks) {
             const wm = (generators[task.shard] as BoundedOutOfOrderness).current();
-            if (wm > task.outputWatermark) {
+            if (wm > task.inputWatermark) {
               stage.route(task.shard, await task.advance(wm));
-              stage.emitWatermark(task.shard, wm, now);
+              stage.emitWatermark(task.shard, task.outputWatermark, now);
             }
           }
         }
-        await drain(0);
-        reportProgress(false);
-      };
-
-      const deadLetter = (letter: DeadLetter): void => {
-        deadLettered += 1;
-        options.onDeadLetter?.(letter);
-      };
-      for await (const step of abortable(readSource(source, options, code, batchSize, stage.tasks.length, deadLetter), options.signal)) {
-        if ('rows' in step) {
-          await pushRows(step.rows, step.shard);
-          continue;
-        }
-        // Every partition of this shard has ended: the shard is finished and its +∞ watermark
-        // stops holding back the stages downstream (Flink: a finished source reader).
-        const task = stage.tasks[step.endShard] as StageTask;
-        stage.route(task.shard, await task.advance(Infinity));
-        stage.emitWatermark(task.shard, Infinity, clock());
-        await drain(0);
       }
-      options.onInputEnd?.(source.name, order.flatMap((st) => st.tasks.flatMap((t) => t.runners)));
-      // End of bounded input: +∞ on every source shard.
-      const now = clock();
-      for (const task of stage.tasks) {
+      await drain(0);
+      reportProgress(false);
+    };
+
+    /** Ends shard `shard` of every stage reading the source: +∞ on it. */
+    const endShard = async (reading: SourceReading, shard: number): Promise<void> => {
+      for (const { stage } of reading.stages) {
+        const task = stage.tasks[shard] as StageTask;
         stage.route(task.shard, await task.advance(Infinity));
-        stage.emitWatermark(task.shard, Infinity, now);
+        stage.emitWatermark(task.shard, task.outputWatermark, clock());
+      }
+      await drain(0);
+    };
+
+    // Sources are read together, next from the one whose event time is furthest behind (as
+    // Flink's watermark alignment keeps sources together), so a join of two sources holds only
+    // what the slower side has not caught up with. Sources without a watermark read first.
+    for (;;) {
+      let next: SourceReading | undefined;
+      for (const r of readings) if (!r.done && (next === undefined || r.eventTime < next.eventTime)) next = r;
+      if (next === undefined) break;
+      const step = await next.steps.next();
+      if (step.done !== true) {
+        // Every partition of a shard has ended: the shard is finished and its +∞ watermark
+        // stops holding back the stages downstream (Flink: a finished source reader).
+        if ('rows' in step.value) await pushRows(next, step.value.rows, step.value.shard);
+        else await endShard(next, step.value.endShard);
+        continue;
+      }
+      next.done = true;
+      options.onInputEnd?.(next.source.name, order.flatMap((st) => st.tasks.flatMap((t) => t.runners)));
+      // End of bounded input: +∞ on every shard of every stage reading the source.
+      const now = clock();
+      for (const { stage } of next.stages) {
+        for (const task of stage.tasks) {
+          stage.route(task.shard, await task.advance(Infinity));
+          stage.emitWatermark(task.shard, task.outputWatermark, now);
+        }
       }
       await drain(0);
     }
@@ -402,10 +478,11 @@ async function buildStage(
   instantiate: OperatorInstantiator,
   clock: () => number,
 ): Promise<StageRuntime> {
+  // Watermark channels: one per upstream shard, the left producer's first.
   const upstreamParallelism =
-    spec.input.type === 'exchange'
-      ? (graph.stages.find((s) => s.id === (spec.input as { fromStage: string }).fromStage)?.parallelism ?? 1)
-      : 1;
+    spec.input.type === 'source'
+      ? 1
+      : upstreamOf(spec.input).reduce((n, u) => n + (graph.stages.find((s) => s.id === u.fromStage)?.parallelism ?? 1), 0);
   const idleTimeout = spec.input.type === 'source' ? undefined : sourceIdleTimeout(graph);
   const tasks: StageTask[] = [];
   for (let shard = 0; shard < spec.parallelism; shard++) {
@@ -439,15 +516,24 @@ async function buildStage(
   if (!next) throw new PlanError(`internal: stage ${spec.id} feeds unknown stage '${output.toStage}'`);
   const targets = next.tasks;
   const distribution = output.distribution;
+  // Which input of the next stage this stage feeds, and where its watermark channels start.
+  const feeds = upstreamOf(next.spec.input);
+  const feedsSide = feeds.find((f) => f.fromStage === spec.id)?.side ?? 'left';
+  const channelOffset = feedsSide === 'right' ? (graph.stages.find((s) => s.id === (feeds[0] as { fromStage: string }).fromStage)?.parallelism ?? 1) : 0;
+  const pendingOf = feedsSide === 'right' ? (t: StageTask): ChangeRow[] => t.pendingRight : (t: StageTask): ChangeRow[] => t.pending;
   let route: (shard: number, rows: readonly ChangeRow[]) => void;
   if (distribution.type === 'single' || targets.length === 1) {
     const target = targets[0] as StageTask;
     route = (_shard, rows) => {
-      for (const r of rows) target.pending.push(r);
+      const pending = pendingOf(target);
+      for (const r of rows) pending.push(r);
     };
   } else if (distribution.type === 'broadcast') {
     route = (_shard, rows) => {
-      for (const t of targets) for (const r of rows) t.pending.push(r);
+      for (const t of targets) {
+        const pending = pendingOf(t);
+        for (const r of rows) pending.push(r);
+      }
     };
   } else {
     const partitioner = new KinesisPartitioner(targets.length);
@@ -464,7 +550,7 @@ async function buildStage(
           for (let i = 0; i < keys.length; i++) values[i] = r.row[keys[i] as string] ?? null;
           key = encodeKey(values);
         }
-        (targets[partitioner.shardOf(key)] as StageTask).pending.push(r);
+        pendingOf(targets[partitioner.shardOf(key)] as StageTask).push(r);
       }
     };
   }
@@ -478,7 +564,7 @@ async function buildStage(
     },
     emitWatermark: (fromShard, watermark, now) => {
       for (const t of targets) {
-        const advanced = t.inputs.update(fromShard, watermark, now);
+        const advanced = t.inputs.update(channelOffset + fromShard, watermark, now);
         if (advanced !== undefined) t.pendingWatermark = advanced;
       }
     },

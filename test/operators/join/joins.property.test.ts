@@ -84,8 +84,8 @@ function buildChangelog(commands: readonly Command[], unique: Record<InputSide, 
   const changes: { side: InputSide; change: ChangeRow }[] = [];
   for (const c of commands) {
     const rows = live[c.side];
-    const row: Row = c.side === 'left' ? c.row : { rid: c.row.id, k: c.row.k, w: c.row.v };
-    const idOf = (r: Row): Value => (c.side === 'left' ? r.id : r.rid);
+    const row: Row = c.side === 'left' ? c.row : { rid: c.row.id ?? null, k: c.row.k ?? null, w: c.row.v ?? null };
+    const idOf = (r: Row): Value => (c.side === 'left' ? r.id : r.rid) ?? null;
     const clashes = (r: Row, except?: Row): boolean =>
       rows.some((x) => x !== except && (unique[c.side] === 'id' ? idOf(x) === idOf(r) : unique[c.side] === 'joinKey' ? x.k !== null && x.k === r.k : false));
     if (c.op === 'insert' || rows.length === 0) {
@@ -102,7 +102,8 @@ function buildChangelog(commands: readonly Command[], unique: Record<InputSide, 
       continue;
     }
     // An update keeps the row's unique key when the side has one.
-    const next: Row = unique[c.side] === 'id' ? { ...row, ...(c.side === 'left' ? { id: old.id } : { rid: old.rid }) } : unique[c.side] === 'joinKey' ? { ...row, k: old.k } : row;
+    const next: Row =
+      unique[c.side] === 'id' ? { ...row, ...(c.side === 'left' ? { id: old.id ?? null } : { rid: old.rid ?? null }) } : unique[c.side] === 'joinKey' ? { ...row, k: old.k ?? null } : row;
     if (clashes(next, old)) continue;
     rows[index] = next;
     changes.push({ side: c.side, change: updateBefore(old) }, { side: c.side, change: updateAfter(next) });
