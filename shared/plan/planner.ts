@@ -122,7 +122,10 @@ export function planPipeline(name: string, sinks: readonly SinkNode[], nextId: (
     const rt = traits.get(right) ?? NO_TRAITS;
     checkJoinInputs(node, lt, rt);
     const [ld, rd] = joinDistributions(node);
-    const rebuiltJoin = { ...node, left: exchangeOver(left, ld), right: exchangeOver(right, rd) } as TwoInputNode;
+    // Planning is idempotent: a join planned already (reached again through a merged Calc)
+    // keeps its exchanges.
+    const over = (input: LogicalNode, d: Distribution): LogicalNode => (input.type === 'Exchange' && satisfies(input.distribution, d) ? input : exchangeOver(input, d));
+    const rebuiltJoin = { ...node, left: over(left, ld), right: over(right, rd) } as TwoInputNode;
     return rebuiltJoin.type === 'Join' ? withInputSpecs(rebuiltJoin, lt, rt) : rebuiltJoin;
   };
 

@@ -24,6 +24,10 @@ export type SqlExpr =
   | { readonly k: 'between'; readonly expr: SqlExpr; readonly low: SqlExpr; readonly high: SqlExpr; readonly not: boolean; readonly pos: SqlPosition }
   | { readonly k: 'in'; readonly expr: SqlExpr; readonly list: readonly SqlExpr[]; readonly not: boolean; readonly pos: SqlPosition }
   | { readonly k: 'like'; readonly expr: SqlExpr; readonly pattern: SqlExpr; readonly not: boolean; readonly pos: SqlPosition }
+  /** `expr [NOT] IN (SELECT …)`: a semi (anti) join with the subquery. */
+  | { readonly k: 'inQuery'; readonly expr: SqlExpr; readonly query: SqlSelect; readonly not: boolean; readonly pos: SqlPosition }
+  /** `EXISTS (SELECT …)`: a semi join with the (correlated) subquery; `NOT EXISTS` is `not` of it. */
+  | { readonly k: 'exists'; readonly query: SqlSelect; readonly pos: SqlPosition }
   | { readonly k: 'star'; readonly qualifier?: string; readonly pos: SqlPosition };
 
 /** `OVER (PARTITION BY … ORDER BY …)`. */
@@ -69,12 +73,14 @@ export type SqlFrom =
     }
   | {
       readonly k: 'join';
-      readonly joinType: 'INNER' | 'LEFT';
+      /** `CROSS`: a comma join (`FROM a, b`), whose join condition is in the WHERE clause. */
+      readonly joinType: 'INNER' | 'LEFT' | 'RIGHT' | 'FULL' | 'CROSS';
       readonly left: SqlFrom;
       readonly right: SqlFrom;
-      /** `FOR SYSTEM_TIME AS OF expr` on the right table; regular joins are not supported. */
+      /** `FOR SYSTEM_TIME AS OF expr` on the right table: a lookup or temporal join. */
       readonly systemTime?: SqlExpr;
-      readonly on: SqlExpr;
+      /** The ON condition; absent for a comma join. */
+      readonly on?: SqlExpr;
       readonly pos: SqlPosition;
     };
 

@@ -77,7 +77,7 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
   const ctx: QueryContext = {
     pipeline,
     catalog,
-    usedSources: new Set(),
+    usedSources: new Map(),
     lookups: new Map(),
     warnings: [],
     settings,
@@ -124,8 +124,10 @@ function declareSource(ctx: QueryContext, name: string, pos: SqlPosition, source
   if (!c.source && !c.datagen) {
     throw new SqlError(pos, `table '${name}' (connector '${c.name}') cannot be read as a stream${c.lookup ? ': use it in JOIN … FOR SYSTEM_TIME AS OF' : ''}`);
   }
-  if (ctx.usedSources.has(name)) throw new SqlError(pos, `table '${name}' is read twice; a source feeds one query in this version`);
-  ctx.usedSources.add(name);
+  // A table read again (a self-join, two INSERTs) is the same stream; the planner gives every
+  // consumer after the first its own copy of the source (plan/rules/unshare.ts).
+  const known = ctx.usedSources.get(name);
+  if (known) return known;
   const columns = Object.fromEntries(table.physical.fields.map((f) => [f.name, f.type]));
   const stream = atPosition(pos, () =>
     ctx.pipeline.source(name, {
@@ -134,6 +136,7 @@ function declareSource(ctx: QueryContext, name: string, pos: SqlPosition, source
       ...(c.source ? { connector: c.source } : {}),
       ...(c.datagen ? { generator: createDatagen(table.physical, c.datagen) } : {}),
       ...(table.parallelism !== undefined ? { parallelism: table.parallelism } : {}),
+      ...(table.primaryKey !== undefined ? { primaryKey: table.primaryKey } : {}),
     }),
   ) as unknown as Stream<Row>;
   sources.push(stream.node as SourceNode);
@@ -147,6 +150,7 @@ function declareSource(ctx: QueryContext, name: string, pos: SqlPosition, source
     const computed = atPosition(table.pos, () => stream.calc(projection));
     rel = { stream: computed, scope: scopeOf(computed.schema, `table '${name}'`, [name], table.proctime) };
   }
+  ctx.usedSources.set(name, rel);
   return rel;
 }
 

@@ -5,7 +5,7 @@
  * physical execution plan as numbered stages with their ship strategies.
  */
 import { describePlanNode, explainPlan, explainTree } from '../plan/explain.ts';
-import { inputOf, type LogicalNode } from '../plan/logical.ts';
+import { inputsOf, type LogicalNode } from '../plan/logical.ts';
 import { compileSql, type CompileSqlOptions } from './compile-sql.ts';
 
 /** Options of {@link explainSql}. */
@@ -42,23 +42,23 @@ export function explainSql(text: string, options: ExplainSqlOptions = {}): strin
  * otherwise). Exchanges are not operators; they only set the next operator's ship strategy.
  */
 function physicalStages(sink: LogicalNode): string {
-  const chain: LogicalNode[] = [];
-  for (let n: LogicalNode | undefined = sink; n; n = inputOf(n)) chain.unshift(n);
   const lines: string[] = [];
   let stage = 0;
-  let ship = 'FORWARD';
-  for (const node of chain) {
+  /** Lists a node after its inputs; returns its stage number (an Exchange is its input's). */
+  const visit = (node: LogicalNode): { stage: number; ship: string } => {
     if (node.type === 'Exchange') {
-      ship = node.distribution.type === 'hash' ? 'HASH' : node.distribution.type === 'single' ? 'GLOBAL' : 'BROADCAST';
-      continue;
+      const from = visit(node.input);
+      return { stage: from.stage, ship: node.distribution.type === 'hash' ? 'HASH' : node.distribution.type === 'single' ? 'GLOBAL' : 'BROADCAST' };
     }
+    const inputs = inputsOf(node).map(visit);
     stage += 1;
     const kind = node.type === 'Source' ? 'Data Source' : node.type === 'Sink' ? 'Data Sink' : 'Operator';
     lines.push(`Stage ${stage} : ${kind}`);
     lines.push(`\tcontent : ${describePlanNode(node)}`);
-    if (node.type !== 'Source') lines.push(`\tship_strategy : ${ship}`);
+    for (const input of inputs) lines.push(`\tship_strategy : ${input.ship}`);
     lines.push('');
-    ship = 'FORWARD';
-  }
+    return { stage, ship: 'FORWARD' };
+  };
+  visit(sink);
   return lines.join('\n').trimEnd();
 }

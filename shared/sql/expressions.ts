@@ -8,7 +8,9 @@ import { parseType } from '../core/type-parse.ts';
 import { parseTimestamp } from '../core/timestamp.ts';
 import type { Schema } from '../core/types.ts';
 import type { Expr } from '../plan/expr.ts';
-import { call, lit } from '../plan/expr-build.ts';
+import { call, interval, lit } from '../plan/expr-build.ts';
+import type { IntervalUnit } from '../plan/expr.ts';
+import { intervalMs } from './catalog.ts';
 import { inferType } from '../plan/expr-types.ts';
 import type { SqlExpr } from './ast.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
@@ -125,8 +127,14 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
       if (ms === undefined) throw new SqlError(e.pos, `cannot read TIMESTAMP '${e.value}' (expected 'yyyy-MM-dd HH:mm:ss[.SSS]')`);
       return lit(ms, 'TIMESTAMP(3)');
     }
-    case 'interval':
-      throw new SqlError(e.pos, `INTERVAL '${e.value}' ${e.unit} is only supported in WATERMARK and window functions`);
+    case 'interval': {
+      // A TIMESTAMP shifted by it (`ts - INTERVAL '10' SECOND`) is a TIMESTAMP; anything else is rejected by the type check.
+      const unit = e.unit.toUpperCase().replace(/S$/, '') as IntervalUnit;
+      return atPosition(e.pos, () => interval(intervalMs(e), unit));
+    }
+    case 'inQuery':
+    case 'exists':
+      throw new SqlError(e.pos, `${e.k === 'exists' ? 'EXISTS' : 'IN'} (SELECT …) is supported as a condition of its own in a WHERE clause (a semi or anti join), not inside an expression`);
     case 'bin': {
       const op = e.op === '%' ? 'MOD' : e.op;
       if (op === 'AND' || op === 'OR') return call(op, ...flatten(e, op).map(sub));

@@ -24,6 +24,8 @@ import type { LookupTableSpec } from './connectors.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { compileExpr, exprKey, isAggregateCall, resolveColumn, scopeOf, type Scope, type ScopeColumn } from './expressions.ts';
 import { rankFilter, rankItem, rewriteGroupWindow } from './rules.ts';
+import { sqlAnd, sqlChildren as children, sqlConjuncts } from './sql-expr-walk.ts';
+import { compileJoin, compileTemporalJoin, isSubqueryCondition, semiJoin, type JoinContext } from './joins.ts';
 
 /** A compiled query: its stream and what its columns are called. */
 export interface Relation {
@@ -42,8 +44,8 @@ export interface Relation {
 export interface QueryContext {
   readonly pipeline: Pipeline;
   readonly catalog: Catalog;
-  /** Tables already read (a source may feed one consumer). */
-  readonly usedSources: Set<string>;
+  /** Tables already read, by name: a table read again is the same stream. */
+  readonly usedSources: Map<string, Relation>;
   /** Dimension tables by LookupJoin node id. */
   readonly lookups: Map<number, LookupTableSpec>;
   /** `SET` options seen so far (`table.exec.state.ttl`, `table.exec.topn.cache-size`). */
@@ -79,12 +81,30 @@ export function compileSelect(query: SqlSelect, ctx: QueryContext): Relation {
   if (topN && q.from.k === 'subquery') {
     input = compileTopN(q, q.from.query, topN.index, ctx);
   } else {
-    input = compileFrom(q.from, q.hints, ctx);
-    if (q.where) input = filter(input, q.where);
+    const conjuncts = sqlConjuncts(q.where);
+    const subqueries = conjuncts.filter(isSubqueryCondition);
+    let where = conjuncts.filter((c) => !isSubqueryCondition(c));
+    const jc = joinContext(q.hints, ctx);
+    if (q.from.k === 'join' && q.from.systemTime === undefined) {
+      // The WHERE conjuncts that belong to the join (its keys in a comma join) go into it.
+      const joined = compileJoin(q.from, where, jc);
+      input = joined.relation;
+      where = joined.where;
+    } else {
+      input = compileFrom(q.from, q.hints, ctx);
+    }
+    const rest = sqlAnd(where);
+    if (rest) input = filter(input, rest);
+    for (const s of subqueries) input = semiJoin(input, s, jc);
   }
   if (q.distinct) throw new SqlError(q.pos, 'SELECT DISTINCT is not supported: use GROUP BY with an aggregate');
   const grouped = q.groupBy.length > 0 || q.items.some((i) => containsAggregate(i.expr));
   return grouped ? compileAggregate(q, input, ctx) : project(input, q.items, q.pos);
+}
+
+/** What the join compiler (joins.ts) needs from this module. */
+function joinContext(hints: SqlSelect['hints'], ctx: QueryContext): JoinContext {
+  return { ctx, hints, compileFrom: (from) => compileFrom(from, hints, ctx), filter };
 }
 
 function relation(stream: Stream<Row>, qualifiers: readonly string[], description: string): Relation {
@@ -110,8 +130,22 @@ function compileFrom(from: SqlFrom, hints: SqlSelect['hints'], ctx: QueryContext
     case 'tvf':
       return compileWindowTvf(from, hints, ctx);
     case 'join':
-      return compileLookupJoin(from, hints, ctx);
+      if (from.systemTime === undefined) return compileJoin(from, [], joinContext(hints, ctx)).relation;
+      return compileTimeTravelJoin(from, hints, ctx);
   }
+}
+
+/**
+ * `JOIN t FOR SYSTEM_TIME AS OF l.time`: a lookup join when `time` is a `PROCTIME()` attribute,
+ * an event-time temporal join against the versioned `t` when it is a rowtime attribute.
+ */
+function compileTimeTravelJoin(from: Extract<SqlFrom, { k: 'join' }>, hints: SqlSelect['hints'], ctx: QueryContext): Relation {
+  const time = from.systemTime as SqlExpr;
+  if (time.k !== 'id') throw new SqlError(time.pos, 'FOR SYSTEM_TIME AS OF takes a time attribute column (a rowtime or PROCTIME() column)');
+  const left = compileFrom(from.left, hints, ctx);
+  const column = resolveColumn(left.scope, time.parts, time.pos);
+  if (column.proctime) return compileLookupJoin(from, left, hints, ctx);
+  return compileTemporalJoin(from, left, column, joinContext(hints, ctx));
 }
 
 function filter(input: Relation, where: SqlExpr): Relation {
@@ -164,31 +198,6 @@ function project(input: Relation, items: readonly SqlSelectItem[], pos: SqlPosit
 function containsAggregate(e: SqlExpr): boolean {
   if (isAggregateCall(e)) return true;
   return children(e).some(containsAggregate);
-}
-
-function children(e: SqlExpr): SqlExpr[] {
-  switch (e.k) {
-    case 'bin':
-      return [e.left, e.right];
-    case 'not':
-    case 'neg':
-      return [e.arg];
-    case 'call':
-      return [...e.args, ...(e.filter ? [e.filter] : [])];
-    case 'case':
-      return [...(e.operand ? [e.operand] : []), ...e.whens.flat(), ...(e.otherwise ? [e.otherwise] : [])];
-    case 'cast':
-    case 'isnull':
-      return [e.expr];
-    case 'between':
-      return [e.expr, e.low, e.high];
-    case 'in':
-      return [e.expr, ...e.list];
-    case 'like':
-      return [e.expr, e.pattern];
-    default:
-      return [];
-  }
 }
 
 /** GROUP BY with COUNT/SUM/MIN/MAX/AVG, DISTINCT and FILTER (WHERE …) → GroupAggregate. */
@@ -284,13 +293,39 @@ function compileTopN(outer: SqlSelect, inner: SqlSelect, rankIndex: number, ctx:
   const over = rankSel.expr.k === 'call' ? rankSel.expr : undefined;
   if (!over?.over) throw new SqlError(rankSel.pos, 'expected a ranking function');
   const rankName = itemName(rankSel, rankIndex);
-  const base = compileSelect({ ...inner, items: inner.items.filter((_, i) => i !== rankIndex) }, ctx);
+  // PARTITION BY / ORDER BY name columns of the subquery's FROM (`A.id`, `B.date_time`): a
+  // column the select list outputs is ranked by its output name; any other one is selected as a
+  // hidden column `$rankN`, dropped again after the rank.
+  const items = inner.items.filter((_, i) => i !== rankIndex);
+  const hidden: string[] = [];
+  const overColumn = new Map<string, string>();
+  for (const e of [...over.over.partitionBy, ...over.over.orderBy.map((o) => o.expr)]) {
+    if (e.k !== 'id' || overColumn.has(exprKey(e))) continue;
+    const item = items.findIndex((it) => it.expr.k !== 'star' && exprKey(it.expr) === exprKey(e));
+    const name = e.parts[e.parts.length - 1] as string;
+    const starred = items.some((it) => it.expr.k === 'star' && (it.expr.qualifier === undefined || it.expr.qualifier === e.parts[e.parts.length - 2]));
+    const named = items.some((it, i) => it.expr.k !== 'star' && itemName(it, i) === name);
+    if (item >= 0) {
+      overColumn.set(exprKey(e), itemName(items[item] as SqlSelectItem, item));
+    } else if (starred && !named && e.parts.length === 2) {
+      // `A.id` under `A.*`: the star outputs it as `id`.
+      overColumn.set(exprKey(e), name);
+    } else if (e.parts.length > 1 || !items.some((it, i) => it.expr.k !== 'star' && itemName(it, i) === e.parts[0])) {
+      const name = `$rank${hidden.length}`;
+      hidden.push(name);
+      overColumn.set(exprKey(e), name);
+      items.push({ expr: e, alias: name, pos: e.pos });
+    }
+  }
+  const base = compileSelect({ ...inner, items }, ctx);
   const where = outer.where ? rankFilter(outer.where, rankName) : undefined;
   if (!where?.range) {
     throw new SqlError(outer.where?.pos ?? outer.pos, `a ${over.name}() subquery needs a filter on '${rankName}' in the outer WHERE (e.g. ${rankName} <= 10): unbounded OVER aggregation is not supported`);
   }
   const column = (e: SqlExpr): string => {
     if (e.k !== 'id') throw new SqlError(e.pos, 'PARTITION BY and ORDER BY of a Top-N take columns');
+    const named = overColumn.get(exprKey(e));
+    if (named !== undefined) return resolveColumn(base.scope, [named], e.pos).field;
     return resolveColumn(base.scope, e.parts, e.pos).field;
   };
   const partitionBy = over.over.partitionBy.map(column);
@@ -339,6 +374,11 @@ function compileTopN(outer: SqlSelect, inner: SqlSelect, rankIndex: number, ctx:
       }),
     ) as Stream<Row>;
   }
+  if (hidden.length > 0) {
+    const kept = stream.schema.fields.filter((f) => !hidden.includes(f.name)).map((f) => ({ name: f.name, expr: { kind: 'ref', name: f.name } as Expr }));
+    const ranked = stream;
+    stream = atPosition(rankSel.pos, () => ranked.calc(kept));
+  }
   let rel = relation(stream, [], 'subquery');
   if (where.rest) rel = filter(rel, where.rest);
   return rel;
@@ -350,18 +390,18 @@ function mentions(e: SqlExpr, name: string): boolean {
 }
 
 /** `probe JOIN dim FOR SYSTEM_TIME AS OF probe.proctime AS d ON probe.k = d.k [AND …]`. */
-function compileLookupJoin(from: Extract<SqlFrom, { k: 'join' }>, hints: SqlSelect['hints'], ctx: QueryContext): Relation {
-  if (!from.systemTime) throw new SqlError(from.pos, 'only lookup joins (JOIN t FOR SYSTEM_TIME AS OF s.proctime) are supported; regular stream joins are not');
+function compileLookupJoin(from: Extract<SqlFrom, { k: 'join' }>, probe: Relation, hints: SqlSelect['hints'], ctx: QueryContext): Relation {
   if (from.right.k !== 'table') throw new SqlError(from.right.pos, 'the right side of a lookup join must be a table');
-  let left = compileFrom(from.left, hints, ctx);
+  if (from.joinType !== 'INNER' && from.joinType !== 'LEFT') throw new SqlError(from.pos, `a lookup join is INNER or LEFT (given ${from.joinType})`);
+  const joinType = from.joinType;
+  const on = from.on;
+  if (on === undefined) throw new SqlError(from.pos, 'a lookup join needs an ON condition');
+  let left = probe;
   const tableName = from.right.name;
   const table = ctx.catalog.tables.get(tableName);
   if (!table) throw new SqlError(from.right.pos, `unknown table '${tableName}' (declared: ${[...ctx.catalog.tables.keys()].join(', ')})`);
   const lookup = table.connector.lookup;
   if (!lookup) throw new SqlError(from.right.pos, `table '${tableName}' (connector '${table.connector.name}') cannot be a lookup table: use a jdbc or dynamodb table`);
-  if (from.systemTime.k !== 'id') throw new SqlError(from.systemTime.pos, 'FOR SYSTEM_TIME AS OF takes a PROCTIME() column');
-  const timeCol = resolveColumn(left.scope, from.systemTime.parts, from.systemTime.pos);
-  if (!timeCol.proctime) throw new SqlError(from.systemTime.pos, `'${timeCol.name}' is not a PROCTIME() attribute: lookup joins are processing-time joins`);
   const alias = from.right.alias ?? tableName;
   const dim = table.physical;
   // Output: probe columns, then dimension columns (renamed with a suffix when a name clashes).
@@ -394,7 +434,7 @@ function compileLookupJoin(from: Extract<SqlFrom, { k: 'join' }>, hints: SqlSele
     return children(e).every(probeOnly);
   };
   const conjuncts = (e: SqlExpr): SqlExpr[] => (e.k === 'bin' && e.op === 'AND' ? [...conjuncts(e.left), ...conjuncts(e.right)] : [e]);
-  for (const c of conjuncts(from.on)) {
+  for (const c of conjuncts(on)) {
     if (c.k === 'bin' && c.op === '=') {
       const pairs: [SqlExpr, SqlExpr][] = [[c.left, c.right], [c.right, c.left]];
       const match = pairs.find(([d, p]) => dimRef(d) !== undefined && probeOnly(p));
@@ -415,14 +455,14 @@ function compileLookupJoin(from: Extract<SqlFrom, { k: 'join' }>, hints: SqlSele
   }
   if (probeExprs.length > 0) {
     const projection = [...left.stream.schema.fields.map((f) => ({ name: f.name, expr: { kind: 'ref', name: f.name } as Expr })), ...probeExprs];
-    const stream = atPosition(from.on.pos, () => left.stream.calc(projection));
+    const stream = atPosition(on.pos, () => left.stream.calc(projection));
     left = { stream, scope: { ...left.scope, schema: stream.schema } };
     output.splice(0, output.length, ...stream.schema.fields.map((f) => ({ side: 'probe' as const, column: f.name })), ...output.filter((o) => o.side === 'lookup'));
   }
-  if (keys.length === 0) throw new SqlError(from.on.pos, `lookup join with '${tableName}' needs an equality between a probe column and a column of '${alias}'`);
+  if (keys.length === 0) throw new SqlError(on.pos, `lookup join with '${tableName}' needs an equality between a probe column and a column of '${alias}'`);
   const hint = hints.find((h) => h.name === 'LOOKUP' && (h.options.get('table') === tableName || h.options.get('table') === alias));
   const shuffle = hint?.options.has('shuffle') ? hint.options.get('shuffle')?.toLowerCase() === 'true' : lookup.shuffle;
-  const spec = { table: tableName, joinType: from.joinType, keys, dimensionSchema: dim, output };
+  const spec = { table: tableName, joinType, keys, dimensionSchema: dim, output };
   const schema = atPosition(from.pos, () => lookupJoinOutputSchema(spec, left.stream.schema));
   const fullScope: Scope = { ...joinScope, schema };
   const condition = others.length > 0 ? compileExpr(others.reduce((a, b) => ({ k: 'bin', op: 'AND', left: a, right: b, pos: a.pos })), fullScope) : undefined;
@@ -432,7 +472,7 @@ function compileLookupJoin(from: Extract<SqlFrom, { k: 'join' }>, hints: SqlSele
     id: pipeline.nextId(),
     input: left.stream.node,
     table: tableName,
-    joinType: from.joinType,
+    joinType,
     keys,
     shuffle,
     ...(condition ? { condition } : {}),
@@ -548,7 +588,9 @@ function compileWindowAggregate(q: SqlSelect, input: Relation, window: NonNullab
     collect(item.expr, isAggregateCall(item.expr) ? itemName(item, i) : undefined);
   });
   if (q.having) collect(q.having, undefined);
-  if (Object.keys(aggregates).length === 0) throw new SqlError(q.pos, 'a window aggregate needs an aggregate call, e.g. COUNT(*)');
+  // GROUP BY without aggregate calls (Nexmark q8) keeps one row per group and window: the
+  // aggregate counts rows in a column the projection below leaves out.
+  if (Object.keys(aggregates).length === 0) aggregates.$rows = { fn: 'COUNT', distinct: false };
   const out = atPosition(q.pos, () => window.base.window(window.spec).aggregate(aggregates, { groupBy: keys })) as unknown as Stream<Row>;
   const qualifiers = input.scope.columns[0]?.qualifiers ?? [];
   let rel = relation(out, qualifiers, 'window aggregate');

@@ -16,6 +16,18 @@ import type { SqlPosition } from './errors.ts';
 import { parseHints } from './hints.ts';
 import { tokenize, type Token } from './lexer.ts';
 
+/** The join words between two table expressions → the join type. */
+const JOIN_WORDS: Readonly<Record<string, 'INNER' | 'LEFT' | 'RIGHT' | 'FULL'>> = {
+  JOIN: 'INNER',
+  'INNER JOIN': 'INNER',
+  'LEFT JOIN': 'LEFT',
+  'LEFT OUTER JOIN': 'LEFT',
+  'RIGHT JOIN': 'RIGHT',
+  'RIGHT OUTER JOIN': 'RIGHT',
+  'FULL JOIN': 'FULL',
+  'FULL OUTER JOIN': 'FULL',
+};
+
 /** The tree holds a construct this walker does not convert. */
 export class TreeUnsupported extends Error {}
 
@@ -461,31 +473,39 @@ export class TreeToAst {
     }
     const refs = rules(n, 'tableReference');
     if (refs.length === 1 && parts.length === 1) return this.tableReference(refs[0] as ParserRuleContext);
+    if (refs.length > 1 && parts.every((c) => (c instanceof ParserRuleContext ? rule(c) === 'tableReference' : c.getText() === ','))) {
+      // A comma join `FROM a, b, c`: cross joins from the left, their conditions in the WHERE.
+      return refs
+        .map((r) => this.tableReference(r))
+        .reduce((left, right) => ({ k: 'join', joinType: 'CROSS', left, right, pos: right.pos }));
+    }
     const subs = rules(n, 'tableExpression');
     if (subs.length === 2 && one(n, 'joinCondition')) {
-      const words = terms(n).map((t) => t.getText().toUpperCase());
-      let joinType: 'INNER' | 'LEFT';
-      if (words.join(' ') === 'JOIN' || words.join(' ') === 'INNER JOIN') joinType = 'INNER';
-      else if (words.join(' ') === 'LEFT JOIN' || words.join(' ') === 'LEFT OUTER JOIN') joinType = 'LEFT';
-      else return unsupported(n, words.join(' '));
+      const words = terms(n).map((t) => t.getText().toUpperCase()).join(' ');
+      const joinType = JOIN_WORDS[words];
+      if (joinType === undefined) return unsupported(n, words);
       const left = this.from(subs[0] as ParserRuleContext);
       const rightExpr = subs[1] as ParserRuleContext;
       const rightRef = rules(rightExpr, 'tableReference');
-      if (rightRef.length !== 1 || kids(rightExpr).length !== 1) return unsupported(rightExpr);
-      const ref = rightRef[0] as ParserRuleContext;
-      const primary = need(ref, 'tablePrimary');
-      const path = need(primary, 'tablePath');
-      if (kids(primary).some((c) => c instanceof ParserRuleContext && !['tablePath', 'systemTimePeriod'].includes(rule(c))) || hasWord(primary, 'TABLE')) unsupported(primary);
-      const name = lastName(path);
-      const period = one(primary, 'systemTimePeriod');
-      const systemTime = period ? this.expr(need(need(period, 'dateTimeExpression'), 'expression')) : undefined;
-      const alias = this.tableAlias(one(ref, 'tableAlias'));
-      const right: SqlFrom = { k: 'table', name: name.name, ...(alias ? { alias } : {}), pos: name.pos };
+      const primary = rightRef.length === 1 && kids(rightExpr).length === 1 ? one(rightRef[0] as ParserRuleContext, 'tablePrimary') : undefined;
+      const period = primary ? one(primary, 'systemTimePeriod') : undefined;
+      let right: SqlFrom;
+      let systemTime: SqlExpr | undefined;
+      if (primary && period) {
+        // `JOIN t FOR SYSTEM_TIME AS OF expr [AS alias]`: a lookup or temporal join.
+        if (kids(primary).some((c) => c instanceof ParserRuleContext && !['tablePath', 'systemTimePeriod'].includes(rule(c))) || hasWord(primary, 'TABLE')) unsupported(primary);
+        const name = lastName(need(primary, 'tablePath'));
+        systemTime = this.expr(need(need(period, 'dateTimeExpression'), 'expression'));
+        const alias = this.tableAlias(one(rightRef[0] as ParserRuleContext, 'tableAlias'));
+        right = { k: 'table', name: name.name, ...(alias ? { alias } : {}), pos: name.pos };
+      } else {
+        right = this.from(rightExpr);
+      }
       const cond = need(n, 'joinCondition');
       const firstWord = terms(n)[0] as TerminalNode;
       return { k: 'join', joinType, left, right, ...(systemTime ? { systemTime } : {}), on: this.boolean(kids(cond)[1]), pos: pos(firstWord) };
     }
-    return unsupported(n, 'only INNER and LEFT joins');
+    return unsupported(n, 'join form');
   }
 
   private tableAlias(a: ParserRuleContext | undefined): string | undefined {
@@ -570,6 +590,8 @@ export class TreeToAst {
         if (op !== 'AND' && op !== 'OR') return unsupported(n);
         return { k: 'bin', op, left: this.boolean(c[0]), right: this.boolean(c[2]), pos: pos(c[1] as ParseTree) };
       }
+      case 'ExistsContext':
+        return { k: 'exists', query: this.query(need(n, 'queryStatement')), pos: pos(c[0] as ParseTree) };
       case 'LogicalNestedContext':
         if (c.length === 3 && c[0]?.getText() === '(') return this.boolean(c[1]);
         return unsupported(n);
@@ -598,7 +620,8 @@ export class TreeToAst {
       return { k: 'between', expr: left, low: this.value(values[0]), high: this.value(values[1]), not, pos: at };
     }
     if (words.includes('IN')) {
-      if (one(p, 'queryStatement')) unsupported(p);
+      const sub = one(p, 'queryStatement');
+      if (sub) return { k: 'inQuery', expr: left, query: this.query(sub), not, pos: at };
       return { k: 'in', expr: left, list: rules(p, 'expression').map((e) => this.expr(e)), not, pos: at };
     }
     if (words.includes('LIKE')) {

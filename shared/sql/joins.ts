@@ -1,0 +1,328 @@
+/**
+ * SQL joins → join nodes (through shared/api/joins.ts, so SQL and the TypeScript API plan them
+ * alike):
+ *
+ * - `a [INNER|LEFT|RIGHT|FULL [OUTER]] JOIN b ON …` and comma joins `FROM a, b WHERE …`. The
+ *   condition is split as Flink's FilterJoinRule / JoinConditionPushRule do: equalities of a
+ *   column of each side are the join keys; a conjunct on one side only is pushed below the join
+ *   into that side when that keeps the meaning (never into the side an outer join preserves);
+ *   the rest is the residual condition. A WHERE conjunct over both sides of an inner or comma
+ *   join joins the condition. The rules of api/joins.ts then pick a window, interval or regular
+ *   join.
+ * - `JOIN versioned FOR SYSTEM_TIME AS OF left.rowtime ON …`: the event-time temporal join (a
+ *   `PROCTIME()` attribute makes it a lookup join, query.ts).
+ * - `WHERE x [NOT] IN (SELECT y FROM … WHERE …)` and `[NOT] EXISTS (SELECT … WHERE …)`: a semi
+ *   (anti) join; correlated equalities of the subquery's WHERE are its keys. As in Flink these
+ *   are window joins: both sides must be windowed alike and correlated on both window columns.
+ *
+ * Idle-state retention of a regular join: the `STATE_TTL('a' = '1d', 'b' = '12 h')` hint per
+ * input (by table name or alias), else `table.exec.state.ttl` for both.
+ */
+import { buildJoin, temporalJoin } from '../api/joins.ts';
+import { parseDuration } from '../api/windows.ts';
+import type { Stream } from '../api/stream.ts';
+import type { Row } from '../core/types.ts';
+import { PlanError } from '../core/errors.ts';
+import { joinedFieldNames, joinedSchema, type JoinType } from '../operators/join/join-spec.ts';
+import type { Expr } from '../plan/expr.ts';
+import type { SqlExpr, SqlFrom, SqlSelect } from './ast.ts';
+import { SqlError, atPosition, type SqlPosition } from './errors.ts';
+import { compileExpr, resolveColumn, type Scope, type ScopeColumn } from './expressions.ts';
+import { sqlAnd, sqlColumnRefs, sqlConjuncts } from './sql-expr-walk.ts';
+import type { QueryContext, Relation } from './query.ts';
+
+/** What the join compiler needs from query.ts (passed in, so the modules stay acyclic at load). */
+export interface JoinContext {
+  readonly ctx: QueryContext;
+  readonly hints: SqlSelect['hints'];
+  /** Compiles a FROM item that is not a join handled here. */
+  readonly compileFrom: (from: SqlFrom) => Relation;
+  /** Filters a relation (keeps a pending window TVF pending). */
+  readonly filter: (input: Relation, where: SqlExpr) => Relation;
+}
+
+/** A right column of a joined scope: its joined name (`field`) and its name in the right input. */
+interface JoinedScope {
+  readonly scope: Scope;
+  readonly left: ReadonlySet<ScopeColumn>;
+  readonly right: ReadonlyMap<ScopeColumn, string>;
+}
+
+function joinedScope(left: Relation, right: Relation, joinType: JoinType): JoinedScope {
+  const names = joinedFieldNames(left.scope.schema, right.scope.schema).right;
+  const rightField = new Map(right.scope.schema.fields.map((f, i) => [f.name, names[i] as string]));
+  const rightColumns = new Map<ScopeColumn, string>();
+  const renamed = right.scope.columns.map((c) => {
+    const column: ScopeColumn = { ...c, field: rightField.get(c.field) ?? c.field };
+    rightColumns.set(column, c.field);
+    return column;
+  });
+  const schema = joinedSchema({ joinType: joinType === 'SEMI' || joinType === 'ANTI' ? 'INNER' : joinType, leftSchema: left.scope.schema, rightSchema: right.scope.schema });
+  return {
+    scope: { description: `join of ${left.scope.description} and ${right.scope.description}`, schema, columns: [...left.scope.columns, ...renamed] },
+    left: new Set(left.scope.columns),
+    right: rightColumns,
+  };
+}
+
+/** Which inputs a conjunct reads; `outside` when a column is in neither (an outer query's). */
+function sidesOf(e: SqlExpr, j: JoinedScope): { left: boolean; right: boolean; outside: boolean } {
+  const sides = { left: false, right: false, outside: false };
+  for (const id of sqlColumnRefs(e)) {
+    let column: ScopeColumn;
+    try {
+      column = resolveColumn(j.scope, id.parts, id.pos);
+    } catch (error) {
+      if (!(error instanceof SqlError) || !/unknown (column|table or alias)/.test(error.message)) throw error;
+      sides.outside = true;
+      continue;
+    }
+    if (j.left.has(column)) sides.left = true;
+    else sides.right = true;
+  }
+  return sides;
+}
+
+/** `l = r` with a plain column of each side: the key pair (left field, right input field). */
+function keyPair(e: SqlExpr, j: JoinedScope): { left: string; right: string } | undefined {
+  if (e.k !== 'bin' || e.op !== '=' || e.left.k !== 'id' || e.right.k !== 'id') return undefined;
+  const a = resolveColumn(j.scope, e.left.parts, e.left.pos);
+  const b = resolveColumn(j.scope, e.right.parts, e.right.pos);
+  if (a.proctime || b.proctime) return undefined;
+  if (j.left.has(a) && j.right.has(b)) return { left: a.field, right: j.right.get(b) as string };
+  if (j.left.has(b) && j.right.has(a)) return { left: b.field, right: j.right.get(a) as string };
+  return undefined;
+}
+
+/** `table.exec.state.ttl` and the `STATE_TTL` hint for the two inputs of a join. */
+function stateTtls(jc: JoinContext, left: Relation, right: Relation): { leftStateTtlMs?: number; rightStateTtlMs?: number } {
+  const ms = (text: string, what: string, pos: SqlPosition): number => {
+    const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]+)?\s*$/i.exec(text);
+    if (!m) throw new SqlError(pos, `${what}: cannot read '${text}' as a duration (e.g. '1d', '12 h', '30 min')`);
+    const unit = (m[2] ?? 'ms').toLowerCase();
+    return atPosition(pos, () => parseDuration(`${m[1]} ${unit === 'd' ? 'day' : unit}`, what));
+  };
+  const out: { leftStateTtlMs?: number; rightStateTtlMs?: number } = {};
+  const global = jc.ctx.settings.get('table.exec.state.ttl');
+  if (global !== undefined) {
+    const v = ms(global, "SET 'table.exec.state.ttl'", { line: 1, column: 1 });
+    if (v > 0) {
+      out.leftStateTtlMs = v;
+      out.rightStateTtlMs = v;
+    }
+  }
+  const qualifiers = (r: Relation): Set<string> => new Set(r.scope.columns.flatMap((c) => c.qualifiers.map((q) => q.toLowerCase())));
+  const lq = qualifiers(left);
+  const rq = qualifiers(right);
+  for (const hint of jc.hints.filter((h) => h.name === 'STATE_TTL')) {
+    for (const [name, value] of hint.options) {
+      const v = ms(value, `STATE_TTL('${name}')`, hint.pos);
+      if (lq.has(name.toLowerCase())) out.leftStateTtlMs = v;
+      else if (rq.has(name.toLowerCase())) out.rightStateTtlMs = v;
+    }
+  }
+  return out;
+}
+
+/** The relation of a joined stream over a joined scope. */
+function joinedRelation(stream: Stream<Row>, j: JoinedScope, keepRight = true): Relation {
+  const columns = keepRight ? j.scope.columns : j.scope.columns.filter((c) => j.left.has(c));
+  return { stream, scope: { ...j.scope, schema: stream.schema, columns } };
+}
+
+/**
+ * Compiles a join FROM item (not `FOR SYSTEM_TIME AS OF`), taking from `where` the conjuncts
+ * that belong to it; returns the relation and the WHERE conjuncts left for after the join.
+ *
+ * @throws SqlError for unknown columns, incomparable keys and unsupported joins, at the clause.
+ */
+export function compileJoin(from: Extract<SqlFrom, { k: 'join' }>, where: readonly SqlExpr[], jc: JoinContext): { relation: Relation; where: SqlExpr[] } {
+  let remaining = [...where];
+  const input = (f: SqlFrom): Relation => {
+    if (f.k === 'join' && f.systemTime === undefined) {
+      const r = compileJoin(f, remaining, jc);
+      remaining = r.where;
+      return r.relation;
+    }
+    return jc.compileFrom(f);
+  };
+  let left = input(from.left);
+  let right = input(from.right);
+  const type: JoinType = from.joinType === 'CROSS' ? 'INNER' : from.joinType;
+  const inner = type === 'INNER';
+  const j0 = joinedScope(left, right, type);
+  const keys: { left: string; right: string }[] = [];
+  const residual: SqlExpr[] = [];
+  const pushLeft: SqlExpr[] = [];
+  const pushRight: SqlExpr[] = [];
+  const place = (c: SqlExpr, fromOn: boolean): boolean => {
+    const s = sidesOf(c, j0);
+    if (s.outside) {
+      if (fromOn) throw atPosition(c.pos, () => resolveEvery(c, j0.scope));
+      return false;
+    }
+    const pair = s.left && s.right ? keyPair(c, j0) : undefined;
+    if (pair && (inner || fromOn)) {
+      keys.push(pair);
+      return true;
+    }
+    // A conjunct on one side filters that side's rows before the join, unless the join keeps
+    // that side's unmatched rows (ON of an outer join: the row survives, padded) or pads that
+    // side (WHERE after an outer join: the padded NULL rows would pass the filter otherwise).
+    const canPushLeft = fromOn ? type === 'INNER' || type === 'RIGHT' : type === 'INNER' || type === 'LEFT';
+    const canPushRight = fromOn ? type === 'INNER' || type === 'LEFT' : type === 'INNER' || type === 'RIGHT';
+    if (s.left && !s.right && canPushLeft) pushLeft.push(c);
+    else if (s.right && !s.left && canPushRight) pushRight.push(c);
+    else if (fromOn || (inner && s.left && s.right)) residual.push(c);
+    else return false;
+    return true;
+  };
+  for (const c of sqlConjuncts(from.on)) place(c, true);
+  remaining = remaining.filter((c) => !place(c, false));
+  if (pushLeft.length > 0) left = jc.filter(left, sqlAnd(pushLeft) as SqlExpr);
+  if (pushRight.length > 0) right = jc.filter(right, sqlAnd(pushRight) as SqlExpr);
+  const j = joinedScope(left, right, type);
+  const condition = residual.length > 0 ? compileExpr(sqlAnd(residual) as SqlExpr, j.scope) : undefined;
+  const stream = atPosition(from.pos, () =>
+    buildJoin(left.stream, right.stream, {
+      type,
+      keys,
+      ...(condition !== undefined ? { condition } : {}),
+      ...stateTtls(jc, left, right),
+      what: `${from.joinType === 'CROSS' ? 'comma' : type} join`,
+    }),
+  );
+  return { relation: joinedRelation(stream, j), where: remaining };
+}
+
+/** Resolves every column of `e` in `scope`, so the first unknown one raises its SqlError. */
+function resolveEvery(e: SqlExpr, scope: Scope): SqlError {
+  for (const id of sqlColumnRefs(e)) resolveColumn(scope, id.parts, id.pos);
+  return new SqlError(e.pos, 'internal: a join condition refers to no known column');
+}
+
+/**
+ * `probe JOIN versioned FOR SYSTEM_TIME AS OF probe.rowtime [AS v] ON …`: the event-time
+ * temporal join. `left` is the probe relation, already compiled.
+ *
+ * @throws SqlError when the time is not the probe's rowtime or the versioned side has no rowtime.
+ */
+export function compileTemporalJoin(from: Extract<SqlFrom, { k: 'join' }>, left: Relation, timeColumn: ScopeColumn, jc: JoinContext): Relation {
+  if (from.joinType !== 'INNER' && from.joinType !== 'LEFT') {
+    throw new SqlError(from.pos, `a temporal join is INNER or LEFT (given ${from.joinType}), as in Flink`);
+  }
+  const leftField = left.scope.schema.fields.find((f) => f.name === timeColumn.field);
+  if (leftField?.timeAttribute !== 'rowtime') {
+    throw new SqlError(from.systemTime?.pos ?? from.pos, `FOR SYSTEM_TIME AS OF needs a rowtime attribute (a column with a WATERMARK) or a PROCTIME() attribute; '${timeColumn.name}' is neither`);
+  }
+  const right = jc.compileFrom(from.right);
+  const rowtimes = right.scope.schema.fields.filter((f) => f.timeAttribute === 'rowtime');
+  if (rowtimes.length !== 1) {
+    throw new SqlError(from.right.pos, `the versioned table of a temporal join needs one rowtime attribute (a WATERMARK), but it has ${rowtimes.length === 0 ? 'none' : rowtimes.map((f) => f.name).join(', ')}`);
+  }
+  const j = joinedScope(left, right, from.joinType);
+  const keys: { left: string; right: string }[] = [];
+  const residual: SqlExpr[] = [];
+  for (const c of sqlConjuncts(from.on)) {
+    const s = sidesOf(c, j);
+    if (s.outside) throw atPosition(c.pos, () => resolveEvery(c, j.scope));
+    const pair = s.left && s.right ? keyPair(c, j) : undefined;
+    if (pair) keys.push(pair);
+    else residual.push(c);
+  }
+  if (keys.length === 0) throw new SqlError(from.pos, 'a temporal join needs an equality between a probe column and the versioned table\'s primary key');
+  const condition = residual.length > 0 ? compileExpr(sqlAnd(residual) as SqlExpr, j.scope) : undefined;
+  const ttl = jc.ctx.settings.get('table.exec.state.ttl');
+  const stream = atPosition(from.pos, () =>
+    temporalJoin(left.stream, right.stream, {
+      joinType: from.joinType as 'INNER' | 'LEFT',
+      keys,
+      ...(condition !== undefined ? { condition } : {}),
+      leftTimeColumn: timeColumn.field,
+      rightTimeColumn: (rowtimes[0] as { name: string }).name,
+      ...(ttl !== undefined && parseTtl(ttl) > 0 ? { stateTtlMs: parseTtl(ttl) } : {}),
+      what: 'temporal join',
+    }),
+  );
+  return joinedRelation(stream, j);
+}
+
+function parseTtl(text: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]+)?\s*$/i.exec(text);
+  if (!m) throw new PlanError(`SET 'table.exec.state.ttl': cannot read '${text}' as a duration`);
+  const unit = (m[2] ?? 'ms').toLowerCase();
+  return parseDuration(`${m[1]} ${unit === 'd' ? 'day' : unit}`, "SET 'table.exec.state.ttl'");
+}
+
+/** `x [NOT] IN (SELECT …)`, `[NOT] EXISTS (SELECT …)`: a WHERE conjunct that is a semi / anti join. */
+export function isSubqueryCondition(e: SqlExpr): boolean {
+  const inner = e.k === 'not' ? e.arg : e;
+  return inner.k === 'inQuery' || inner.k === 'exists';
+}
+
+/**
+ * Applies a semi / anti join for a subquery conjunct of the WHERE clause of a query reading
+ * `input`.
+ *
+ * @throws SqlError for a subquery with more than SELECT … FROM … WHERE, an IN subquery without
+ *   exactly one column, or (PlanError at the subquery) when the join is not a window join.
+ */
+export function semiJoin(input: Relation, condition: SqlExpr, jc: JoinContext): Relation {
+  const negated = condition.k === 'not';
+  const e = condition.k === 'not' ? condition.arg : condition;
+  if (e.k !== 'inQuery' && e.k !== 'exists') throw new SqlError(condition.pos, 'internal: not a subquery condition');
+  const anti = negated !== (e.k === 'inQuery' && e.not);
+  const q = e.query;
+  if (q.groupBy.length > 0 || q.having !== undefined || q.distinct || q.from.k === 'join') {
+    throw new SqlError(q.pos, `a subquery of ${e.k === 'exists' ? 'EXISTS' : 'IN'} must be SELECT … FROM one table, view, subquery or window TVF [WHERE …]`);
+  }
+  let sub = jc.compileFrom(q.from);
+  const j0 = joinedScope(input, sub, 'INNER');
+  const keys: { left: string; right: string }[] = [];
+  const residual: SqlExpr[] = [];
+  const own: SqlExpr[] = [];
+  for (const c of sqlConjuncts(q.where)) {
+    // Columns are the subquery's first, then the outer query's (correlation).
+    const ownScope = sub.scope;
+    const refs = sqlColumnRefs(c);
+    const inSub = refs.every((id) => tryResolve(ownScope, id));
+    if (inSub) {
+      own.push(c);
+      continue;
+    }
+    const pair = keyPair(c, j0);
+    if (pair) keys.push(pair);
+    else residual.push(c);
+  }
+  if (e.k === 'inQuery') {
+    const item = q.items.length === 1 ? q.items[0] : undefined;
+    if (!item || item.expr.k !== 'id' || e.expr.k !== 'id') {
+      throw new SqlError(e.pos, 'IN (SELECT …) compares one column of the query with the one column the subquery selects');
+    }
+    const outer = resolveColumn(input.scope, e.expr.parts, e.expr.pos);
+    const inner = resolveColumn(sub.scope, item.expr.parts, item.expr.pos);
+    keys.unshift({ left: outer.field, right: inner.field });
+  }
+  if (own.length > 0) sub = jc.filter(sub, sqlAnd(own) as SqlExpr);
+  const j = joinedScope(input, sub, 'INNER');
+  const residualExpr: Expr | undefined = residual.length > 0 ? compileExpr(sqlAnd(residual) as SqlExpr, j.scope) : undefined;
+  const stream = atPosition(q.pos, () =>
+    buildJoin(input.stream, sub.stream, {
+      type: anti ? 'ANTI' : 'SEMI',
+      keys,
+      ...(residualExpr !== undefined ? { condition: residualExpr } : {}),
+      what: `${negated ? 'NOT ' : ''}${e.k === 'exists' ? 'EXISTS' : 'IN'} subquery`,
+    }),
+  );
+  return { stream, scope: { ...input.scope, schema: stream.schema } };
+}
+
+function tryResolve(scope: Scope, id: Extract<SqlExpr, { k: 'id' }>): boolean {
+  try {
+    resolveColumn(scope, id.parts, id.pos);
+    return true;
+  } catch (error) {
+    if (error instanceof SqlError) return false;
+    throw error;
+  }
+}
