@@ -142,6 +142,8 @@ export interface IntervalBounds {
   readonly rightTime: string;
   readonly lower: number;
   readonly upper: number;
+  /** The conjuncts that gave the bounds (shown in EXPLAIN). */
+  readonly bounds: readonly Expr[];
   readonly rest: readonly Expr[];
 }
 
@@ -155,6 +157,7 @@ export function extractIntervalBounds(conjuncts: readonly Expr[], leftTimes: rea
   let lower = -Infinity;
   let upper = Infinity;
   const rest: Expr[] = [];
+  const used: Expr[] = [];
   for (const c of conjuncts) {
     const bound = c.kind === 'call' && c.args.length === 2 && FLIP[c.fn] !== undefined ? c : undefined;
     const a = bound ? timeTerm(bound.args[0] as Expr) : undefined;
@@ -177,6 +180,7 @@ export function extractIntervalBounds(conjuncts: readonly Expr[], leftTimes: rea
       continue;
     }
     pair = { l: l.column, r: r.column };
+    used.push(c);
     const d = r.offset - l.offset;
     if (op === '>=') lower = Math.max(lower, d);
     else if (op === '>') lower = Math.max(lower, d + 1);
@@ -185,7 +189,7 @@ export function extractIntervalBounds(conjuncts: readonly Expr[], leftTimes: rea
   }
   if (!pair || lower === -Infinity || upper === Infinity) return undefined;
   if (lower > upper) throw new PlanError(`the time bounds of the join keep no rows (${lower} ms > ${upper} ms)`);
-  return { leftTime: pair.l, rightTime: pair.r, lower, upper, rest };
+  return { leftTime: pair.l, rightTime: pair.r, lower, upper, bounds: used, rest };
 }
 
 /** Names of a schema's rowtime attribute columns. */
@@ -259,7 +263,17 @@ export function buildJoin(left: JoinInput, right: JoinInput, request: JoinReques
   );
   if (bounds) {
     const rightTime = rs.fields[rightNames.indexOf(bounds.rightTime)]?.name as string;
-    return intervalJoin(left, right, { joinType, ...keys, condition: andOf(bounds.rest), timeDomain: 'event', leftTimeColumn: bounds.leftTime, rightTimeColumn: rightTime, lower: bounds.lower, upper: bounds.upper });
+    return intervalJoin(left, right, {
+      joinType,
+      ...keys,
+      condition: andOf(bounds.rest),
+      timeDomain: 'event',
+      leftTimeColumn: bounds.leftTime,
+      rightTimeColumn: rightTime,
+      lower: bounds.lower,
+      upper: bounds.upper,
+      boundPredicates: bounds.bounds,
+    });
   }
   const spec = {
     joinType,
@@ -297,6 +311,8 @@ export function intervalJoin(
     readonly rightTimeColumn?: string;
     readonly lower: number;
     readonly upper: number;
+    /** The conditions the bounds were read from, for EXPLAIN. */
+    readonly boundPredicates?: readonly Expr[];
   },
 ): Stream<Row> {
   const pipeline = left.pipeline;
@@ -327,6 +343,7 @@ export function intervalJoin(
     ...(o.rightTimeColumn !== undefined ? { rightTimeColumn: o.rightTimeColumn } : {}),
     leftLowerBoundMs: o.lower,
     leftUpperBoundMs: o.upper,
+    ...(o.boundPredicates !== undefined && o.boundPredicates.length > 0 ? { boundPredicates: o.boundPredicates } : {}),
     schema: intervalJoinOutputSchema(spec),
   });
 }

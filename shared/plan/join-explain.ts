@@ -76,7 +76,7 @@ export function describeJoinNode(node: TwoInputNode): string {
           `[isRowTime=${rowTime}, leftLowerBound=${node.leftLowerBoundMs}, leftUpperBound=${node.leftUpperBoundMs}, ` +
             `leftTimeIndex=${index(node.left.schema, node.leftTimeColumn)}, rightTimeIndex=${index(node.right.schema, node.rightTimeColumn)}]`,
         ],
-        ['where', where(joinCondition(node))],
+        ['where', where(joinCondition(node, node.boundPredicates ?? []))],
         ['select', select],
       ])})`;
     }

@@ -352,6 +352,8 @@ export interface IntervalJoinNode extends JoinNodeBase {
   readonly rightTimeColumn?: string;
   readonly leftLowerBoundMs: number;
   readonly leftUpperBoundMs: number;
+  /** The time predicates the bounds were read from (EXPLAIN prints them in `where`, as Flink does). */
+  readonly boundPredicates?: readonly Expr[];
 }
 
 /** Event-time temporal join against a versioned table (`FOR SYSTEM_TIME AS OF left.t`). */

@@ -310,7 +310,7 @@ function compileTopN(outer: SqlSelect, inner: SqlSelect, rankIndex: number, ctx:
     } else if (starred && !named && e.parts.length === 2) {
       // `A.id` under `A.*`: the star outputs it as `id`.
       overColumn.set(exprKey(e), name);
-    } else if (e.parts.length > 1 || !items.some((it, i) => it.expr.k !== 'star' && itemName(it, i) === e.parts[0])) {
+    } else if (e.parts.length > 1 || !(named || starred)) {
       const name = `$rank${hidden.length}`;
       hidden.push(name);
       overColumn.set(exprKey(e), name);

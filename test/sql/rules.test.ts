@@ -159,7 +159,7 @@ describe('lookup joins', () => {
   it('requires a PROCTIME attribute and a lookup-capable table', () => {
     const base = example('lookup-join.sql');
     expect(sqlError(() => compile(base.replace('FOR SYSTEM_TIME AS OF s1.proctime AS s2', 'FOR SYSTEM_TIME AS OF s1.log_ts AS s2'))).message).toMatch(
-      /'log_ts' is not a PROCTIME\(\) attribute/,
+      /FOR SYSTEM_TIME AS OF needs a rowtime attribute \(a column with a WATERMARK\) or a PROCTIME\(\) attribute; 'log_ts' is neither/,
     );
     expect(sqlError(() => compile(base.replace('join jdbc_table2 FOR', 'join fs_table FOR'))).message).toMatch(/cannot be a lookup table/);
   });
