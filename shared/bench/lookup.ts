@@ -133,6 +133,7 @@ function joinPlacement(graph: JobGraph): 'hash' | 'forward' {
   const stage = graph.stages.find((s) => s.operators.some((op) => op.type === 'LookupJoin'));
   if (stage === undefined) throw new PlanError(`internal: ${graph.name} has no LookupJoin`);
   if (stage.input.type === 'source') return 'forward';
+  if (stage.input.type !== 'exchange') throw new PlanError(`internal: ${graph.name}: the lookup join's stage has two inputs`);
   const distribution = stage.input.distribution;
   if (distribution.type !== 'hash' || distribution.keys.join(',') !== 'key') {
     throw new PlanError(`internal: ${graph.name}: the lookup join's input is ${JSON.stringify(distribution)}, not hash[key]`);
