@@ -401,10 +401,11 @@ export class StreamPipeline extends Construct {
     }
     this.sourceStreams = sources;
 
-    // One exchange stream per stage fed by another stage; shard count = the reader's parallelism.
+    // One exchange stream per stage fed by other stages; shard count = the reader's parallelism.
+    // A two-input stage (a join) has one stream too: both its producers write into it.
     const exchanges = new Map<string, kinesis.Stream>();
     for (const stage of graph.stages) {
-      if (stage.input.type === 'exchange') exchanges.set(stage.id, newStream(`Exchange-${stage.id}`, stage.parallelism));
+      if (stage.input.type !== 'source') exchanges.set(stage.id, newStream(`Exchange-${stage.id}`, stage.parallelism));
     }
     this.exchangeStreams = exchanges;
 

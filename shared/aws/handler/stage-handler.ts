@@ -69,6 +69,7 @@ import { createStageInputReader } from '../stage-input/create-reader.ts';
 import { shardIdOf, streamNameOf } from '../stage-input/kinesis-records.ts';
 import type { DeadLetter, InputStep, StageInputReader, StageInputSnapshot } from '../stage-input/types.ts';
 import { OperatorRunner } from '../../runtime/operator-runner.ts';
+import type { InputSide } from '../../operators/operator.ts';
 
 /** Operator types that may register timers: their timers are persisted (others skip the cold-start load). */
 export const TIMER_OPERATOR_TYPES: ReadonlySet<string> = new Set(['WindowAggregate', 'WindowProcess', 'WindowRank', 'WindowDeduplicate']);
@@ -529,12 +530,23 @@ export class StageHandler {
       try {
         switch (step.type) {
           case 'rows':
-            push(result.rows, await this.through(task, step.rows, 0));
+            push(result.rows, await this.through(task, step.rows, 0, step.side));
             break;
-          case 'watermark':
-            push(result.rows, await this.advance(task, (runner) => runner.advanceWatermark(step.value)));
-            task.watermark = step.value;
+          case 'watermark': {
+            // Each operator passes on its input watermark held back by its output delay (an
+            // interval join's); the chain's last one is what this stage sends downstream.
+            let wm = step.value;
+            push(
+              result.rows,
+              await this.advance(task, (runner) => {
+                const at = wm;
+                wm = runner.outputWatermark(at);
+                return runner.advanceWatermark(at);
+              }),
+            );
+            task.watermark = wm;
             break;
+          }
           case 'processing-time':
             push(result.rows, await this.advance(task, (runner) => runner.setProcessingTime(step.value)));
             break;
@@ -552,11 +564,11 @@ export class StageHandler {
     return result;
   }
 
-  /** Pushes rows through the chain from operator `from` on. */
-  private async through(task: ShardTask, rows: readonly ChangeRow[], from: number): Promise<readonly ChangeRow[]> {
+  /** Pushes rows through the chain from operator `from` on (of input `side` for a two-input first operator). */
+  private async through(task: ShardTask, rows: readonly ChangeRow[], from: number, side: InputSide = 'left'): Promise<readonly ChangeRow[]> {
     let current = rows;
     for (let i = from; i < task.runners.length && current.length > 0; i++) {
-      current = await (task.runners[i] as OperatorRunner).processBatch(current);
+      current = await (task.runners[i] as OperatorRunner).processBatch(current, i === from ? side : 'left');
     }
     return current;
   }
@@ -763,6 +775,8 @@ function outputSchemaOf(graph: JobGraph, stage: JobStage): Schema {
   if (output.type === 'exchange') {
     const next = graph.stages.find((s) => s.id === output.toStage);
     if (next === undefined) throw new PlanError(`stage ${stage.id} feeds unknown stage '${output.toStage}'`);
+    // The right producer of a two-input stage writes the right side's rows.
+    if (next.input.type === 'twoInput' && next.input.right.fromStage === stage.id) return next.input.right.schema;
     return next.inputSchema;
   }
   return stage.operators[stage.operators.length - 1]?.outputSchema ?? stage.inputSchema;

@@ -407,9 +407,19 @@ export class BundleCodec {
    *   rejects. Such a record is dead-lettered.
    */
   decode(data: Uint8Array | string, position?: string): StageRecord {
+    return this.decodeParsed(this.parse(data, position), position);
+  }
+
+  /**
+   * The JSON object of a record body, not yet checked against a schema: a two-input stage reads
+   * its producer (`p`) to pick the codec of that side's schema, then {@link decodeParsed}.
+   *
+   * @throws RecordError for invalid UTF-8, invalid JSON or a JSON value that is not an object.
+   */
+  parse(data: Uint8Array | string, position?: string): Record<string, unknown> {
     const where = position === undefined ? '' : `${position}: `;
-    const fail = (message: string, field?: string): never => {
-      throw new RecordError(`${where}invalid stage record: ${message}`, { position, field });
+    const fail = (message: string): never => {
+      throw new RecordError(`${where}invalid stage record: ${message}`, { position });
     };
     let text: string;
     if (typeof data === 'string') {
@@ -429,8 +439,19 @@ export class BundleCodec {
       throw new RecordError(`${where}invalid stage record: not JSON (${reason}): ${excerpt(text)}`, { position, cause: err });
     }
     if (typeof json !== 'object' || json === null || Array.isArray(json)) fail(`expected a JSON object, got ${excerpt(text)}`);
-    const record = json as Record<string, unknown>;
+    return json as Record<string, unknown>;
+  }
 
+  /**
+   * Decodes and validates a record {@link parse} read.
+   *
+   * @throws RecordError as {@link decode}.
+   */
+  decodeParsed(record: Record<string, unknown>, position?: string): StageRecord {
+    const where = position === undefined ? '' : `${position}: `;
+    const fail = (message: string, field?: string): never => {
+      throw new RecordError(`${where}invalid stage record: ${message}`, { position, field });
+    };
     if (record['v'] !== BUNDLE_FORMAT_VERSION) {
       fail(`unsupported format version ${JSON.stringify(record['v']) ?? 'undefined'} (this reader reads version ${BUNDLE_FORMAT_VERSION})`, 'v');
     }

@@ -37,10 +37,26 @@ export function createStageInputReader(graph: JobGraph, stage: JobStage, options
     if (source === undefined) throw new PlanError(`stage ${stage.id} reads unknown source '${input.source}'`);
     return new SourceInputReader({ ...common, schema: source.schema, ...(source.watermark ? { watermark: source.watermark } : {}) });
   }
-  if (input.type === 'twoInput') throw new PlanError(`stage ${stage.id} is a two-input stage, which the AWS runtime does not read yet`);
-  const upstream = graph.stages.find((s) => s.id === input.fromStage);
-  if (upstream === undefined) throw new PlanError(`stage ${stage.id} reads the exchange of unknown stage '${input.fromStage}'`);
   const idleTimeoutMs = options.idleTimeoutMs ?? smallestSourceIdleTimeout(graph);
+  const upstreamOf = (fromStage: string): JobStage => {
+    const upstream = graph.stages.find((s) => s.id === fromStage);
+    if (upstream === undefined) throw new PlanError(`stage ${stage.id} reads the exchange of unknown stage '${fromStage}'`);
+    return upstream;
+  };
+  if (input.type === 'twoInput') {
+    // A join: both producers write into this stage's stream; rows are tagged by their producer.
+    const left = upstreamOf(input.left.fromStage);
+    const right = upstreamOf(input.right.fromStage);
+    return new ExchangeInputReader({
+      ...common,
+      schema: input.left.schema,
+      upstreamStage: left.id,
+      upstreamShards: left.parallelism,
+      rightUpstream: { stage: right.id, shards: right.parallelism, schema: input.right.schema },
+      ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMs }),
+    });
+  }
+  const upstream = upstreamOf(input.fromStage);
   return new ExchangeInputReader({
     ...common,
     schema: stage.inputSchema,

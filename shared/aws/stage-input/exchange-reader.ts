@@ -22,7 +22,13 @@
  *    half-way would carry that write's watermark ahead of its undelivered rows.
  *
  * The combined watermark (channel-watermarks.ts) is the minimum over the channels, idle ones
- * excluded, and a `watermark` step is emitted whenever it advances. Processing time is the
+ * excluded, and a `watermark` step is emitted whenever it advances.
+ *
+ * A two-input stage (a join) reads one stream both its producers write into: records of the
+ * `rightUpstream` stage decode with that side's schema and their rows are tagged `right`, the
+ * others' `left`. Its channels are then named `stage/shard` (both producers may use the same
+ * shard ids), and the watermark is the minimum over the channels of both sides — a join's
+ * watermark is the minimum over its two inputs, as the embedded runtime combines them. Processing time is the
  * largest of the records' arrival times (`approximateArrivalTimestamp`) and the heartbeats'
  * `at`: idleness is decided by the records themselves, so a replay decides the same, and a
  * shard read late (a high iterator age) does not take its channels for idle.
@@ -59,6 +65,13 @@ export interface ExchangeInputReaderOptions extends InputReaderOptions {
    * @default - never
    */
   readonly idleTimeoutMs?: number;
+  /**
+   * The second (right) input of a two-input stage: its producer stage, that stage's
+   * parallelism and its rows' schema. `upstreamStage` / `upstreamShards` / `schema` are then the
+   * left input's.
+   * @default - a one-input stage
+   */
+  readonly rightUpstream?: { readonly stage: string; readonly shards: number; readonly schema: Schema };
 }
 
 /** `(s, f..l, n/of)` for messages. */
@@ -73,6 +86,8 @@ export class ExchangeInputReader extends InputReaderBase implements StageInputRe
 
   private readonly codec: BundleCodec;
   private readonly upstreamStage: string;
+  /** The right input of a two-input stage, with its codec. */
+  private readonly right: { readonly stage: string; readonly codec: BundleCodec } | undefined;
   private readonly watermarks: ChannelWatermarks;
   private readonly progress = new Map<string, ChannelProgress>();
 
@@ -89,7 +104,33 @@ export class ExchangeInputReader extends InputReaderBase implements StageInputRe
     }
     this.codec = new BundleCodec(options.schema);
     this.upstreamStage = options.upstreamStage;
-    this.watermarks = new ChannelWatermarks(options.upstreamShards, timeout === undefined ? {} : { idleTimeoutMs: timeout });
+    const right = options.rightUpstream;
+    if (right !== undefined) {
+      if (typeof right.stage !== 'string' || right.stage.length === 0 || right.stage === options.upstreamStage) {
+        throw new PlanError(`rightUpstream.stage must be a non-empty string other than upstreamStage (given ${JSON.stringify(right.stage)})`);
+      }
+      checkIntegerOption('rightUpstream.shards', right.shards, 1, 10_000);
+      this.right = { stage: right.stage, codec: new BundleCodec(right.schema) };
+    }
+    const channels = options.upstreamShards + (right?.shards ?? 0);
+    this.watermarks = new ChannelWatermarks(channels, timeout === undefined ? {} : { idleTimeoutMs: timeout });
+  }
+
+  /** The input a producer stage feeds: `right` for a two-input stage's right producer. */
+  private sideOf(stage: string): 'left' | 'right' {
+    return this.right !== undefined && stage === this.right.stage ? 'right' : 'left';
+  }
+
+  /** A producer shard's channel: its shard id, or `stage/shard` in a two-input stage. */
+  private channelOf(stage: string, shard: string): string {
+    return this.right === undefined ? shard : `${stage}/${shard}`;
+  }
+
+  /** Decodes a record with the codec of its producer's side. */
+  private decodeRecord(data: Uint8Array | string, position: string): StageRecord {
+    if (this.right === undefined) return this.codec.decode(data, position);
+    const parsed = this.codec.parse(data, position);
+    return (parsed['p'] === this.right.stage ? this.right.codec : this.codec).decodeParsed(parsed, position);
   }
 
   /** The combined input watermark. */
@@ -111,7 +152,7 @@ export class ExchangeInputReader extends InputReaderBase implements StageInputRe
     const now = this.watermarks.advanceTime(arrivalMillisOf(record));
     let decoded: StageRecord;
     try {
-      decoded = this.codec.decode(dataOf(record), position);
+      decoded = this.decodeRecord(dataOf(record), position);
     } catch (err) {
       if (!(err instanceof RecordError)) throw err;
       this.deadLetter(batch, record, this.errorKind(err, position), err.message);
@@ -133,7 +174,7 @@ export class ExchangeInputReader extends InputReaderBase implements StageInputRe
         return;
       }
       if (!this.fromUpstream(batch, record, position, decoded.producerStage, decoded.producerShard)) return;
-      this.watermarks.markActive(decoded.producerShard, decoded.at);
+      this.watermarks.markActive(this.channelOf(decoded.producerStage, decoded.producerShard), decoded.at);
       const at = this.watermarks.processingTime;
       if (at > before) batch.steps.push({ type: 'processing-time', value: at, sequenceNumber });
       this.emitWatermark(batch, this.watermarks.recompute(at), sequenceNumber);
@@ -155,7 +196,7 @@ export class ExchangeInputReader extends InputReaderBase implements StageInputRe
       );
       return;
     }
-    const channel = id.producerShard;
+    const channel = this.channelOf(id.producerStage, id.producerShard);
     const mark = this.progress.get(channel);
     const verdict = classifyBundle(mark, id);
     if (verdict.action === 'duplicate') {
@@ -175,7 +216,8 @@ export class ExchangeInputReader extends InputReaderBase implements StageInputRe
     if (verdict.gap) batch.stats.gaps++;
     this.progress.set(channel, progressOf(id));
     if (decoded.type === 'rows') {
-      batch.steps.push({ type: 'rows', channel, rows: decoded.rows, first: sequenceNumber, last: sequenceNumber, bundle: id });
+      const side = this.sideOf(id.producerStage);
+      batch.steps.push({ type: 'rows', channel, rows: decoded.rows, first: sequenceNumber, last: sequenceNumber, bundle: id, ...(side === 'right' ? { side } : {}) });
       batch.stats.rowRecords++;
       batch.stats.rows += decoded.rows.length;
     } else {
@@ -189,14 +231,15 @@ export class ExchangeInputReader extends InputReaderBase implements StageInputRe
     }
   }
 
-  /** Dead-letters a record of another stage; true when the record is from the upstream stage. */
+  /** Dead-letters a record of another stage; true when the record is from an upstream stage. */
   private fromUpstream(batch: BatchContext, record: KinesisStreamRecord, position: string, stage: string, shard: string): boolean {
-    if (stage === this.upstreamStage) return true;
+    if (stage === this.upstreamStage || stage === this.right?.stage) return true;
+    const reads = this.right === undefined ? JSON.stringify(this.upstreamStage) : `${JSON.stringify(this.upstreamStage)} and ${JSON.stringify(this.right.stage)}`;
     this.deadLetter(
       batch,
       record,
       'unexpected-producer',
-      `${position}: record from stage ${JSON.stringify(stage)} (shard ${JSON.stringify(shard)}), but ${this.stage} reads the exchange of ${JSON.stringify(this.upstreamStage)}`,
+      `${position}: record from stage ${JSON.stringify(stage)} (shard ${JSON.stringify(shard)}), but ${this.stage} reads the exchange of ${reads}`,
     );
     return false;
   }
@@ -224,7 +267,7 @@ export class ExchangeInputReader extends InputReaderBase implements StageInputRe
       shardId: this.shardId,
       lastSequenceNumber: this.lastSequenceNumber ?? null,
       watermarks: this.watermarks.snapshot(),
-      progress: [...this.progress.values()].map((p) => ({ ...p })),
+      progress: [...this.progress].map(([channel, p]) => ({ ...p, ...(channel === p.producerShard ? {} : { channel }) })),
     };
   }
 
@@ -238,7 +281,10 @@ export class ExchangeInputReader extends InputReaderBase implements StageInputRe
     }
     this.watermarks.restore(s.watermarks);
     this.progress.clear();
-    for (const p of s.progress) this.progress.set(p.producerShard, { ...p });
+    for (const p of s.progress) {
+      const { channel, ...mark } = p as ChannelProgress & { channel?: string };
+      this.progress.set(channel ?? p.producerShard, mark);
+    }
     this.lastSequenceNumber = s.lastSequenceNumber ?? undefined;
   }
 }

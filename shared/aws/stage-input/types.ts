@@ -77,6 +77,8 @@ export interface RowsStep {
   readonly last: string;
   /** Exchange stage: the bundle's id. */
   readonly bundle?: BundleId;
+  /** Two-input stage: the input the rows belong to. @default 'left' */
+  readonly side?: 'left' | 'right';
 }
 
 /** The combined input watermark advanced to `value` (epoch ms, or +∞ at the end of bounded input). */
@@ -175,8 +177,11 @@ export interface ExchangeInputSnapshot {
   readonly lastSequenceNumber: string | null;
   /** Per-channel watermarks, activity and the combined value. */
   readonly watermarks: ChannelWatermarksSnapshot;
-  /** Per-channel high-water marks (the last bundle applied). */
-  readonly progress: readonly ChannelProgress[];
+  /**
+   * Per-channel high-water marks (the last bundle applied); `channel` is set when it is not the
+   * producer shard (a two-input stage's `stage/shard`).
+   */
+  readonly progress: readonly (ChannelProgress & { readonly channel?: string })[];
 }
 
 /** A reader's state, as {@link StageInputReader.snapshot} returns it. */
