@@ -1,6 +1,7 @@
 /**
  * Effectively-once under faults (docs/effectively-once.md): Nexmark q15 and q19 on the generated test data,
- * source stream of 2 shards, exchange of 4, run through kinesalite and dynalite with StageHandlers
+ * and a join (auctions LEFT JOIN bids, a two-input stage fed by two source streams, with padded
+ * rows retracted as bids arrive), source streams of 2 shards, exchanges of 4, run through kinesalite and dynalite with StageHandlers
  * fed by LocalEventSourceMappings, under many random fault schedules (test/aws/faults/
  * fault-injector.ts: crashes before, during and after emit and commit, redelivered batches,
  * duplicated exchange records and sink calls, DynamoDB and Kinesis throttling, two concurrent
@@ -28,7 +29,7 @@ import { startEmulatorsInWorker } from './faults/emulator-worker.ts';
 import type { WorkerEmulators } from './faults/emulator-worker.ts';
 import { FAULT_KINDS, FaultInjector, addStats, emptyStats } from './faults/fault-injector.ts';
 import type { FaultKind, FaultStats } from './faults/fault-injector.ts';
-import { asRecords, bidLines, nexmarkJob } from './faults/nexmark-jobs.ts';
+import { asRecords, auctionLines, bidLines, nexmarkJob } from './faults/nexmark-jobs.ts';
 import type { NexmarkQuery } from './faults/nexmark-jobs.ts';
 import { IdempotentSink, canonical, runJobOnEmulators } from './faults/pipeline-driver.ts';
 import type { JobPhase } from './faults/pipeline-driver.ts';
@@ -72,6 +73,7 @@ afterAll(async () => {
 });
 
 const lines = bidLines();
+const auctions = auctionLines();
 
 /** State-store retries (throttling, UnprocessedItems) without real waiting. */
 const noWait = (): Promise<void> => Promise.resolve();
@@ -91,6 +93,13 @@ describe('fault-injection helpers', () => {
     sink.write([{ kind: '+I', row: other }], info);
     expect(sink.violations).toHaveLength(1);
     expect(canonical(sink.rows())).toEqual(canonical(job.expected));
+  });
+
+  it('the join job joins auctions with high bids and pads the others on both sides, across two source streams', async () => {
+    const job = await nexmarkJob('join', 4, 2);
+    expect(job.graph.stages.map((s) => s.input.type)).toEqual(['source', 'source', 'twoInput']);
+    const padded = (column: string): number => job.expected.filter((r) => r[column] === null).length;
+    expect([padded('bidder') > 0, padded('id') > 0, job.expected.length - padded('bidder') - padded('id') > 0]).toEqual([true, true, true]);
   });
 
   it('the virtual clock jumps for a lone sleeper and makes a sleeper next to a live invocation wait for it', async () => {
@@ -120,7 +129,7 @@ describe('fault-injection helpers', () => {
   });
 });
 
-describe.each<NexmarkQuery>(['q15', 'q19'])('Nexmark %s under random fault schedules', (query) => {
+describe.each<NexmarkQuery>(['q15', 'q19', 'join'])('Nexmark %s under random fault schedules', (query) => {
   it(`gives the fault-free result under ${SCHEDULES} schedules`, async () => {
     const job = await nexmarkJob(query, 4, 2);
     const expected = JSON.stringify(canonical(job.expected));
@@ -137,8 +146,16 @@ describe.each<NexmarkQuery>(['q15', 'q19'])('Nexmark %s under random fault sched
       const prng = new Prng(seed);
       const batchSizes = job.graph.stages.map(() => prng.int(7, 20));
       const cut = prng.chance(0.5) ? prng.int(1, lines.length - 1) : lines.length;
-      const phases: JobPhase[] = [{ put: new Map([['bid', asRecords(lines.slice(0, cut))]]) }];
-      if (cut < lines.length) phases.push({ put: new Map([['bid', asRecords(lines.slice(cut), cut)]]) });
+      // The join reads auctions too: some in the first put, the rest with the second.
+      const auctionCut = query === 'join' ? (cut < lines.length ? prng.int(0, auctions.length) : auctions.length) : 0;
+      const first = new Map([['bid', asRecords(lines.slice(0, cut))]]);
+      if (query === 'join') first.set('auction', asRecords(auctions.slice(0, auctionCut)));
+      const phases: JobPhase[] = [{ put: first }];
+      if (cut < lines.length) {
+        const second = new Map([['bid', asRecords(lines.slice(cut), cut)]]);
+        if (query === 'join') second.set('auction', asRecords(auctions.slice(auctionCut), auctionCut));
+        phases.push({ put: second });
+      }
       const injector = new FaultInjector({ seed, kinds: KINDS });
       const problems: string[] = [];
       try {

@@ -13,13 +13,16 @@
  * number is 0; the join emits the padding transitions when it moves between 0 and 1.
  *
  * Values are stored as `{ r, c?, n? }` (row, copies when more than one, associations when not 0)
- * and are never mutated in place: every change is a `put`, so a remote backend sees it.
+ * and are never mutated in place: every change is a `put`, so a remote backend sees it. Rows of a
+ * key are kept in a sorted map and read in sub-key order, so a batch replayed after a crash (its
+ * state loaded from DynamoDB rather than cached) emits its rows in the same order as the first
+ * time — the effectively-once protocol re-sends output under the same ids and needs the same rows.
  */
 import type { Row, Schema, Value } from '../../core/types.ts';
 import { PlanError } from '../../core/errors.ts';
 import { requireField } from '../../core/type-parse.ts';
 import { encodeKey } from '../../partition/key-encoding.ts';
-import type { KeyedStateStore, MapState, StateOptions, ValueState } from '../../state/state.ts';
+import type { KeyedStateStore, SortedMapState, StateOptions, ValueState } from '../../state/state.ts';
 
 /** Flink's JoinInputSideSpec: what identifies a row of a join input (printed by EXPLAIN). */
 export type JoinInputSpec =
@@ -109,7 +112,7 @@ class UniqueKeyView implements JoinRecordStateView {
   private readonly scratch: Value[];
 
   constructor(
-    private readonly state: MapState<Stored>,
+    private readonly state: SortedMapState<Stored>,
     private readonly uniqueKey: readonly string[],
   ) {
     this.scratch = new Array<Value>(uniqueKey.length).fill(null);
@@ -121,7 +124,7 @@ class UniqueKeyView implements JoinRecordStateView {
 
   records(key: string): JoinRecord[] {
     const out: JoinRecord[] = [];
-    for (const [slot, s] of this.state.entries(key)) out.push(toRecord(slot, s));
+    for (const [slot, s] of this.state.ascending(key)) out.push(toRecord(slot, s));
     return out;
   }
 
@@ -147,7 +150,7 @@ class CountedRowsView implements JoinRecordStateView {
   private readonly scratch: Value[];
 
   constructor(
-    private readonly state: MapState<Stored>,
+    private readonly state: SortedMapState<Stored>,
     private readonly columns: readonly string[],
   ) {
     this.scratch = new Array<Value>(columns.length).fill(null);
@@ -159,7 +162,7 @@ class CountedRowsView implements JoinRecordStateView {
 
   records(key: string): JoinRecord[] {
     const out: JoinRecord[] = [];
-    for (const [slot, s] of this.state.entries(key)) out.push(toRecord(slot, s));
+    for (const [slot, s] of this.state.ascending(key)) out.push(toRecord(slot, s));
     return out;
   }
 
@@ -206,10 +209,10 @@ export function createJoinRecordStateView(
       return new UniqueByJoinKeyView(store.valueState<Stored>(name, options));
     case 'HasUniqueKey':
       for (const k of spec.uniqueKey) requireField(schema, k, 'join input unique key');
-      return new UniqueKeyView(store.mapState<Stored>(name, options), spec.uniqueKey);
+      return new UniqueKeyView(store.sortedMapState<Stored>(name, options), spec.uniqueKey);
     case 'NoUniqueKey':
       return new CountedRowsView(
-        store.mapState<Stored>(name, options),
+        store.sortedMapState<Stored>(name, options),
         schema.fields.map((f) => f.name),
       );
     default:
