@@ -109,13 +109,22 @@ export function jobView(graph: JobGraph): JobView {
       entry = { node: nodeId.source(stage.input.source), tap: undefined };
       if (first) edge(entry.node, nodeId.operator(first.id), 'forward', stage.inputSchema, { kind: 'input', operatorId: first.id });
     } else {
-      const upstream = exitOf.get(stage.input.fromStage);
-      if (upstream === undefined) throw new Error(`internal: stage ${stage.id} reads ${stage.input.fromStage}, which comes later`);
-      entry = upstream;
-      if (first) {
-        const tap: TapPoint = upstream.tap ?? { kind: 'input', operatorId: first.id };
-        edge(upstream.node, nodeId.operator(first.id), 'exchange', stage.inputSchema, tap, formatDistribution(stage.input.distribution));
+      // One exchange in, or two into a join (each side with its own schema and distribution).
+      const feeds =
+        stage.input.type === 'twoInput'
+          ? [stage.input.left, stage.input.right]
+          : [{ fromStage: stage.input.fromStage, distribution: stage.input.distribution, schema: stage.inputSchema }];
+      let firstEntry: { node: string; tap: TapPoint | undefined } | undefined;
+      for (const feed of feeds) {
+        const upstream = exitOf.get(feed.fromStage);
+        if (upstream === undefined) throw new Error(`internal: stage ${stage.id} reads ${feed.fromStage}, which comes later`);
+        firstEntry ??= upstream;
+        if (first) {
+          const tap: TapPoint = upstream.tap ?? { kind: 'input', operatorId: first.id };
+          edge(upstream.node, nodeId.operator(first.id), 'exchange', feed.schema, tap, formatDistribution(feed.distribution));
+        }
       }
+      entry = firstEntry as { node: string; tap: TapPoint | undefined };
     }
     for (let i = 1; i < stage.operators.length; i++) {
       const prev = stage.operators[i - 1] as JobStage['operators'][number];

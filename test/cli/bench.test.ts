@@ -130,7 +130,7 @@ describe('flambda bench nexmark --query', () => {
     const unknown = await runCli(['bench', 'nexmark', '--query', 'q99', '--json']);
     expect(unknown.code).toBe(1);
     expect(unknown.stdout).toBe('');
-    expect(unknown.stderr).toBe("flambda: error: unknown Nexmark query 'q99' (queries: q0, q5, q7, q11, q13, q15, q18, q19)\n");
+    expect(unknown.stderr).toBe("flambda: error: unknown Nexmark query 'q99' (queries: q0, q3, q4, q5, q5-join, q7, q7-join, q8, q9, q11, q13, q15, q18, q19, q20)\n");
     const other = await runCli(['bench', 'topn', '--query', 'q5']);
     expect(other.code).toBe(1);
     expect(other.stderr).toBe("flambda: error: --query applies to the nexmark suite only (given suite 'topn')\n");

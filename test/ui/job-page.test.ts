@@ -98,7 +98,7 @@ describe('the job page of a running Nexmark q5 job', () => {
     for (const [i, stage] of graph.stages.entries()) {
       const ops = stage.operators.map((o) => `op:${o.id}`);
       if (stage.input.type === 'source') expectedEdges.push([`source:${stage.input.source}->${ops[0]}`, null]);
-      else {
+      else if (stage.input.type === 'exchange') {
         const upstream = graph.stages[i - 1]?.operators.at(-1)?.id;
         expectedEdges.push([`op:${upstream}->${ops[0]}`, formatDistribution(stage.input.distribution)]);
       }
