@@ -18,7 +18,7 @@
  * Idle-state retention of a regular join: the `STATE_TTL('a' = '1d', 'b' = '12 h')` hint per
  * input (by table name or alias), else `table.exec.state.ttl` for both.
  */
-import { buildJoin, temporalJoin } from '../api/joins.ts';
+import { buildJoin, conjunctsOf, extractIntervalBounds, intervalJoin, temporalJoin } from '../api/joins.ts';
 import { parseDuration } from '../api/windows.ts';
 import type { Stream } from '../api/stream.ts';
 import type { Row } from '../core/types.ts';
@@ -182,6 +182,11 @@ export function compileJoin(from: Extract<SqlFrom, { k: 'join' }>, where: readon
   if (pushLeft.length > 0) left = jc.filter(left, sqlAnd(pushLeft) as SqlExpr);
   if (pushRight.length > 0) right = jc.filter(right, sqlAnd(pushRight) as SqlExpr);
   const j = joinedScope(left, right, type);
+  const proctimeBounds = residual.filter((c) => mentionsProctime(c, j.scope));
+  if (proctimeBounds.length > 0) {
+    const stream = processingTimeIntervalJoin(from, left, right, j, type, keys, proctimeBounds, residual.filter((c) => !proctimeBounds.includes(c)));
+    return { relation: joinedRelation(stream, j), where: remaining };
+  }
   const condition = residual.length > 0 ? compileExpr(sqlAnd(residual) as SqlExpr, j.scope) : undefined;
   const stream = atPosition(from.pos, () =>
     buildJoin(left.stream, right.stream, {
@@ -193,6 +198,75 @@ export function compileJoin(from: Extract<SqlFrom, { k: 'join' }>, where: readon
     }),
   );
   return { relation: joinedRelation(stream, j), where: remaining };
+}
+
+/** Whether a conjunct reads a `PROCTIME()` attribute. */
+function mentionsProctime(e: SqlExpr, scope: Scope): boolean {
+  return sqlColumnRefs(e).some((id) => {
+    try {
+      return resolveColumn(scope, id.parts, id.pos).proctime === true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+
+/**
+ * A processing-time interval join: conjuncts bounding one side's `PROCTIME()` attribute by the
+ * other's (`l.pt BETWEEN r.pt - INTERVAL '5' SECOND AND r.pt`). Processing-time attributes
+ * have no values to compare in a row, so these conjuncts only give the bounds, which must come
+ * out as a lower and an upper one.
+ *
+ * @throws SqlError when the conjuncts do not bound the two attributes from both sides.
+ */
+function processingTimeIntervalJoin(
+  from: Extract<SqlFrom, { k: 'join' }>,
+  left: Relation,
+  right: Relation,
+  j: JoinedScope,
+  type: JoinType,
+  keys: readonly { left: string; right: string }[],
+  bounds: readonly SqlExpr[],
+  rest: readonly SqlExpr[],
+): Stream<Row> {
+  if (type === 'SEMI' || type === 'ANTI') throw new SqlError(from.pos, 'a processing-time interval join is INNER, LEFT, RIGHT or FULL');
+  // The attributes read as TIMESTAMP columns of their own (`pt`, `pt0` on a clash), only to read the bounds.
+  const ts = { root: 'TIMESTAMP', nullable: false, precision: 3 } as const;
+  const taken = new Set(j.scope.schema.fields.map((f) => f.name));
+  const stand = new Map<ScopeColumn, string>();
+  const sides: string[][] = [[], []];
+  for (const c of j.scope.columns) {
+    if (!c.proctime) continue;
+    let name = c.name;
+    for (let n = 0; taken.has(name); n++) name = `${c.name}${n}`;
+    taken.add(name);
+    stand.set(c, name);
+    (sides[j.left.has(c) ? 0 : 1] as string[]).push(name);
+  }
+  const columns = j.scope.columns.map((c) => (stand.has(c) ? { ...c, proctime: false, field: stand.get(c) as string } : c));
+  const scope: Scope = { ...j.scope, columns, schema: { fields: [...j.scope.schema.fields, ...[...stand.values()].map((name) => ({ name, type: ts }))] } };
+  const exprs = bounds.flatMap((c) => conjunctsOf(compileExpr(c, scope)));
+  const found = atPosition(bounds[0]?.pos ?? from.pos, () => extractIntervalBounds(exprs, sides[0] as string[], sides[1] as string[]));
+  if (found === undefined || found.rest.length > 0) {
+    throw new SqlError(
+      (bounds[0] as SqlExpr).pos,
+      'a condition on PROCTIME() attributes must bound one side\'s by the other\'s from below and above (l.pt BETWEEN r.pt - INTERVAL … AND r.pt + INTERVAL …): that is a processing-time interval join',
+    );
+  }
+  const condition = rest.length > 0 ? compileExpr(sqlAnd(rest) as SqlExpr, j.scope) : undefined;
+  return atPosition(from.pos, () =>
+    intervalJoin(left.stream, right.stream, {
+      joinType: type,
+      leftKeys: keys.map((k) => k.left),
+      rightKeys: keys.map((k) => k.right),
+      condition,
+      timeDomain: 'processing',
+      lower: found.lower,
+      upper: found.upper,
+      boundPredicates: found.bounds,
+    }),
+  );
 }
 
 /** Resolves every column of `e` in `scope`, so the first unknown one raises its SqlError. */

@@ -214,6 +214,25 @@ describe('interval joins', () => {
     expect(await run(query, { ...shop, Shipments: shipments })).toEqual([r(1, '2020-01-01 12:00:00'), r(4, '2020-01-01 10:03:00')].sort());
   });
 
+  it('bounds on PROCTIME() attributes make a processing-time interval join', async () => {
+    const PROC = `
+      CREATE TABLE Orders (order_id INT, product_id INT, amount INT, order_time TIMESTAMP(3), pt AS PROCTIME())
+        WITH ('connector' = 'filesystem', 'path' = 'orders.jsonl', 'format' = 'json');
+      CREATE TABLE Product (id INT, name STRING, update_time TIMESTAMP(3), pt AS PROCTIME())
+        WITH ('connector' = 'filesystem', 'path' = 'product.jsonl', 'format' = 'json');`;
+    const query = `${PROC} SELECT o.order_id, p.name FROM Orders o LEFT JOIN Product p
+      ON o.product_id = p.id AND o.pt BETWEEN p.pt - INTERVAL '1' HOUR AND p.pt + INTERVAL '1' HOUR;`;
+    expect(plan(query)).toContain(
+      'IntervalJoin(joinType=[LeftOuterJoin], windowBounds=[isRowTime=false, leftLowerBound=-3600000, leftUpperBound=3600000, leftTimeIndex=-1, rightTimeIndex=-1], where=[AND(=(product_id, id), >=(pt, -(pt0, 3600000:INTERVAL HOUR)), <=(pt, +(pt0, 3600000:INTERVAL HOUR)))]',
+    );
+    // Everything arrives within the hour: every order meets its product, order 3 none.
+    const r = (order_id: number, name: string | null): string => formatRow({ order_id, name });
+    expect(await run(query, shop)).toEqual([r(1, 'Apple'), r(2, 'Pear'), r(3, null), r(4, 'Apple')].sort());
+    expect(sqlError(() => compileSql(`${PROC} SELECT o.order_id FROM Orders o JOIN Product p ON o.product_id = p.id AND o.pt <= p.pt;`)).message).toMatch(
+      /a condition on PROCTIME\(\) attributes must bound one side's by the other's from below and above/,
+    );
+  });
+
   it('with a bound on one side only it is a regular join with a residual condition', () => {
     const query = `${SHIP} SELECT o.order_id FROM Orders o JOIN Shipments s ON o.order_id = s.order_id AND o.order_time <= s.ship_time;`;
     expect(plan(query)).toContain('Join(joinType=[InnerJoin], where=[AND(=(order_id, order_id0), <=(order_time, ship_time))]');
