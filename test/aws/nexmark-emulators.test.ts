@@ -12,7 +12,7 @@
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { asRecords, bidLines, nexmarkJob } from './faults/nexmark-jobs.ts';
+import { asRecords, auctionLines, bidLines, nexmarkJob } from './faults/nexmark-jobs.ts';
 import type { NexmarkQuery } from './faults/nexmark-jobs.ts';
 import { canonical, mergeShards, openShards, runJobOnEmulators, splitShard } from './faults/pipeline-driver.ts';
 import type { JobPhase, JobRunResult } from './faults/pipeline-driver.ts';
@@ -99,6 +99,54 @@ describe.each<NexmarkQuery>(['q15', 'q19'])('Nexmark %s on kinesalite and dynali
     expect(Object.values(source.shards).filter((s) => s.records > 0).length).toBeGreaterThanOrEqual(SOURCE_SHARDS + 1);
     expect(Object.values(exchange.shards).every((s) => s.status === 'finished' || s.status === 'active')).toBe(true);
     expect(exchange.shards[observed.exchange[observed.exchange.length - 1]!]?.records ?? 0).toBeGreaterThan(0);
+    expect(canonical(checkedRows(result))).toEqual(canonical(job.expected));
+  });
+});
+
+describe('a join (auctions FULL OUTER JOIN high bids) on kinesalite and dynalite', () => {
+  const auctions = auctionLines();
+
+  it.each([1, 4])('matches the expected result at parallelism %i, both sources put at once', async (parallelism) => {
+    const job = await nexmarkJob('join', parallelism, SOURCE_SHARDS);
+    const result = await runJobOnEmulators({
+      clients: { kinesis, dynamoDb },
+      graph: job.graph,
+      code: job.code,
+      name: `nx-join-p${parallelism}`,
+      batchSize: 7,
+      phases: [{ put: new Map([['auction', asRecords(auctions)], ['bid', asRecords(lines)]]) }],
+    });
+    expect(result.errors).toEqual([]);
+    const join = result.mappings.get(job.graph.stages[2]!.id)!;
+    expect(Object.keys(join.shards)).toHaveLength(parallelism);
+    expect(canonical(checkedRows(result))).toEqual(canonical(job.expected));
+  });
+
+  it('stays exact when the bids come first and the join stream is resharded between the halves', async () => {
+    const job = await nexmarkJob('join', 4, SOURCE_SHARDS);
+    const phases: JobPhase[] = [
+      { put: new Map([['bid', asRecords(lines.slice(0, half))]]) },
+      {
+        before: async (running) => {
+          const joinStream = running.inputStreams.get(job.graph.stages[2]!.id)!;
+          const [a, b] = await openShards(kinesis, joinStream);
+          await mergeShards(kinesis, joinStream, a!, b!);
+          const [first] = await openShards(kinesis, running.sourceStreams.get('auction')!);
+          await splitShard(kinesis, running.sourceStreams.get('auction')!, first!);
+        },
+        put: new Map([['auction', asRecords(auctions)], ['bid', asRecords(lines.slice(half), half)]]),
+      },
+    ];
+    const result = await runJobOnEmulators({
+      clients: { kinesis, dynamoDb },
+      graph: job.graph,
+      code: job.code,
+      name: 'nx-join-reshard',
+      batchSize: 7,
+      shardDiscoveryIntervalMs: 50,
+      phases,
+    });
+    expect(result.errors).toEqual([]);
     expect(canonical(checkedRows(result))).toEqual(canonical(job.expected));
   });
 });
