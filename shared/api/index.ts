@@ -4,7 +4,7 @@
 export { Pipeline, isPipeline } from './pipeline.ts';
 export type { GeneratorContext, GeneratorFunction, SourceOptions } from './pipeline.ts';
 export { Stream, GroupedStream } from './stream.ts';
-export type { SinkOptions, AggregateOptions, ProjectionSpec } from './stream.ts';
+export type { SinkOptions, AggregateOptions, ProjectionSpec, JoinKind, JoinOn, Joined, JoinOptions, IntervalJoinOptions, TemporalJoinOptions } from './stream.ts';
 export { WindowedStream } from './windowed-stream.ts';
 export { LookupTable } from './lookup-table.ts';
 export type { LookupTableOptions, LookupSourceSpec, LookupJoinOptions, LookupOn, LookupColumns, LookupJoined } from './lookup-table.ts';
@@ -18,6 +18,7 @@ export type {
   WindowTimingOptions,
   WindowRankOptions,
   WindowDeduplicateOptions,
+  WindowJoinOptions,
 } from './windowed-stream.ts';
 export { tumble, hop, cumulate, session, parseDuration } from './windows.ts';
 export type { Duration, AlignedWindowOptions, SessionOptions } from './windows.ts';
@@ -47,6 +48,7 @@ export {
   isNotNull,
   caseWhen,
   dateFormat,
+  interval,
 } from '../plan/expr-build.ts';
 export type { Expr } from '../plan/expr.ts';
 export type { Row, Value, Schema, LogicalType } from '../core/types.ts';
