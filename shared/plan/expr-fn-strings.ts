@@ -178,6 +178,21 @@ export const STRING_FUNCTIONS: Readonly<Record<string, Builtin>> = {
       return strict(args.slice(1), ([chars, s]: Value[]) => trimChars(s as string, chars as string, side !== 'TRAILING', side !== 'LEADING'));
     },
   },
+  OVERLAY: {
+    // OVERLAY(s PLACING r FROM pos [FOR len]): `len` characters of s from pos replaced by r (len defaults to r's length).
+    type: (call, types) => {
+      checkArgs(call, 3, 4);
+      requireRoots(call, types, STRINGS, STRINGS, INTEGERS);
+      return nullableIf(STRING, types);
+    },
+    evaluator: ({ args }) =>
+      strict(args, ([s, r, from, len]) => {
+        const cps = [...(s as string)];
+        const start = Math.max((from as number) - 1, 0);
+        const n = len === undefined ? [...(r as string)].length : (len as number);
+        return cps.slice(0, start).join('') + (r as string) + cps.slice(start + Math.max(n, 0)).join('');
+      }),
+  },
   MD5: hash('md5'),
   SHA1: hash('sha1'),
   SHA256: hash('sha256'),

@@ -43,8 +43,8 @@ export type SqlExpr =
    */
   | { readonly k: 'keyword'; readonly word: string; readonly pos: SqlPosition }
   | { readonly k: 'case'; readonly operand?: SqlExpr; readonly whens: readonly (readonly [SqlExpr, SqlExpr])[]; readonly otherwise?: SqlExpr; readonly pos: SqlPosition }
-  /** `CAST(x AS type)`; `TRY_CAST` sets `try` (NULL instead of an error when the value does not convert). */
-  | { readonly k: 'cast'; readonly expr: SqlExpr; readonly type: string; readonly try?: boolean; readonly pos: SqlPosition }
+  /** `CAST(expr AS type)`; `safe` for `TRY_CAST` (NULL instead of a data error). */
+  | { readonly k: 'cast'; readonly expr: SqlExpr; readonly type: string; readonly pos: SqlPosition; readonly safe?: boolean }
   | { readonly k: 'isnull'; readonly expr: SqlExpr; readonly not: boolean; readonly pos: SqlPosition }
   /** `x IS [NOT] TRUE` / `IS [NOT] FALSE` (`IS UNKNOWN` is read as `IS NULL`). */
   | { readonly k: 'isbool'; readonly expr: SqlExpr; readonly value: boolean; readonly not: boolean; readonly pos: SqlPosition }

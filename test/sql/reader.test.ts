@@ -244,7 +244,7 @@ describe('expressions', () => {
     expect(call("OVERLAY(s PLACING 'x' FROM 2 FOR 1)")).toMatchObject({ name: 'OVERLAY', args: [id('s'), { value: 'x' }, { text: '2' }, { text: '1' }] });
     expect(call('TIMESTAMPADD(SQL_TSI_HOUR, 2, ts)')).toMatchObject({ name: 'TIMESTAMPADD', args: [kw('HOUR'), { text: '2' }, id('ts')] });
     expect(call('TIMESTAMPDIFF(DAY, a, b)')).toMatchObject({ name: 'TIMESTAMPDIFF', args: [kw('DAY'), id('a'), id('b')] });
-    expect(call('TRY_CAST(n AS INT)')).toEqual({ k: 'cast', expr: id('n'), type: 'INT', try: true });
+    expect(call('TRY_CAST(n AS INT)')).toEqual({ k: 'cast', expr: id('n'), type: 'INT', safe: true });
     expect(call('CAST(n AS DECIMAL(10, 2))')).toEqual({ k: 'cast', expr: id('n'), type: 'DECIMAL(10, 2)' });
   });
 

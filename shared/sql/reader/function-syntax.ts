@@ -94,7 +94,7 @@ export abstract class FunctionSyntaxReader extends ExpressionReader {
     this.expectWord('AS');
     const type = this.typeText();
     this.expectOp(')');
-    return { k: 'cast', expr, type, ...(nameTok.upper === 'TRY_CAST' ? { try: true } : {}), pos: at };
+    return { k: 'cast', expr, type, pos: at, ...(nameTok.upper === 'TRY_CAST' ? { safe: true } : {}) };
   }
 
   private extract(): SqlExpr {
