@@ -46,6 +46,36 @@ export class Stream<T> {
     return this.node.schema;
   }
 
+  /**
+   * `UNION ALL`: the rows of this stream and of `other`, which must have the same column names
+   * and types (project it first); changelog kinds are kept.
+   *
+   * @throws PlanError naming the first column that differs.
+   */
+  unionAll(other: Stream<T>): Stream<T> {
+    if (other.pipeline !== this.pipeline) throw new PlanError('union: both streams must belong to the same pipeline');
+    const a = this.schema.fields;
+    const b = other.schema.fields;
+    if (a.length !== b.length) throw new PlanError(`union: the inputs have ${a.length} and ${b.length} columns (${a.map((f) => f.name).join(', ')} / ${b.map((f) => f.name).join(', ')})`);
+    a.forEach((f, i) => {
+      const g = b[i] as Field;
+      if (f.name !== g.name || f.type.root !== g.type.root) {
+        throw new PlanError(`union: column ${i + 1} is '${f.name}' ${f.type.root} on the left and '${g.name}' ${g.type.root} on the right`);
+      }
+    });
+    const keys = a.map((f) => f.name);
+    const fields = a.map((f, i) => ({ name: f.name, type: { ...f.type, nullable: f.type.nullable || (b[i] as Field).type.nullable } }));
+    return new Stream(this.pipeline, {
+      type: 'Union',
+      id: this.pipeline.nextId(),
+      left: this.node,
+      right: other.node,
+      leftKeys: keys,
+      rightKeys: keys,
+      schema: { fields },
+    });
+  }
+
   /** Keeps rows for which the predicate is TRUE (an expression, or a function of the row). */
   filter(predicate: Expr | ((row: T) => boolean), name?: string): Stream<T> {
     const condition = typeof predicate === 'function' ? this.udf(predicate, 'BOOLEAN', name) : predicate;

@@ -20,6 +20,7 @@ import { createDeduplicateOperator } from './dedup/deduplicate-operator.ts';
 import { createMapOperator } from './map/map-operator.ts';
 import { createRankOperator } from './rank/rank-operator.ts';
 import type { Operator } from './operator.ts';
+import { createUnionOperator } from './union/union-operator.ts';
 import { PlanError } from '../core/errors.ts';
 import { createWindowAggregateOperator, createWindowProcessOperator, type WindowProcessFunction } from './window/index.ts';
 import { createWindowDeduplicateOperator, createWindowRankOperator, createWindowTableFunctionOperator } from './window-rank/index.ts';
@@ -169,5 +170,7 @@ export function createOperator(op: JobOperator, code: UserCode): Operator {
       return createTemporalJoinOperator(op.spec, code.functions as UdfRegistry);
     case 'WindowJoin':
       return createWindowJoinOperator(op.spec, code.functions as UdfRegistry);
+    case 'Union':
+      return createUnionOperator();
   }
 }

@@ -136,6 +136,7 @@ export function describePlanNode(node: LogicalNode): string {
     case 'IntervalJoin':
     case 'TemporalJoin':
     case 'WindowJoin':
+    case 'Union':
       return describeJoinNode(node);
     case 'Sink':
       return `Sink(${attrs([

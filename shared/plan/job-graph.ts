@@ -31,6 +31,7 @@ import type { WindowRankSpec } from '../operators/window-rank/window-rank.ts';
 import type { WindowTableFunctionSpec } from '../operators/window-rank/window-table-function.ts';
 import type { LookupJoinSpec } from '../lookup/lookup-join-spec.ts';
 import type { IntervalJoinSpec, StreamingJoinSpec, TemporalJoinSpec, WindowJoinSpec } from '../operators/join/index.ts';
+import type { UnionSpec } from '../operators/union/union-operator.ts';
 import { windowOperator, lateSinksOf } from './window-job.ts';
 import { isTwoInput, type ExchangeNode, type TwoInputNode } from './logical.ts';
 
@@ -87,10 +88,12 @@ export interface OperatorSpecs {
   TemporalJoin: TemporalJoinSpec;
   /** Window join (two-input). */
   WindowJoin: WindowJoinSpec;
+  /** UNION ALL (two-input): forwards the rows of both inputs. */
+  Union: UnionSpec;
 }
 
 /** Operator types with two inputs; such an operator is always the first of its stage. */
-export const TWO_INPUT_OPERATORS: ReadonlySet<keyof OperatorSpecs> = new Set(['Join', 'IntervalJoin', 'TemporalJoin', 'WindowJoin']);
+export const TWO_INPUT_OPERATORS: ReadonlySet<keyof OperatorSpecs> = new Set(['Join', 'IntervalJoin', 'TemporalJoin', 'WindowJoin', 'Union']);
 
 /**
  * A side output routed to a sink: rows the operator `operatorId` emits under `tag` (late rows
@@ -374,6 +377,7 @@ function toJobOperator(node: LogicalNode, plan: PlannedPipeline): JobOperator {
     case 'IntervalJoin':
     case 'TemporalJoin':
     case 'WindowJoin':
+    case 'Union':
       return joinOperator(node, common);
     default:
       throw new PlanError(`${node.type} is planned but not executable by this version of the runtime`);
@@ -431,6 +435,8 @@ function joinOperator(node: TwoInputNode, common: Omit<JobOperator, 'type' | 'sp
       };
     case 'WindowJoin':
       return { ...common, type: 'WindowJoin', spec: { ...base, joinType: node.joinType, leftWindowEndColumn: node.leftWindowEndColumn, rightWindowEndColumn: node.rightWindowEndColumn } };
+    case 'Union':
+      return { ...common, type: 'Union', spec: { schema: node.schema } };
   }
 }
 

@@ -379,11 +379,20 @@ export interface WindowJoinNode extends JoinNodeBase {
   readonly rightWindow?: WindowSpec;
 }
 
-/** Nodes with two inputs: the joins. */
-export type TwoInputNode = JoinNode | IntervalJoinNode | TemporalJoinNode | WindowJoinNode;
+/**
+ * `UNION ALL` of two inputs with the same columns (Flink's Union): every row of either side,
+ * changelog kinds kept. Both sides are hashed by all columns (`leftKeys` = `rightKeys` = every
+ * column), so a row and its retraction meet in one shard whichever side they come from.
+ */
+export interface UnionNode extends JoinNodeBase {
+  readonly type: 'Union';
+}
+
+/** Nodes with two inputs: the joins and the union. */
+export type TwoInputNode = JoinNode | IntervalJoinNode | TemporalJoinNode | WindowJoinNode | UnionNode;
 
 /** Node types with two inputs. */
-export const TWO_INPUT_TYPES: ReadonlySet<LogicalNode['type']> = new Set(['Join', 'IntervalJoin', 'TemporalJoin', 'WindowJoin']);
+export const TWO_INPUT_TYPES: ReadonlySet<LogicalNode['type']> = new Set(['Join', 'IntervalJoin', 'TemporalJoin', 'WindowJoin', 'Union']);
 
 /** Re-partitions rows between stages. Inserted by the planner. */
 export interface ExchangeNode extends NodeBase {

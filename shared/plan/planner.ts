@@ -199,9 +199,10 @@ function markUpdateBefore(node: LogicalNode, needed: boolean, out: Set<LogicalNo
     // A regular join retracts its earlier results, so it needs both inputs' -U rows; a temporal
     // join forwards its probe side's kinds and reads the versioned side as upserts (Flink asks
     // it for only-after updates); interval and window joins have insert-only inputs.
-    const probeNeeds = node.type === 'TemporalJoin' ? needed : true;
+    // A union forwards both sides' rows: its consumer's need is theirs.
+    const probeNeeds = node.type === 'TemporalJoin' || node.type === 'Union' ? needed : true;
     markUpdateBefore(node.left, probeNeeds, out);
-    markUpdateBefore(node.right, node.type !== 'TemporalJoin', out);
+    markUpdateBefore(node.right, node.type === 'Union' ? needed : node.type !== 'TemporalJoin', out);
     return;
   }
   const input = inputOf(node);
@@ -327,6 +328,7 @@ function deriveTraits(node: LogicalNode, traits: ReadonlyMap<LogicalNode, NodeTr
     case 'IntervalJoin':
     case 'TemporalJoin':
     case 'WindowJoin':
+    case 'Union':
       return joinTraits(node, inputTraits(node.left), inputTraits(node.right));
   }
 }

@@ -175,6 +175,9 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
     }
     case 'star':
       throw new SqlError(e.pos, '* is only allowed in the SELECT list and in COUNT(*)');
+    case 'item':
+    case 'field':
+      throw new SqlError(e.pos, `${e.k === 'item' ? 'element access expr[…]' : 'field access (expr).name'} needs ARRAY, MAP or ROW columns, which are not supported yet`);
     case 'call': {
       if (e.over) throw new SqlError(e.pos, `${e.name}() OVER (…) is supported only as ROW_NUMBER/RANK/DENSE_RANK in a subquery filtered on the rank (Top-N)`);
       if (AGGREGATES.has(e.name)) throw new SqlError(e.pos, `aggregate ${e.name}() is not allowed here`);

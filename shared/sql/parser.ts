@@ -8,7 +8,7 @@
  * and scripts the grammar rejects when the grammar check is off). It reads the SESSION window
  * TVF with PARTITION BY and aggregate `FILTER (WHERE …)` natively.
  */
-import type { SqlColumn, SqlExpr, SqlFrom, SqlHint, SqlOrderItem, SqlSelect, SqlSelectItem, SqlStatement } from './ast.ts';
+import type { SqlColumn, SqlCte, SqlExpr, SqlFrame, SqlFrameBound, SqlFrom, SqlHint, SqlOrderItem, SqlQuery, SqlSelect, SqlSelectItem, SqlStatement } from './ast.ts';
 import { SqlError, type SqlPosition } from './errors.ts';
 import { parseHints } from './hints.ts';
 import { tokenize, type Token } from './lexer.ts';
@@ -18,7 +18,8 @@ const RESERVED = new Set([
   'SELECT', 'FROM', 'WHERE', 'GROUP', 'BY', 'HAVING', 'ORDER', 'LIMIT', 'UNION', 'JOIN', 'LEFT', 'RIGHT', 'INNER', 'FULL',
   'OUTER', 'CROSS', 'ON', 'AND', 'OR', 'NOT', 'AS', 'FOR', 'WITH', 'INSERT', 'INTO', 'CREATE', 'TABLE', 'VIEW', 'WHEN',
   'THEN', 'ELSE', 'END', 'CASE', 'IS', 'IN', 'BETWEEN', 'LIKE', 'OVER', 'PARTITION', 'FILTER', 'DISTINCT', 'WATERMARK',
-  'PRIMARY', 'SET', 'NULL', 'TRUE', 'FALSE', 'INTERVAL', 'CAST', 'ASC', 'DESC', 'NULLS', 'DESCRIPTOR',
+  'PRIMARY', 'SET', 'NULL', 'TRUE', 'FALSE', 'INTERVAL', 'CAST', 'ASC', 'DESC', 'NULLS', 'DESCRIPTOR', 'VALUES', 'OFFSET',
+  'UNNEST', 'LATERAL', 'EXISTS', 'ROWS', 'RANGE', 'WINDOW', 'INTERSECT', 'EXCEPT', 'FETCH',
 ]);
 
 /** A statement before its source text is attached. */
@@ -142,8 +143,14 @@ class Parser {
       if (this.acceptWord('VIEW')) {
         this.acceptWord('IF', 'NOT', 'EXISTS');
         const name = this.qualifiedName();
+        let columns: { name: string; pos: SqlPosition }[] | undefined;
+        if (this.acceptOp('(')) {
+          columns = [this.identifier('a column name')];
+          while (this.acceptOp(',')) columns.push(this.identifier('a column name'));
+          this.expectOp(')');
+        }
         this.expectWord('AS');
-        return { k: 'createView', name: name.name, query: this.select(), pos: this.pos(t) };
+        return { k: 'createView', name: name.name, ...(columns ? { columns } : {}), query: this.query(), pos: this.pos(t) };
       }
       return this.fail('expected TABLE or VIEW after CREATE');
     }
@@ -151,15 +158,15 @@ class Parser {
       if (!this.acceptWord('INTO')) this.expectWord('OVERWRITE');
       const name = this.qualifiedName();
       let columns: { name: string; pos: SqlPosition }[] | undefined;
-      if (this.isOp('(') && !this.isWord('SELECT', 1)) {
+      if (this.isOp('(') && !this.isWord('SELECT', 1) && !this.isWord('WITH', 1) && !this.isWord('VALUES', 1)) {
         this.next();
         columns = [this.identifier('a column name')];
         while (this.acceptOp(',')) columns.push(this.identifier('a column name'));
         this.expectOp(')');
       }
-      return { k: 'insert', table: name.name, ...(columns ? { columns } : {}), query: this.select(), pos: this.pos(t) };
+      return { k: 'insert', table: name.name, ...(columns ? { columns } : {}), query: this.query(), pos: this.pos(t) };
     }
-    if (this.isWord('SELECT') || this.isOp('(')) return { k: 'select', query: this.select(), pos: this.pos(t) };
+    if (this.isWord('SELECT') || this.isWord('WITH') || this.isWord('VALUES') || this.isOp('(')) return { k: 'select', query: this.query(), pos: this.pos(t) };
     if (this.acceptWord('SET')) {
       const key = this.stringLiteral('a configuration key');
       this.expectOp('=');
@@ -227,12 +234,14 @@ class Parser {
     if (this.acceptWord('AS')) return { name: name.name, computed: this.expr(), pos: name.pos };
     const type = this.typeText();
     let metadata = false;
+    let metadataKey: string | undefined;
+    let virtual = false;
     let primaryKey = false;
     for (;;) {
       if (this.acceptWord('METADATA')) {
         metadata = true;
-        if (this.acceptWord('FROM')) this.stringLiteral('a metadata key');
-        this.acceptWord('VIRTUAL');
+        if (this.acceptWord('FROM')) metadataKey = this.stringLiteral('a metadata key').value;
+        virtual = this.acceptWord('VIRTUAL');
       } else if (this.acceptWord('PRIMARY', 'KEY')) {
         this.expectWord('NOT', 'ENFORCED');
         primaryKey = true;
@@ -240,7 +249,15 @@ class Parser {
         this.stringLiteral('a comment');
       } else break;
     }
-    return { name: name.name, type, ...(metadata ? { metadata } : {}), ...(primaryKey ? { primaryKey } : {}), pos: name.pos };
+    return {
+      name: name.name,
+      type,
+      ...(metadata ? { metadata } : {}),
+      ...(metadataKey !== undefined ? { metadataKey } : {}),
+      ...(virtual ? { virtual } : {}),
+      ...(primaryKey ? { primaryKey } : {}),
+      pos: name.pos,
+    };
   }
 
   /** The text of a type: words and a parenthesized argument list, e.g. `DECIMAL(10, 2) NOT NULL`. */
@@ -263,12 +280,82 @@ class Parser {
 
   // ---- queries ----
 
-  select(): SqlSelect {
+  /** `[WITH …] term [UNION [ALL] term]… [ORDER BY …] [LIMIT n] [OFFSET n]`. */
+  query(): SqlQuery {
+    const start = this.peek();
+    if (this.acceptWord('WITH')) {
+      const ctes: SqlCte[] = [];
+      do {
+        const name = this.identifier('a WITH query name');
+        let columns: string[] | undefined;
+        if (this.acceptOp('(')) {
+          columns = [this.identifier('a column name').name];
+          while (this.acceptOp(',')) columns.push(this.identifier('a column name').name);
+          this.expectOp(')');
+        }
+        this.expectWord('AS');
+        this.expectOp('(');
+        const query = this.query();
+        this.expectOp(')');
+        ctes.push({ name: name.name, ...(columns ? { columns } : {}), query, pos: name.pos });
+      } while (this.acceptOp(','));
+      return { k: 'with', ctes, body: this.query(), pos: this.pos(start) };
+    }
+    let query = this.queryTerm();
+    for (;;) {
+      const at = this.peek();
+      const op = this.isWord('UNION') ? 'UNION' : this.isWord('INTERSECT') ? 'INTERSECT' : this.isWord('EXCEPT') ? 'EXCEPT' : undefined;
+      if (!op) break;
+      this.next();
+      const all = this.acceptWord('ALL');
+      if (!all) this.acceptWord('DISTINCT');
+      query = { k: 'setOp', op, all, left: query, right: this.queryTerm(), pos: this.pos(at) };
+    }
+    const orderAt = this.peek();
+    const orderBy: SqlOrderItem[] = [];
+    if (this.acceptWord('ORDER')) {
+      this.expectWord('BY');
+      do orderBy.push(this.orderItem());
+      while (this.acceptOp(','));
+    }
+    const limit = this.acceptWord('LIMIT') ? this.primary() : undefined;
+    const offset = this.acceptWord('OFFSET') ? this.primary() : undefined;
+    if (offset) this.acceptWord('ROWS');
+    if (orderBy.length === 0 && !limit && !offset) return query;
+    return { k: 'orderBy', query, orderBy, ...(limit ? { limit } : {}), ...(offset ? { offset } : {}), pos: this.pos(orderAt) };
+  }
+
+  /** `( query )`, `VALUES (…), (…)` or a SELECT block. */
+  private queryTerm(): SqlQuery {
+    const start = this.peek();
     if (this.acceptOp('(')) {
-      const inner = this.select();
+      const inner = this.query();
       this.expectOp(')');
       return inner;
     }
+    if (this.acceptWord('VALUES')) {
+      const rows: SqlExpr[][] = [];
+      do {
+        this.expectOp('(');
+        const row = [this.expr()];
+        while (this.acceptOp(',')) row.push(this.expr());
+        this.expectOp(')');
+        rows.push(row);
+      } while (this.acceptOp(','));
+      return { k: 'values', rows, pos: this.pos(start) };
+    }
+    return this.select();
+  }
+
+  private orderItem(): SqlOrderItem {
+    const expr = this.expr();
+    const direction = this.acceptWord('DESC') ? 'DESC' : (this.acceptWord('ASC'), 'ASC');
+    let nulls: 'FIRST' | 'LAST' | undefined;
+    if (this.acceptWord('NULLS')) nulls = this.acceptWord('FIRST') ? 'FIRST' : (this.expectWord('LAST'), 'LAST');
+    return { expr, direction, ...(nulls ? { nulls } : {}) };
+  }
+
+  select(): SqlSelect {
     const start = this.peek();
     this.expectWord('SELECT');
     const hints: SqlHint[] = [];
@@ -288,9 +375,6 @@ class Parser {
       while (this.acceptOp(','));
     }
     const having = this.acceptWord('HAVING') ? this.expr() : undefined;
-    if (this.isWord('ORDER') || this.isWord('LIMIT') || this.isWord('UNION')) {
-      this.fail(`${this.peek().upper} is not supported in a streaming query here`);
-    }
     return {
       k: 'select',
       hints,
@@ -338,6 +422,16 @@ class Parser {
     }
   }
 
+  /** `(a, b)` after an alias. */
+  private aliasColumns(): string[] | undefined {
+    if (!this.isOp('(')) return undefined;
+    this.next();
+    const columns = [this.identifier('a column name').name];
+    while (this.acceptOp(',')) columns.push(this.identifier('a column name').name);
+    this.expectOp(')');
+    return columns;
+  }
+
   private alias(): string | undefined {
     if (this.acceptWord('AS')) return this.identifier('an alias').name;
     const t = this.peek();
@@ -349,10 +443,29 @@ class Parser {
     const start = this.peek();
     if (this.isOp('(')) {
       this.next();
-      const query = this.select();
+      const query = this.query();
       this.expectOp(')');
       const alias = this.alias();
-      return { k: 'subquery', query, ...(alias ? { alias } : {}), pos: this.pos(start) };
+      const columns = alias !== undefined ? this.aliasColumns() : undefined;
+      return { k: 'subquery', query, ...(alias ? { alias } : {}), ...(columns ? { columns } : {}), pos: this.pos(start) };
+    }
+    if (this.isWord('UNNEST') && this.isOp('(', 1)) {
+      this.i += 2;
+      const args = [this.expr()];
+      while (this.acceptOp(',')) args.push(this.expr());
+      this.expectOp(')');
+      const withOrdinality = this.acceptWord('WITH', 'ORDINALITY');
+      const alias = this.alias();
+      const columns = alias !== undefined ? this.aliasColumns() : undefined;
+      return { k: 'unnest', args, withOrdinality, ...(alias ? { alias } : {}), ...(columns ? { columns } : {}), pos: this.pos(start) };
+    }
+    if (this.isWord('LATERAL') && this.isWord('TABLE', 1) && this.isOp('(', 2)) {
+      this.i += 3;
+      const call = this.expr();
+      this.expectOp(')');
+      const alias = this.alias();
+      const columns = alias !== undefined ? this.aliasColumns() : undefined;
+      return { k: 'lateral', call, ...(alias ? { alias } : {}), ...(columns ? { columns } : {}), pos: this.pos(start) };
     }
     if (this.isWord('TABLE') && this.isOp('(', 1)) {
       this.i += 2;
@@ -453,6 +566,11 @@ class Parser {
     }
     if (this.acceptWord('IN')) {
       this.expectOp('(');
+      if (this.isWord('SELECT') || this.isWord('WITH') || this.isWord('VALUES')) {
+        const query = this.query();
+        this.expectOp(')');
+        return { k: 'inQuery', expr: left, query, not, pos: at };
+      }
       const list: SqlExpr[] = [];
       do list.push(this.expr());
       while (this.acceptOp(','));
@@ -543,6 +661,14 @@ class Parser {
         break;
       case 'CASE':
         return this.caseExpr();
+      case 'EXISTS':
+        if (this.isOp('(', 1)) {
+          this.i += 2;
+          const query = this.query();
+          this.expectOp(')');
+          return { k: 'exists', query, pos: at };
+        }
+        break;
       case 'CAST':
       case 'TRY_CAST': {
         this.next();
@@ -591,6 +717,28 @@ class Parser {
     return { k: 'case', ...(operand ? { operand } : {}), whens, ...(otherwise ? { otherwise } : {}), pos: at };
   }
 
+  /** `ROWS | RANGE BETWEEN bound AND bound`, or `ROWS | RANGE bound` (to CURRENT ROW). */
+  private frame(): SqlFrame {
+    const at = this.next();
+    const unit = at.upper as 'ROWS' | 'RANGE';
+    if (this.acceptWord('BETWEEN')) {
+      const start = this.frameBound();
+      this.expectWord('AND');
+      return { unit, start, end: this.frameBound(), pos: this.pos(at) };
+    }
+    return { unit, start: this.frameBound(), end: { k: 'currentRow' }, pos: this.pos(at) };
+  }
+
+  private frameBound(): SqlFrameBound {
+    if (this.acceptWord('UNBOUNDED', 'PRECEDING')) return { k: 'unboundedPreceding' };
+    if (this.acceptWord('UNBOUNDED', 'FOLLOWING')) return { k: 'unboundedFollowing' };
+    if (this.acceptWord('CURRENT', 'ROW')) return { k: 'currentRow' };
+    const offset = this.primary();
+    if (this.acceptWord('PRECEDING')) return { k: 'preceding', offset };
+    this.expectWord('FOLLOWING');
+    return { k: 'following', offset };
+  }
+
   /** `SUBSTRING(s FROM a [FOR b])` or `SUBSTRING(s, a[, b])`. */
   private substring(): SqlExpr {
     const at = this.pos(this.next());
@@ -628,7 +776,7 @@ class Parser {
       filter = this.expr();
       this.expectOp(')');
     }
-    let over: { partitionBy: SqlExpr[]; orderBy: SqlOrderItem[] } | undefined;
+    let over: { partitionBy: SqlExpr[]; orderBy: SqlOrderItem[]; frame?: SqlFrame } | undefined;
     if (this.acceptWord('OVER')) {
       this.expectOp('(');
       const partitionBy: SqlExpr[] = [];
@@ -640,16 +788,12 @@ class Parser {
       }
       if (this.acceptWord('ORDER')) {
         this.expectWord('BY');
-        do {
-          const expr = this.expr();
-          const direction = this.acceptWord('DESC') ? 'DESC' : (this.acceptWord('ASC'), 'ASC');
-          let nulls: 'FIRST' | 'LAST' | undefined;
-          if (this.acceptWord('NULLS')) nulls = this.acceptWord('FIRST') ? 'FIRST' : (this.expectWord('LAST'), 'LAST');
-          orderBy.push({ expr, direction, ...(nulls ? { nulls } : {}) });
-        } while (this.acceptOp(','));
+        do orderBy.push(this.orderItem());
+        while (this.acceptOp(','));
       }
+      const frame = this.isWord('ROWS') || this.isWord('RANGE') ? this.frame() : undefined;
       this.expectOp(')');
-      over = { partitionBy, orderBy };
+      over = { partitionBy, orderBy, ...(frame ? { frame } : {}) };
     }
     return { k: 'call', name: nameTok.upper, args, distinct, star, ...(filter ? { filter } : {}), ...(over ? { over } : {}), pos: at };
   }

@@ -18,7 +18,7 @@ import { lookupJoinOutputSchema, type LookupOutputColumn } from '../lookup/looku
 import type { LookupJoinNode, LookupSourceDescriptor, WindowSpec } from '../plan/logical.ts';
 import { windowTableFunctionOutputSchema } from '../operators/window-rank/window-table-function.ts';
 import { windowSpecOf, windowedSchema } from './windows.ts';
-import type { SqlExpr, SqlFrom, SqlSelect, SqlSelectItem } from './ast.ts';
+import type { SqlExpr, SqlFrom, SqlQuery, SqlSelect, SqlSelectItem } from './ast.ts';
 import type { Catalog } from './catalog.ts';
 import type { LookupTableSpec } from './connectors.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
@@ -26,6 +26,7 @@ import { compileExpr, exprKey, isAggregateCall, resolveColumn, scopeOf, type Sco
 import { rankFilter, rankItem, rewriteGroupWindow } from './rules.ts';
 import { sqlAnd, sqlChildren as children, sqlConjuncts } from './sql-expr-walk.ts';
 import { compileJoin, compileTemporalJoin, isSubqueryCondition, semiJoin, type JoinContext } from './joins.ts';
+import { compileOrderBy, compileSetOp, compileValues, withCtes } from './query-compose.ts';
 
 /** A compiled query: its stream and what its columns are called. */
 export interface Relation {
@@ -73,13 +74,30 @@ function topNCacheSize(ctx: QueryContext): { cacheSize?: number } {
   return { cacheSize: n };
 }
 
-/** Compiles a SELECT into a stream. */
+/** Compiles a query (SELECT, set operation, VALUES, WITH, ORDER BY / LIMIT) into a stream. */
+export function compileQuery(query: SqlQuery, ctx: QueryContext): Relation {
+  switch (query.k) {
+    case 'select':
+      return compileSelect(query, ctx);
+    case 'with':
+      return withCtes(query, ctx, () => compileQuery(query.body, ctx));
+    case 'values':
+      return compileValues(query, ctx);
+    case 'setOp':
+      return compileSetOp(query, ctx, compileQuery);
+    case 'orderBy':
+      return compileOrderBy(query, ctx, compileQuery);
+  }
+}
+
+/** Compiles a SELECT block into a stream. */
 export function compileSelect(query: SqlSelect, ctx: QueryContext): Relation {
   const q = rewriteGroupWindow(query);
-  const topN = q.from.k === 'subquery' ? rankItem(q.from.query) : undefined;
+  const inner = q.from.k === 'subquery' && q.from.query.k === 'select' ? q.from.query : undefined;
+  const topN = inner ? rankItem(inner) : undefined;
   let input: Relation;
-  if (topN && q.from.k === 'subquery') {
-    input = compileTopN(q, q.from.query, topN.index, ctx);
+  if (topN && inner) {
+    input = compileTopN(q, inner, topN.index, ctx);
   } else {
     const conjuncts = sqlConjuncts(q.where);
     const subqueries = conjuncts.filter(isSubqueryCondition);
@@ -97,18 +115,43 @@ export function compileSelect(query: SqlSelect, ctx: QueryContext): Relation {
     if (rest) input = filter(input, rest);
     for (const s of subqueries) input = semiJoin(input, s, jc);
   }
-  if (q.distinct) throw new SqlError(q.pos, 'SELECT DISTINCT is not supported: use GROUP BY with an aggregate');
   const grouped = q.groupBy.length > 0 || q.items.some((i) => containsAggregate(i.expr));
-  return grouped ? compileAggregate(q, input, ctx) : project(input, q.items, q.pos);
+  const out = grouped ? compileAggregate(q, input, ctx) : project(input, q.items, q.pos);
+  // SELECT DISTINCT: a group aggregate keyed by every output column, without calls.
+  return q.distinct ? distinct(out, q.pos, ctx) : out;
+}
+
+/** One row per distinct row of `input` (Flink plans SELECT DISTINCT as a GroupAggregate). */
+export function distinct(input: Relation, pos: SqlPosition, ctx: QueryContext): Relation {
+  const keys = input.stream.schema.fields.map((f) => f.name);
+  const out = atPosition(pos, () => input.stream.groupBy(...(keys as never[])).aggregate({}, stateTtl(ctx))) as unknown as Stream<Row>;
+  return relation(out, input.scope.columns[0]?.qualifiers ?? [], input.scope.description);
 }
 
 /** What the join compiler (joins.ts) needs from this module. */
 function joinContext(hints: SqlSelect['hints'], ctx: QueryContext): JoinContext {
-  return { ctx, hints, compileFrom: (from) => compileFrom(from, hints, ctx), filter };
+  return { ctx, hints, compileFrom: (from) => compileFrom(from, hints, ctx), filter, compileQuery: (query) => compileQuery(query, ctx) };
 }
 
-function relation(stream: Stream<Row>, qualifiers: readonly string[], description: string): Relation {
-  return { stream, scope: scopeOf(stream.schema, description, qualifiers) };
+function relation(stream: Stream<Row>, qualifiers: readonly string[], description: string, proctime: readonly string[] = []): Relation {
+  return { stream, scope: scopeOf(stream.schema, description, qualifiers, proctime) };
+}
+
+/** The PROCTIME() attributes a relation carries (they live in the scope, not in the rows). */
+function proctimeOf(r: Relation): string[] {
+  return r.scope.columns.filter((c) => c.proctime).map((c) => c.name);
+}
+
+/** Renames a relation's columns by position (`AS t (a, b)`, a view's column list). */
+export function renameColumns(r: Relation, names: readonly (string | { readonly name: string })[], pos: SqlPosition, what: string): Relation {
+  const fields = r.stream.schema.fields;
+  const list = names.map((n) => (typeof n === 'string' ? n : n.name));
+  if (list.length !== fields.length) {
+    throw new SqlError(pos, `${what} names ${list.length} columns (${list.join(', ')}) but the query has ${fields.length} (${fields.map((f) => f.name).join(', ')})`);
+  }
+  if (fields.every((f, i) => f.name === list[i])) return r;
+  const stream = atPosition(pos, () => r.stream.calc(fields.map((f, i) => ({ name: list[i] as string, expr: { kind: 'ref', name: f.name } as Expr }))));
+  return relation(stream, r.scope.columns[0]?.qualifiers ?? [], r.scope.description, proctimeOf(r));
 }
 
 function compileFrom(from: SqlFrom, hints: SqlSelect['hints'], ctx: QueryContext): Relation {
@@ -116,17 +159,24 @@ function compileFrom(from: SqlFrom, hints: SqlSelect['hints'], ctx: QueryContext
     case 'table': {
       const view = ctx.catalog.views.get(from.name);
       if (view) {
-        const r = compileSelect(view, ctx);
-        return relation(r.stream, [from.alias ?? from.name], `view '${from.name}'`);
+        let r = compileQuery(view.query, ctx);
+        if (view.columns) r = renameColumns(r, view.columns, view.pos, `view '${from.name}'`);
+        if (from.columns) r = renameColumns(r, from.columns, from.pos, `alias '${from.alias ?? from.name}'`);
+        return relation(r.stream, [from.alias ?? from.name], `view '${from.name}'`, proctimeOf(r));
       }
-      const r = ctx.source(from.name, from.pos);
+      let r = ctx.source(from.name, from.pos);
+      if (from.columns) r = renameColumns(r, from.columns, from.pos, `alias '${from.alias ?? from.name}'`);
       const qualifiers = from.alias ? [from.alias, from.name] : [from.name];
       return { stream: r.stream, scope: { ...r.scope, columns: r.scope.columns.map((c) => ({ ...c, qualifiers })) } };
     }
     case 'subquery': {
-      const r = compileSelect(from.query, ctx);
-      return relation(r.stream, from.alias ? [from.alias] : [], from.alias ? `subquery '${from.alias}'` : 'subquery');
+      let r = compileQuery(from.query, ctx);
+      if (from.columns) r = renameColumns(r, from.columns, from.pos, `alias '${from.alias ?? 'subquery'}'`);
+      return relation(r.stream, from.alias ? [from.alias] : [], from.alias ? `subquery '${from.alias}'` : 'subquery', proctimeOf(r));
     }
+    case 'unnest':
+    case 'lateral':
+      throw new SqlError(from.pos, `${from.k === 'unnest' ? 'UNNEST' : 'LATERAL TABLE'} must be the right side of a CROSS JOIN, a comma join or a LEFT JOIN … ON TRUE`);
     case 'tvf':
       return compileWindowTvf(from, hints, ctx);
     case 'join':
@@ -260,7 +310,6 @@ function compileAggregate(q: SqlSelect, input: Relation, ctx: QueryContext): Rel
     collect(item.expr, isAggregateCall(item.expr) ? itemName(item, i) : undefined);
   });
   if (q.having) collect(q.having, undefined);
-  if (Object.keys(aggregates).length === 0) throw new SqlError(q.pos, 'GROUP BY without an aggregate call is not supported: add e.g. COUNT(*)');
   const aggIn = new StreamClass<Row>(aggStream.pipeline, aggStream.node);
   const out = atPosition(q.pos, () => aggIn.groupBy(...keyNames).aggregate(aggregates, atPosition(q.pos, () => stateTtl(ctx)))) as Stream<Row>;
   // Group keys stay reachable by their qualified names (`SELECT b.k … GROUP BY b.k`).

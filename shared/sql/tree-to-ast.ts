@@ -273,7 +273,18 @@ export class TreeToAst {
         // parser.ts reads NOT NULL as part of the type only before PRIMARY KEY.
         const constraints = rules(def, 'columnConstraint');
         if (constraints.some((c, k) => k < constraints.length - 1 && tokenTexts(c)[0]?.toUpperCase() === 'PRIMARY')) unsupported(def);
-        return { name: name.name, type: typeText(typeTokens), ...(metadata ? { metadata } : {}), ...(primaryKey ? { primaryKey } : {}), pos: name.pos };
+        const keyNode = metadata ? rules(def, 'metadataKey')[0] : undefined;
+        const metadataKey = keyNode ? stringOf(keyNode) : undefined;
+        const virtual = metadata && hasWord(def, 'VIRTUAL');
+        return {
+          name: name.name,
+          type: typeText(typeTokens),
+          ...(metadata ? { metadata } : {}),
+          ...(metadataKey !== undefined ? { metadataKey } : {}),
+          ...(virtual ? { virtual } : {}),
+          ...(primaryKey ? { primaryKey } : {}),
+          pos: name.pos,
+        };
       }
       default:
         return unsupported(def);
@@ -572,7 +583,7 @@ export class TreeToAst {
   /** The WHERE condition of a single `SELECT … WHERE cond` statement. */
   whereOf(n: ParserRuleContext): SqlExpr {
     const stmt = this.statement(n);
-    if (stmt?.k !== 'select' || !stmt.query.where) return unsupported(n, 'no WHERE');
+    if (stmt?.k !== 'select' || stmt.query.k !== 'select' || !stmt.query.where) return unsupported(n, 'no WHERE');
     return stmt.query.where;
   }
 
