@@ -21,6 +21,7 @@ import { createMapOperator } from './map/map-operator.ts';
 import { createRankOperator } from './rank/rank-operator.ts';
 import type { Operator } from './operator.ts';
 import { createUnionOperator } from './union/union-operator.ts';
+import { createOverAggregateOperator } from './over/over-aggregate.ts';
 import { PlanError } from '../core/errors.ts';
 import { createWindowAggregateOperator, createWindowProcessOperator, type WindowProcessFunction } from './window/index.ts';
 import { createWindowDeduplicateOperator, createWindowRankOperator, createWindowTableFunctionOperator } from './window-rank/index.ts';
@@ -139,6 +140,8 @@ export function createOperator(op: JobOperator, code: UserCode): Operator {
       return createRankOperator(op.spec, op.inputSchema);
     case 'Deduplicate':
       return createDeduplicateOperator(op.spec, op.inputSchema);
+    case 'OverAggregate':
+      return createOverAggregateOperator(op.spec, op.inputSchema);
     case 'WindowAggregate':
       return createWindowAggregateOperator(op.spec, op.inputSchema);
     case 'WindowProcess': {

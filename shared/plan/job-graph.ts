@@ -32,6 +32,7 @@ import type { WindowTableFunctionSpec } from '../operators/window-rank/window-ta
 import type { LookupJoinSpec } from '../lookup/lookup-join-spec.ts';
 import type { IntervalJoinSpec, StreamingJoinSpec, TemporalJoinSpec, WindowJoinSpec } from '../operators/join/index.ts';
 import type { UnionSpec } from '../operators/union/union-operator.ts';
+import type { OverAggregateSpec } from '../operators/over/over-aggregate.ts';
 import { windowOperator, lateSinksOf } from './window-job.ts';
 import { isTwoInput, type ExchangeNode, type TwoInputNode } from './logical.ts';
 
@@ -68,6 +69,8 @@ export interface OperatorSpecs {
   };
   Rank: RankSpec;
   Deduplicate: DeduplicateSpec;
+  /** OVER aggregation (ROWS / RANGE frames ending at the current row). */
+  OverAggregate: OverAggregateSpec;
   /** Window aggregation (TUMBLE / HOP / CUMULATE / SESSION, triggers, lateness). */
   WindowAggregate: WindowAggregateSpec;
   /** Full window function: the window spec plus the user function's registry reference. */
@@ -351,6 +354,12 @@ function toJobOperator(node: LogicalNode, plan: PlannedPipeline): JobOperator {
           ...(node.stateTtlMs !== undefined ? { stateTtlMs: node.stateTtlMs } : {}),
           ...(node.cacheSize !== undefined ? { cacheSize: node.cacheSize } : {}),
         },
+      };
+    case 'OverAggregate':
+      return {
+        ...common,
+        type: 'OverAggregate',
+        spec: { partitionBy: node.partitionBy, orderBy: node.orderBy, timeDomain: node.timeDomain, frame: node.frame, aggCalls: node.aggCalls },
       };
     case 'Deduplicate':
       return {

@@ -63,6 +63,8 @@ export function requiredDistribution(node: LogicalNode): Distribution | undefine
       return byKeys(node.partitionBy);
     case 'Deduplicate':
       return byKeys(node.keys);
+    case 'OverAggregate':
+      return byKeys(node.partitionBy);
     case 'WindowAggregate':
     case 'WindowProcess':
       // SESSION partition columns are part of the group key (checked by the operator), and the
@@ -305,6 +307,13 @@ function deriveTraits(node: LogicalNode, traits: ReadonlyMap<LogicalNode, NodeTr
       if (top1) keys.push(node.partitionBy);
       for (const k of t.upsertKeys) if (node.partitionBy.every((p) => k.includes(p))) keys.push(k);
       return { changelogMode: RETRACT, upsertKeys: keys, distribution: undefined };
+    }
+    case 'OverAggregate': {
+      const t = inputTraits(node.input);
+      if (!(t.changelogMode.length === 1 && t.changelogMode[0] === '+I')) {
+        throw new PlanError(`OverAggregate #${node.id} doesn't support consuming update and delete changes, but its input emits [${t.changelogMode.join(', ')}]`);
+      }
+      return { changelogMode: INSERT_ONLY, upsertKeys: t.upsertKeys, distribution: undefined };
     }
     case 'Deduplicate': {
       const insertOnly = node.keep === 'first' && node.orderColumn === undefined;

@@ -18,8 +18,8 @@ import { lookupJoinOutputSchema, type LookupOutputColumn } from '../lookup/looku
 import type { LookupJoinNode, LookupSourceDescriptor, WindowSpec } from '../plan/logical.ts';
 import { windowTableFunctionOutputSchema } from '../operators/window-rank/window-table-function.ts';
 import { windowSpecOf, windowedSchema } from './windows.ts';
-import type { SqlExpr, SqlFrom, SqlQuery, SqlSelect, SqlSelectItem } from './ast.ts';
-import type { Catalog } from './catalog.ts';
+import type { SqlExpr, SqlFrame, SqlFrom, SqlQuery, SqlSelect, SqlSelectItem } from './ast.ts';
+import { intervalMs, type Catalog } from './catalog.ts';
 import type { LookupTableSpec } from './connectors.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { compileExpr, exprKey, isAggregateCall, resolveColumn, scopeOf, type Scope, type ScopeColumn } from './expressions.ts';
@@ -116,7 +116,9 @@ export function compileSelect(query: SqlSelect, ctx: QueryContext): Relation {
     for (const s of subqueries) input = semiJoin(input, s, jc);
   }
   const grouped = q.groupBy.length > 0 || q.items.some((i) => containsAggregate(i.expr));
-  const out = grouped ? compileAggregate(q, input, ctx) : project(input, q.items, q.pos);
+  const overCalls = q.items.some((i) => containsOver(i.expr));
+  if (grouped && overCalls) throw new SqlError(q.pos, 'OVER aggregates in a GROUP BY query are not supported: aggregate in a subquery first');
+  const out = grouped ? compileAggregate(q, input, ctx) : overCalls ? compileOver(q, input) : project(input, q.items, q.pos);
   // SELECT DISTINCT: a group aggregate keyed by every output column, without calls.
   return q.distinct ? distinct(out, q.pos, ctx) : out;
 }
@@ -243,6 +245,92 @@ function project(input: Relation, items: readonly SqlSelectItem[], pos: SqlPosit
   if (identity) return input.window ? input : relation(input.stream, input.scope.columns[0]?.qualifiers ?? [], input.scope.description);
   const stream = atPosition(pos, () => input.stream.calc(projection));
   return relation(stream, [], 'query');
+}
+
+function containsOver(e: SqlExpr): boolean {
+  if (e.k === 'call' && e.over !== undefined && OVER_AGGREGATES.has(e.name)) return true;
+  return children(e).some(containsOver);
+}
+
+const OVER_AGGREGATES = new Set(['COUNT', 'SUM', 'MIN', 'MAX', 'AVG']);
+
+/**
+ * `agg(…) OVER (PARTITION BY … ORDER BY time [ROWS | RANGE frame])` in the select list →
+ * OverAggregate, then the projection of the select items (Flink's LogicalWindow → OverAggregate).
+ * All OVER calls of a query share one window, as Flink requires.
+ */
+function compileOver(q: SqlSelect, input: Relation): Relation {
+  type OverCall = Extract<SqlExpr, { k: 'call' }> & { over: NonNullable<Extract<SqlExpr, { k: 'call' }>['over']> };
+  const calls: OverCall[] = [];
+  const collect = (e: SqlExpr): void => {
+    if (e.k === 'call' && e.over !== undefined && OVER_AGGREGATES.has(e.name)) calls.push(e as OverCall);
+    else children(e).forEach(collect);
+  };
+  q.items.forEach((i) => collect(i.expr));
+  const first = calls[0] as OverCall;
+  const windowKey = (c: OverCall): string => exprKey({ k: 'call', name: 'W', args: [...c.over.partitionBy, ...c.over.orderBy.map((o) => o.expr)], distinct: false, star: false, pos: c.pos }) + JSON.stringify(c.over.frame ?? null, (k, v: unknown) => (k === 'pos' ? undefined : v)) + c.over.orderBy.map((o) => o.direction).join();
+  for (const c of calls) {
+    if (windowKey(c) !== windowKey(first)) throw new SqlError(c.pos, 'all OVER aggregates of a query must use the same window (PARTITION BY, ORDER BY and frame)');
+  }
+  const over = first.over;
+  const partitionBy = over.partitionBy.map((p) => {
+    if (p.k !== 'id') throw new SqlError(p.pos, 'OVER PARTITION BY takes columns');
+    return resolveColumn(input.scope, p.parts, p.pos).field;
+  });
+  const order = over.orderBy[0];
+  if (!order || over.orderBy.length > 1) throw new SqlError(first.pos, 'an OVER aggregate needs ORDER BY one time attribute (a rowtime or PROCTIME() column)');
+  if (order.direction !== 'ASC') throw new SqlError(order.expr.pos, 'OVER windows are ordered by a time attribute ascending');
+  if (order.expr.k !== 'id') throw new SqlError(order.expr.pos, 'OVER ORDER BY takes a time attribute column');
+  const time = resolveColumn(input.scope, order.expr.parts, order.expr.pos);
+  const field = input.scope.schema.fields.find((f) => f.name === time.field);
+  const timeDomain = time.proctime ? 'processing' : 'event';
+  if (!time.proctime && field?.timeAttribute !== 'rowtime') {
+    throw new SqlError(order.expr.pos, `OVER windows can only be ordered by a time attribute ascending; '${time.name}' is not a rowtime or PROCTIME() attribute`);
+  }
+  const frame = overFrame(over.frame);
+  const aggregates: Record<string, AggregateSpec> = {};
+  const names = new Map<string, string>();
+  calls.forEach((c) => {
+    const key = exprKey({ ...c, over: undefined } as SqlExpr);
+    if (names.has(key)) return;
+    const name = `w0$o${names.size}`;
+    if (c.args.length > 1) throw new SqlError(c.pos, `${c.name} takes one argument`);
+    if (c.distinct) throw new SqlError(c.pos, `${c.name}(DISTINCT …) OVER is not supported yet`);
+    const arg = c.args[0] ? compileExpr(c.args[0], input.scope) : undefined;
+    const filterExpr = c.filter ? compileExpr(c.filter, input.scope) : undefined;
+    aggregates[name] = { fn: c.name as AggregateSpec['fn'], ...(arg ? { arg: arg.kind === 'ref' ? arg.name : arg } : {}), distinct: false, ...(filterExpr ? { filter: filterExpr } : {}) };
+    names.set(key, name);
+  });
+  const stream = atPosition(first.pos, () =>
+    input.stream.over({ partitionBy, orderBy: time.field, timeDomain, ...(frame ? { frame } : {}), aggregates }),
+  ) as unknown as Stream<Row>;
+  // The w0$oN columns are reached through the hooks only (`*` stays the input's columns).
+  const rel: Relation = { stream, scope: { ...input.scope, schema: stream.schema } };
+  const hooks = {
+    replace: (e: SqlExpr): Expr | undefined => {
+      if (e.k !== 'call' || e.over === undefined) return undefined;
+      const name = names.get(exprKey({ ...e, over: undefined } as SqlExpr));
+      return name !== undefined ? { kind: 'ref', name } : undefined;
+    },
+  };
+  return project(rel, q.items, q.pos, hooks);
+}
+
+/** The API frame of an OVER clause: Flink supports frames ending at CURRENT ROW. */
+function overFrame(frame: SqlFrame | undefined): { rows: number | 'unbounded' } | { range: number | 'unbounded' } | undefined {
+  if (frame === undefined) return undefined;
+  if (frame.end.k !== 'currentRow') throw new SqlError(frame.pos, 'OVER frames must end at CURRENT ROW (Flink supports no FOLLOWING bound)');
+  const start = frame.start;
+  if (start.k === 'unboundedPreceding') return frame.unit === 'ROWS' ? { rows: 'unbounded' } : { range: 'unbounded' };
+  if (start.k === 'currentRow') return frame.unit === 'ROWS' ? { rows: 0 } : { range: 0 };
+  if (start.k !== 'preceding') throw new SqlError(frame.pos, 'an OVER frame starts at UNBOUNDED PRECEDING, n PRECEDING or CURRENT ROW');
+  const offset = start.offset;
+  if (frame.unit === 'ROWS') {
+    if (offset.k !== 'num' || !/^\d+$/.test(offset.text)) throw new SqlError(offset.pos, 'ROWS n PRECEDING takes a non-negative integer');
+    return { rows: Number(offset.text) };
+  }
+  if (offset.k !== 'interval') throw new SqlError(offset.pos, "RANGE … PRECEDING over a time attribute takes an INTERVAL, e.g. INTERVAL '1' MINUTE");
+  return { range: intervalMs(offset) };
 }
 
 function containsAggregate(e: SqlExpr): boolean {
