@@ -20,7 +20,7 @@ import { addTable, type Catalog } from './catalog.ts';
 import type { LookupTableSpec } from './connectors.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { compileExpr, scopeOf } from './expressions.ts';
-import { parseScript } from './grammar-check.ts';
+import { readScript } from './reader/read-script.ts';
 import { compileQuery, type QueryContext, type Relation } from './query.ts';
 import type { SqlStatement } from './ast.ts';
 import { createDatagen } from './datagen.ts';
@@ -32,11 +32,6 @@ export interface CompileSqlOptions {
   readonly inputs?: ReadonlyMap<string, string>;
   /** Pipeline name. @default 'sql' */
   readonly name?: string;
-  /**
-   * Reject scripts dt-sql-parser's Flink grammar rejects. When false, such a script is read by
-   * the hand-written parser.ts instead of failing. @default true
-   */
-  readonly grammarCheck?: boolean;
   /**
    * Accept a script of declarations only (CREATE, SET) — the SQL shell checks each DDL
    * statement this way. @default false: such a script has nothing to run, an error
@@ -69,7 +64,7 @@ export interface SqlProgram {
  *   unsupported constructs.
  */
 export function compileSql(text: string, options: CompileSqlOptions = {}): SqlProgram {
-  const statements = parseScript(text, { grammarCheck: options.grammarCheck !== false });
+  const statements = readScript(text);
   const pipeline = new Pipeline(options.name ?? 'sql');
   const catalog: Catalog = { tables: new Map(), views: new Map() };
   const sources: SourceNode[] = [];
@@ -110,9 +105,15 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
       case 'insert':
         sinks.push(insertInto(ctx, stmt, compileQuery(stmt.query, ctx)));
         break;
+      case 'statementSet':
+        // The INSERTs of a statement set run as one job, as every INSERT of a script does here.
+        for (const insert of stmt.inserts) sinks.push(insertInto(ctx, insert, compileQuery(insert.query, ctx)));
+        break;
+      default:
+        throw new SqlError(stmt.pos, `${statementName(stmt)} is not supported yet`);
     }
   }
-  if (!options.allowNoQuery && statements.every((s) => s.k !== 'select' && s.k !== 'insert')) {
+  if (!options.allowNoQuery && statements.every((s) => s.k !== 'select' && s.k !== 'insert' && s.k !== 'statementSet')) {
     throw new SqlError({ line: 1, column: 1 }, 'the script has no INSERT INTO or SELECT statement: nothing to run');
   }
   return { pipeline, sources, sinks, lookupTables: ctx.lookups, settings, warnings: ctx.warnings, statements };
@@ -261,5 +262,21 @@ export function compileSqlFile(path: string, options: Omit<CompileSqlOptions, 'n
       throw wrapped;
     }
     throw e;
+  }
+}
+
+/** What users call a statement kind, for errors about it. */
+function statementName(stmt: SqlStatement): string {
+  switch (stmt.k) {
+    case 'createFunction':
+      return 'CREATE FUNCTION';
+    case 'statementSet':
+      return 'STATEMENT SET';
+    case 'explain':
+      return 'EXPLAIN';
+    case 'reset':
+      return 'RESET';
+    default:
+      return stmt.k;
   }
 }

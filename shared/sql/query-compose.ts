@@ -38,7 +38,7 @@ export function withCtes(query: Extract<SqlQuery, { k: 'with' }>, ctx: QueryCont
 }
 
 function viewOf(cte: SqlCte): CatalogView {
-  return { query: cte.query, pos: cte.pos, ...(cte.columns ? { columns: cte.columns } : {}) };
+  return { query: cte.query, pos: cte.pos, ...(cte.columns ? { columns: cte.columns.map((c) => c.name) } : {}) };
 }
 
 const valuesCount = new WeakMap<object, number>();
@@ -144,7 +144,7 @@ export function compileSetOp(query: Extract<SqlQuery, { k: 'setOp' }>, ctx: Quer
  * ORDER BY alone must start with a time attribute ascending (Flink's TemporalSort), which is
  * not supported yet; other orders are rejected with Flink's message.
  */
-export function compileOrderBy(query: Extract<SqlQuery, { k: 'orderBy' }>, ctx: QueryContext, compile: Compile): Relation {
+export function compileOrderBy(query: Extract<SqlQuery, { k: 'ordered' }>, ctx: QueryContext, compile: Compile): Relation {
   const input = compile(query.query, ctx);
   const count = (e: SqlExpr | undefined, what: string): number | undefined => {
     if (e === undefined) return undefined;

@@ -18,7 +18,7 @@ import { lookupJoinOutputSchema, type LookupOutputColumn } from '../lookup/looku
 import type { LookupJoinNode, LookupSourceDescriptor, WindowSpec } from '../plan/logical.ts';
 import { windowTableFunctionOutputSchema } from '../operators/window-rank/window-table-function.ts';
 import { windowSpecOf, windowedSchema } from './windows.ts';
-import type { SqlExpr, SqlFrame, SqlFrom, SqlQuery, SqlSelect, SqlSelectItem } from './ast.ts';
+import type { SqlExpr, SqlFrom, SqlOver, SqlQuery, SqlSelect, SqlSelectItem } from './ast.ts';
 import { intervalMs, type Catalog } from './catalog.ts';
 import type { LookupTableSpec } from './connectors.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
@@ -85,7 +85,7 @@ export function compileQuery(query: SqlQuery, ctx: QueryContext): Relation {
       return compileValues(query, ctx);
     case 'setOp':
       return compileSetOp(query, ctx, compileQuery);
-    case 'orderBy':
+    case 'ordered':
       return compileOrderBy(query, ctx, compileQuery);
   }
 }
@@ -177,10 +177,14 @@ function compileFrom(from: SqlFrom, hints: SqlSelect['hints'], ctx: QueryContext
       return relation(r.stream, from.alias ? [from.alias] : [], from.alias ? `subquery '${from.alias}'` : 'subquery', proctimeOf(r));
     }
     case 'unnest':
-    case 'lateral':
-      throw new SqlError(from.pos, `${from.k === 'unnest' ? 'UNNEST' : 'LATERAL TABLE'} must be the right side of a CROSS JOIN, a comma join or a LEFT JOIN … ON TRUE`);
+    case 'tableFunction':
+      throw new SqlError(from.pos, `${from.k === 'unnest' ? 'UNNEST' : 'a table function'} must be the right side of a CROSS JOIN, a comma join or a LEFT JOIN … ON TRUE`);
     case 'tvf':
       return compileWindowTvf(from, hints, ctx);
+    case 'tableFunction':
+      throw new SqlError(from.pos, `${from.lateral ? 'LATERAL ' : ''}TABLE(${from.call.name}(…)) is not supported yet`);
+    case 'unnest':
+      throw new SqlError(from.pos, 'UNNEST is not supported yet');
     case 'join':
       if (from.systemTime === undefined) return compileJoin(from, [], joinContext(hints, ctx)).relation;
       return compileTimeTravelJoin(from, hints, ctx);
@@ -317,14 +321,14 @@ function compileOver(q: SqlSelect, input: Relation): Relation {
 }
 
 /** The API frame of an OVER clause: Flink supports frames ending at CURRENT ROW. */
-function overFrame(frame: SqlFrame | undefined): { rows: number | 'unbounded' } | { range: number | 'unbounded' } | undefined {
+function overFrame(frame: SqlOver['frame']): { rows: number | 'unbounded' } | { range: number | 'unbounded' } | undefined {
   if (frame === undefined) return undefined;
-  if (frame.end.k !== 'currentRow') throw new SqlError(frame.pos, 'OVER frames must end at CURRENT ROW (Flink supports no FOLLOWING bound)');
+  if (frame.end.kind !== 'CURRENT ROW') throw new SqlError(frame.end.pos, 'OVER frames must end at CURRENT ROW (Flink supports no FOLLOWING bound)');
   const start = frame.start;
-  if (start.k === 'unboundedPreceding') return frame.unit === 'ROWS' ? { rows: 'unbounded' } : { range: 'unbounded' };
-  if (start.k === 'currentRow') return frame.unit === 'ROWS' ? { rows: 0 } : { range: 0 };
-  if (start.k !== 'preceding') throw new SqlError(frame.pos, 'an OVER frame starts at UNBOUNDED PRECEDING, n PRECEDING or CURRENT ROW');
+  if (start.kind === 'UNBOUNDED PRECEDING') return frame.unit === 'ROWS' ? { rows: 'unbounded' } : { range: 'unbounded' };
+  if (start.kind === 'CURRENT ROW') return frame.unit === 'ROWS' ? { rows: 0 } : { range: 0 };
   const offset = start.offset;
+  if (start.kind !== 'PRECEDING' || offset === undefined) throw new SqlError(start.pos, 'an OVER frame starts at UNBOUNDED PRECEDING, n PRECEDING or CURRENT ROW');
   if (frame.unit === 'ROWS') {
     if (offset.k !== 'num' || !/^\d+$/.test(offset.text)) throw new SqlError(offset.pos, 'ROWS n PRECEDING takes a non-negative integer');
     return { rows: Number(offset.text) };
