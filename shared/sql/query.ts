@@ -176,9 +176,6 @@ function compileFrom(from: SqlFrom, hints: SqlSelect['hints'], ctx: QueryContext
       if (from.columns) r = renameColumns(r, from.columns, from.pos, `alias '${from.alias ?? 'subquery'}'`);
       return relation(r.stream, from.alias ? [from.alias] : [], from.alias ? `subquery '${from.alias}'` : 'subquery', proctimeOf(r));
     }
-    case 'unnest':
-    case 'tableFunction':
-      throw new SqlError(from.pos, `${from.k === 'unnest' ? 'UNNEST' : 'a table function'} must be the right side of a CROSS JOIN, a comma join or a LEFT JOIN … ON TRUE`);
     case 'tvf':
       return compileWindowTvf(from, hints, ctx);
     case 'tableFunction':
