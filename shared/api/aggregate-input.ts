@@ -15,7 +15,7 @@ import type { Stream } from './stream.ts';
  * time column), then the calls' arguments and filters — and returns the aggregate's input and
  * its calls. When the projection would be the identity, the input is returned unchanged.
  *
- * @throws PlanError for no calls, an unknown column, or a call named like a key.
+ * @throws PlanError for no calls and no keys, an unknown column, or a call named like a key.
  */
 export function aggregateInput<T>(
   input: Stream<T>,
@@ -24,7 +24,8 @@ export function aggregateInput<T>(
   keep: readonly string[] = [],
 ): { aggInput: Stream<T> | Stream<Row>; calls: AggCall[] } {
   const entries = Object.entries(aggregates);
-  if (entries.length === 0) throw new PlanError('aggregate needs at least one aggregate call');
+  // Keys without calls are a DISTINCT (one row per group); no keys and no calls is nothing.
+  if (entries.length === 0 && keys.length === 0) throw new PlanError('aggregate needs a group key or an aggregate call');
   const projection: { name: string; expr: Expr }[] = keys.map((k) => ({ name: k, expr: { kind: 'ref', name: k } }));
   const columnFor = (expr: Expr): string => {
     if (expr.kind === 'ref') {

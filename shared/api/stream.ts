@@ -20,6 +20,7 @@ import { lookupJoinOutputSchema, type LookupOutputColumn } from '../lookup/looku
 import { LookupTable, lookupKeys, lookupOutput, type LookupColumns, type LookupJoined, type LookupJoinOptions } from './lookup-table.ts';
 import { buildJoin, intervalJoin as intervalJoinNode, temporalJoin as temporalJoinNode, type JoinKeyPair } from './joins.ts';
 import type { Duration } from './windows.ts';
+import { overAggregateOutputSchema, type OverFrame } from '../operators/over/over-aggregate.ts';
 import { parseDuration } from './windows.ts';
 
 /** Options of {@link Stream.sinkTo}. */
@@ -44,6 +45,73 @@ export class Stream<T> {
   /** The stream's schema. */
   get schema(): Schema {
     return this.node.schema;
+  }
+
+  /**
+   * OVER aggregation (Flink's OverAggregate): every row with `aggregates` over its frame — the
+   * rows of its partition up to it in `orderBy` time order — appended, e.g. a running total
+   * (`frame` absent: RANGE UNBOUNDED PRECEDING) or a moving average over the last rows
+   * (`{ rows: 2 }`: ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) or time (`{ range: '1 min' }`).
+   * In event time (the default: `orderBy` is a rowtime column) rows come out when the watermark
+   * passes them; `timeDomain: 'processing'` processes each row as it arrives.
+   *
+   * @throws PlanError for an unknown column, an `orderBy` that is not a TIMESTAMP in event
+   *   time, or an invalid frame.
+   */
+  over<A extends Readonly<Record<string, AggregateSpec>>>(options: OverOptions<T, A>): Stream<T & { [N in keyof A]: A[N] extends AggregateSpec<infer R> ? R : Value }> {
+    const partitionBy = [...(options.partitionBy ?? [])] as string[];
+    const timeDomain = options.timeDomain ?? 'event';
+    const f = options.frame;
+    const frame: OverFrame =
+      f === undefined || (('rows' in f ? f.rows : f.range) === 'unbounded')
+        ? { unit: f !== undefined && 'rows' in f ? 'ROWS' : 'RANGE' }
+        : 'rows' in f
+          ? { unit: 'ROWS', preceding: f.rows as number }
+          : { unit: 'RANGE', preceding: parseDuration(f.range as Duration, 'over frame range') };
+    const keep = this.schema.fields.map((x) => x.name).filter((n) => !partitionBy.includes(n));
+    const { aggInput, calls } = aggregateInput(this, partitionBy, options.aggregates, keep);
+    const spec = { partitionBy, orderBy: options.orderBy, timeDomain, frame, aggCalls: calls };
+    const over = new Stream<Row>(this.pipeline, {
+      type: 'OverAggregate',
+      id: this.pipeline.nextId(),
+      input: aggInput.node,
+      ...spec,
+      schema: overAggregateOutputSchema(spec, aggInput.schema),
+    });
+    // The projected argument columns ($fN) are the aggregate's own: keep the input's and the results.
+    const names = [...this.schema.fields.map((x) => x.name), ...calls.map((c) => c.name)];
+    const same = over.schema.fields.length === names.length && over.schema.fields.every((x, i) => x.name === names[i]);
+    return (!same ? over.calc(names.map((name) => ({ name, expr: { kind: 'ref', name } as Expr }))) : over) as never;
+  }
+
+  /**
+   * `UNION ALL`: the rows of this stream and of `other`, which must have the same column names
+   * and types (project it first); changelog kinds are kept.
+   *
+   * @throws PlanError naming the first column that differs.
+   */
+  unionAll(other: Stream<T>): Stream<T> {
+    if (other.pipeline !== this.pipeline) throw new PlanError('union: both streams must belong to the same pipeline');
+    const a = this.schema.fields;
+    const b = other.schema.fields;
+    if (a.length !== b.length) throw new PlanError(`union: the inputs have ${a.length} and ${b.length} columns (${a.map((f) => f.name).join(', ')} / ${b.map((f) => f.name).join(', ')})`);
+    a.forEach((f, i) => {
+      const g = b[i] as Field;
+      if (f.name !== g.name || f.type.root !== g.type.root) {
+        throw new PlanError(`union: column ${i + 1} is '${f.name}' ${f.type.root} on the left and '${g.name}' ${g.type.root} on the right`);
+      }
+    });
+    const keys = a.map((f) => f.name);
+    const fields = a.map((f, i) => ({ name: f.name, type: { ...f.type, nullable: f.type.nullable || (b[i] as Field).type.nullable } }));
+    return new Stream(this.pipeline, {
+      type: 'Union',
+      id: this.pipeline.nextId(),
+      left: this.node,
+      right: other.node,
+      leftKeys: keys,
+      rightKeys: keys,
+      schema: { fields },
+    });
   }
 
   /** Keeps rows for which the predicate is TRUE (an expression, or a function of the row). */
@@ -542,6 +610,18 @@ export interface AggregateOptions {
 type AggregateRow<T, K extends keyof T, A> = { [P in K]: T[P] } & {
   [N in keyof A]: A[N] extends AggregateSpec<infer R> ? R : Value;
 };
+
+/** Options of {@link Stream.over}. */
+export interface OverOptions<T, A> {
+  readonly partitionBy?: readonly (keyof T & string)[];
+  /** The time attribute ordering each partition (a rowtime column in event time). */
+  readonly orderBy: string;
+  /** @default 'event' */
+  readonly timeDomain?: 'event' | 'processing';
+  /** Rows or time before the current row in its frame; absent: every earlier row (RANGE UNBOUNDED PRECEDING). */
+  readonly frame?: { readonly rows: number | 'unbounded' } | { readonly range: Duration | 'unbounded' };
+  readonly aggregates: A;
+}
 
 /** A grouped stream waiting for its aggregate calls. */
 export class GroupedStream<T, K extends keyof T & string> {

@@ -215,16 +215,14 @@ export class WindowedStream<T> {
     });
   }
 
-  withWindowColumns(options: { readonly lateSink?: LateSinkOption } = {}): Stream<T & WindowColumns> {
+  withWindowColumns(): Stream<T & WindowColumns> {
     this.requireEventTime('window table function');
     const input = this.stream;
-    const lateSink = this.lateSinkOf(options.lateSink);
     return new Stream(input.pipeline, {
       type: 'WindowTableFunction',
       id: input.pipeline.nextId(),
       input: input.node,
       window: this.window,
-      ...(lateSink ? { lateSink } : {}),
       schema: windowTableFunctionOutputSchema({ window: this.window }, input.schema),
     });
   }
@@ -240,9 +238,11 @@ export class WindowedStream<T> {
     if (this.window.type === 'SESSION') {
       throw new PlanError('window rank over SESSION windows is not supported: aggregate the session first, then rank its rows by window_start, window_end');
     }
-    const tvf = this.withWindowColumns(options.lateSink !== undefined ? { lateSink: options.lateSink } : {});
+    // The TVF assigns every row its windows; lateness is the rank's (its late rows go to lateSink).
+    const lateSink = this.lateSinkOf(options.lateSink);
+    const tvf = this.withWindowColumns();
     const { lateSink: _late, ...rankOptions } = options;
-    return windowRank(tvf, this.window, rankOptions as WindowRankOptions<T & WindowColumns>) as never;
+    return windowRank(tvf, this.window, rankOptions as WindowRankOptions<T & WindowColumns>, lateSink) as never;
   }
 
   /** `rank` with the range `1..n`: the top `n` rows of each window (and partition). */
@@ -259,7 +259,8 @@ export class WindowedStream<T> {
    */
   deduplicate(options: WindowDeduplicateOptions<T>): Stream<T & WindowColumns> {
     if (this.window.type === 'SESSION') throw new PlanError('window deduplication over SESSION windows is not supported');
-    const input = this.withWindowColumns(options.lateSink !== undefined ? { lateSink: options.lateSink } : {});
+    const lateSink = this.lateSinkOf(options.lateSink);
+    const input = this.withWindowColumns();
     const partitionBy = [...(options.partitionBy ?? [])];
     for (const k of partitionBy) requireColumn(input.schema, k, 'window deduplicate partitionBy');
     const spec = {
@@ -275,6 +276,7 @@ export class WindowedStream<T> {
       input: input.node,
       ...spec,
       window: this.window,
+      ...(lateSink ? { lateSink } : {}),
       schema: windowDeduplicateOutputSchema(spec, input.schema),
     });
   }
@@ -364,7 +366,7 @@ export function windowOfNode(node: LogicalNode): WindowSpec | undefined {
  *
  * @throws PlanError for unknown columns, an empty ORDER BY, or a non-constant range.
  */
-export function windowRank<T>(input: Stream<T>, window: WindowSpec | undefined, options: WindowRankOptions<T>): Stream<Row> {
+export function windowRank<T>(input: Stream<T>, window: WindowSpec | undefined, options: WindowRankOptions<T>, lateSink?: LateSinkSpec): Stream<Row> {
   const partitionBy = [...(options.partitionBy ?? [])].filter((k) => k !== WINDOW_START_COLUMN && k !== WINDOW_END_COLUMN);
   for (const k of partitionBy) requireColumn(input.schema, k, 'window rank partitionBy');
   if (options.orderBy.length === 0) throw new PlanError('window rank needs at least one orderBy column');
@@ -386,6 +388,7 @@ export function windowRank<T>(input: Stream<T>, window: WindowSpec | undefined, 
     input: input.node,
     ...spec,
     ...(window ? { window } : {}),
+    ...(lateSink ? { lateSink } : {}),
     schema: windowRankOutputSchema(spec, input.schema),
   });
 }

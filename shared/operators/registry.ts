@@ -20,6 +20,8 @@ import { createDeduplicateOperator } from './dedup/deduplicate-operator.ts';
 import { createMapOperator } from './map/map-operator.ts';
 import { createRankOperator } from './rank/rank-operator.ts';
 import type { Operator } from './operator.ts';
+import { createUnionOperator } from './union/union-operator.ts';
+import { createOverAggregateOperator } from './over/over-aggregate.ts';
 import { PlanError } from '../core/errors.ts';
 import { createWindowAggregateOperator, createWindowProcessOperator, type WindowProcessFunction } from './window/index.ts';
 import { createWindowDeduplicateOperator, createWindowRankOperator, createWindowTableFunctionOperator } from './window-rank/index.ts';
@@ -138,6 +140,8 @@ export function createOperator(op: JobOperator, code: UserCode): Operator {
       return createRankOperator(op.spec, op.inputSchema);
     case 'Deduplicate':
       return createDeduplicateOperator(op.spec, op.inputSchema);
+    case 'OverAggregate':
+      return createOverAggregateOperator(op.spec, op.inputSchema);
     case 'WindowAggregate':
       return createWindowAggregateOperator(op.spec, op.inputSchema);
     case 'WindowProcess': {
@@ -169,5 +173,7 @@ export function createOperator(op: JobOperator, code: UserCode): Operator {
       return createTemporalJoinOperator(op.spec, code.functions as UdfRegistry);
     case 'WindowJoin':
       return createWindowJoinOperator(op.spec, code.functions as UdfRegistry);
+    case 'Union':
+      return createUnionOperator();
   }
 }

@@ -18,6 +18,7 @@ import { describeJoinNode } from './join-explain.ts';
 import type { NodeTraits, PlannedPipeline } from './planner.ts';
 import { formatDistribution } from './planner.ts';
 import { describeWindowNode } from './window-explain.ts';
+import { formatOverFrame } from '../operators/over/over-aggregate.ts';
 
 /** Options of {@link explainPlan}. */
 export interface ExplainOptions {
@@ -110,6 +111,13 @@ export function describePlanNode(node: LogicalNode): string {
         ['orderBy', fields(node.orderBy.map(formatSortField))],
         ['select', fields(outNames)],
       ])})`;
+    case 'OverAggregate':
+      return `OverAggregate(${attrs([
+        ['partitionBy', node.partitionBy.length > 0 ? fields(node.partitionBy) : undefined],
+        ['orderBy', `[${node.timeDomain === 'processing' ? `${node.orderBy} (PROCTIME)` : node.orderBy} ASC]`],
+        ['window', `[${formatOverFrame(node.frame)}]`],
+        ['select', fields([...node.input.schema.fields.map((f) => f.name), ...node.aggCalls.map(formatAggCall)])],
+      ])})`;
     case 'Deduplicate':
       return `Deduplicate(${attrs([
         ['keep', `[${node.keep === 'first' ? 'FirstRow' : 'LastRow'}]`],
@@ -136,6 +144,7 @@ export function describePlanNode(node: LogicalNode): string {
     case 'IntervalJoin':
     case 'TemporalJoin':
     case 'WindowJoin':
+    case 'Union':
       return describeJoinNode(node);
     case 'Sink':
       return `Sink(${attrs([

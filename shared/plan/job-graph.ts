@@ -31,6 +31,8 @@ import type { WindowRankSpec } from '../operators/window-rank/window-rank.ts';
 import type { WindowTableFunctionSpec } from '../operators/window-rank/window-table-function.ts';
 import type { LookupJoinSpec } from '../lookup/lookup-join-spec.ts';
 import type { IntervalJoinSpec, StreamingJoinSpec, TemporalJoinSpec, WindowJoinSpec } from '../operators/join/index.ts';
+import type { UnionSpec } from '../operators/union/union-operator.ts';
+import type { OverAggregateSpec } from '../operators/over/over-aggregate.ts';
 import { windowOperator, lateSinksOf } from './window-job.ts';
 import { isTwoInput, type ExchangeNode, type TwoInputNode } from './logical.ts';
 
@@ -67,6 +69,8 @@ export interface OperatorSpecs {
   };
   Rank: RankSpec;
   Deduplicate: DeduplicateSpec;
+  /** OVER aggregation (ROWS / RANGE frames ending at the current row). */
+  OverAggregate: OverAggregateSpec;
   /** Window aggregation (TUMBLE / HOP / CUMULATE / SESSION, triggers, lateness). */
   WindowAggregate: WindowAggregateSpec;
   /** Full window function: the window spec plus the user function's registry reference. */
@@ -87,10 +91,12 @@ export interface OperatorSpecs {
   TemporalJoin: TemporalJoinSpec;
   /** Window join (two-input). */
   WindowJoin: WindowJoinSpec;
+  /** UNION ALL (two-input): forwards the rows of both inputs. */
+  Union: UnionSpec;
 }
 
 /** Operator types with two inputs; such an operator is always the first of its stage. */
-export const TWO_INPUT_OPERATORS: ReadonlySet<keyof OperatorSpecs> = new Set(['Join', 'IntervalJoin', 'TemporalJoin', 'WindowJoin']);
+export const TWO_INPUT_OPERATORS: ReadonlySet<keyof OperatorSpecs> = new Set(['Join', 'IntervalJoin', 'TemporalJoin', 'WindowJoin', 'Union']);
 
 /**
  * A side output routed to a sink: rows the operator `operatorId` emits under `tag` (late rows
@@ -349,6 +355,12 @@ function toJobOperator(node: LogicalNode, plan: PlannedPipeline): JobOperator {
           ...(node.cacheSize !== undefined ? { cacheSize: node.cacheSize } : {}),
         },
       };
+    case 'OverAggregate':
+      return {
+        ...common,
+        type: 'OverAggregate',
+        spec: { partitionBy: node.partitionBy, orderBy: node.orderBy, timeDomain: node.timeDomain, frame: node.frame, aggCalls: node.aggCalls },
+      };
     case 'Deduplicate':
       return {
         ...common,
@@ -374,6 +386,7 @@ function toJobOperator(node: LogicalNode, plan: PlannedPipeline): JobOperator {
     case 'IntervalJoin':
     case 'TemporalJoin':
     case 'WindowJoin':
+    case 'Union':
       return joinOperator(node, common);
     default:
       throw new PlanError(`${node.type} is planned but not executable by this version of the runtime`);
@@ -431,6 +444,8 @@ function joinOperator(node: TwoInputNode, common: Omit<JobOperator, 'type' | 'sp
       };
     case 'WindowJoin':
       return { ...common, type: 'WindowJoin', spec: { ...base, joinType: node.joinType, leftWindowEndColumn: node.leftWindowEndColumn, rightWindowEndColumn: node.rightWindowEndColumn } };
+    case 'Union':
+      return { ...common, type: 'Union', spec: { schema: node.schema } };
   }
 }
 

@@ -54,6 +54,7 @@ export function describeJoinNode(node: TwoInputNode): string {
       .map(([k, v]) => `${k}=${v}`)
       .join(', ');
   const select = `[${node.schema.fields.map((f) => f.name).join(', ')}]`;
+  if (node.type === 'Union') return `Union(all=[true], union=${select})`;
   const joinType = `[${JOIN_TYPE_NAMES[node.joinType]}]`;
   const where = (c: Expr | undefined): string | undefined => (c === undefined ? undefined : `[${printExpr(c)}]`);
   switch (node.type) {

@@ -91,6 +91,8 @@ export function joinChangelogMode(node: TwoInputNode, left: ChangelogMode, right
     case 'IntervalJoin':
     case 'WindowJoin':
       return INSERT_ONLY;
+    case 'Union':
+      return unionModes(left, right);
   }
 }
 
@@ -98,6 +100,7 @@ export function joinChangelogMode(node: TwoInputNode, left: ChangelogMode, right
 export function joinTraits(node: TwoInputNode, left: NodeTraits, right: NodeTraits): NodeTraits {
   const changelogMode = joinChangelogMode(node, left.changelogMode, right.changelogMode);
   if (node.type === 'TemporalJoin') return { changelogMode, upsertKeys: left.upsertKeys, distribution: undefined };
+  // A union's rows of both sides may share any key: no upsert key survives.
   if (node.type !== 'Join') return { changelogMode, upsertKeys: [], distribution: undefined };
   const rightNames = new Map(node.right.schema.fields.map((f, i) => [f.name, joinedFieldNames(node.left.schema, node.right.schema).right[i] as string]));
   const rightKeys = right.upsertKeys.map((k) => k.map((c) => rightNames.get(c) ?? c));

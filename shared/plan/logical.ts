@@ -16,6 +16,8 @@ import type { RankStrategy } from '../operators/rank/rank-spec.ts';
 import type { WindowTriggerSpec } from '../operators/window/triggers.ts';
 import type { JoinType, OuterJoinType } from '../operators/join/join-spec.ts';
 import type { JoinInputSpec } from '../operators/join/record-state-views.ts';
+import type { AggCallSpec } from '../operators/aggregate/agg-call.ts';
+import type { OverFrame } from '../operators/over/over-aggregate.ts';
 
 /**
  * The kinds of rows a node may emit (Flink's ChangelogMode). `['+I']` is insert-only;
@@ -169,6 +171,20 @@ export interface DeduplicateNode extends NodeBase {
   /** The time attribute ordering rows; absent means processing time (arrival order). */
   readonly orderColumn?: string;
   readonly stateTtlMs?: number;
+}
+
+/**
+ * OVER aggregation (`SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS …)`): each input row with the
+ * aggregates over its frame appended; insert-only in and out.
+ */
+export interface OverAggregateNode extends NodeBase {
+  readonly type: 'OverAggregate';
+  readonly input: LogicalNode;
+  readonly partitionBy: readonly string[];
+  readonly orderBy: string;
+  readonly timeDomain: 'event' | 'processing';
+  readonly frame: OverFrame;
+  readonly aggCalls: readonly AggCallSpec[];
 }
 
 /** Join each row with a dimension table looked up by key. */
@@ -379,11 +395,20 @@ export interface WindowJoinNode extends JoinNodeBase {
   readonly rightWindow?: WindowSpec;
 }
 
-/** Nodes with two inputs: the joins. */
-export type TwoInputNode = JoinNode | IntervalJoinNode | TemporalJoinNode | WindowJoinNode;
+/**
+ * `UNION ALL` of two inputs with the same columns (Flink's Union): every row of either side,
+ * changelog kinds kept. Both sides are hashed by all columns (`leftKeys` = `rightKeys` = every
+ * column), so a row and its retraction meet in one shard whichever side they come from.
+ */
+export interface UnionNode extends JoinNodeBase {
+  readonly type: 'Union';
+}
+
+/** Nodes with two inputs: the joins and the union. */
+export type TwoInputNode = JoinNode | IntervalJoinNode | TemporalJoinNode | WindowJoinNode | UnionNode;
 
 /** Node types with two inputs. */
-export const TWO_INPUT_TYPES: ReadonlySet<LogicalNode['type']> = new Set(['Join', 'IntervalJoin', 'TemporalJoin', 'WindowJoin']);
+export const TWO_INPUT_TYPES: ReadonlySet<LogicalNode['type']> = new Set(['Join', 'IntervalJoin', 'TemporalJoin', 'WindowJoin', 'Union']);
 
 /** Re-partitions rows between stages. Inserted by the planner. */
 export interface ExchangeNode extends NodeBase {
@@ -410,6 +435,7 @@ export type LogicalNode =
   | GroupAggregateNode
   | RankNode
   | DeduplicateNode
+  | OverAggregateNode
   | LookupJoinNode
   | WindowAggregateNode
   | WindowProcessNode

@@ -63,6 +63,8 @@ export function requiredDistribution(node: LogicalNode): Distribution | undefine
       return byKeys(node.partitionBy);
     case 'Deduplicate':
       return byKeys(node.keys);
+    case 'OverAggregate':
+      return byKeys(node.partitionBy);
     case 'WindowAggregate':
     case 'WindowProcess':
       // SESSION partition columns are part of the group key (checked by the operator), and the
@@ -199,9 +201,10 @@ function markUpdateBefore(node: LogicalNode, needed: boolean, out: Set<LogicalNo
     // A regular join retracts its earlier results, so it needs both inputs' -U rows; a temporal
     // join forwards its probe side's kinds and reads the versioned side as upserts (Flink asks
     // it for only-after updates); interval and window joins have insert-only inputs.
-    const probeNeeds = node.type === 'TemporalJoin' ? needed : true;
+    // A union forwards both sides' rows: its consumer's need is theirs.
+    const probeNeeds = node.type === 'TemporalJoin' || node.type === 'Union' ? needed : true;
     markUpdateBefore(node.left, probeNeeds, out);
-    markUpdateBefore(node.right, node.type !== 'TemporalJoin', out);
+    markUpdateBefore(node.right, node.type === 'Union' ? needed : node.type !== 'TemporalJoin', out);
     return;
   }
   const input = inputOf(node);
@@ -305,6 +308,13 @@ function deriveTraits(node: LogicalNode, traits: ReadonlyMap<LogicalNode, NodeTr
       for (const k of t.upsertKeys) if (node.partitionBy.every((p) => k.includes(p))) keys.push(k);
       return { changelogMode: RETRACT, upsertKeys: keys, distribution: undefined };
     }
+    case 'OverAggregate': {
+      const t = inputTraits(node.input);
+      if (!(t.changelogMode.length === 1 && t.changelogMode[0] === '+I')) {
+        throw new PlanError(`OverAggregate #${node.id} doesn't support consuming update and delete changes, but its input emits [${t.changelogMode.join(', ')}]`);
+      }
+      return { changelogMode: INSERT_ONLY, upsertKeys: t.upsertKeys, distribution: undefined };
+    }
     case 'Deduplicate': {
       const insertOnly = node.keep === 'first' && node.orderColumn === undefined;
       return { changelogMode: insertOnly ? INSERT_ONLY : RETRACT, upsertKeys: [node.keys], distribution: undefined };
@@ -327,6 +337,7 @@ function deriveTraits(node: LogicalNode, traits: ReadonlyMap<LogicalNode, NodeTr
     case 'IntervalJoin':
     case 'TemporalJoin':
     case 'WindowJoin':
+    case 'Union':
       return joinTraits(node, inputTraits(node.left), inputTraits(node.right));
   }
 }

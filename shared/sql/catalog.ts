@@ -5,7 +5,8 @@
 import { parseType } from '../core/type-parse.ts';
 import type { Field, Schema } from '../core/types.ts';
 import type { WatermarkSpec } from '../plan/logical.ts';
-import type { SqlExpr, SqlQuery, SqlStatement } from './ast.ts';
+import { basename } from 'node:path';
+import type { SqlColumn, SqlExpr, SqlQuery, SqlStatement } from './ast.ts';
 import { readConnector, type TableConnector } from './connectors.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { normalizeTypeText } from './expressions.ts';
@@ -27,10 +28,18 @@ export interface CatalogTable {
   readonly pos: SqlPosition;
 }
 
+/** A view (CREATE VIEW, or a WITH query while its query compiles). */
+export interface CatalogView {
+  readonly query: SqlQuery;
+  /** The view's column list, renaming the query's columns by position. */
+  readonly columns?: readonly string[];
+  readonly pos: SqlPosition;
+}
+
 /** Tables and views of a script. */
 export interface Catalog {
   readonly tables: Map<string, CatalogTable>;
-  readonly views: Map<string, SqlQuery>;
+  readonly views: Map<string, CatalogView>;
 }
 
 const UNIT_MS: Readonly<Record<string, number>> = { MILLISECOND: 1, SECOND: 1000, MINUTE: 60_000, HOUR: 3_600_000, DAY: 86_400_000 };
@@ -68,6 +77,28 @@ export function intervalMs(e: SqlExpr): number {
   return negative ? -ms : ms;
 }
 
+/** Metadata keys of the filesystem connector (Flink's FileSystemTableSource) read here. */
+const FILE_METADATA = ['file.path', 'file.name'];
+
+/**
+ * The value of a METADATA column. The filesystem connector's file metadata is known when the
+ * script compiles (one file per table); other connectors' metadata is not read yet, which is an
+ * error rather than a column of NULLs.
+ */
+function metadataValue(table: string, connector: TableConnector, column: SqlColumn): SqlExpr {
+  const key = column.metadataKey ?? column.name;
+  const pos = column.pos;
+  if (connector.name === 'filesystem') {
+    if (!FILE_METADATA.includes(key)) {
+      throw new SqlError(pos, `table '${table}': invalid metadata key '${key}' in column '${column.name}'; the filesystem connector supports ${FILE_METADATA.join(', ')}`);
+    }
+    const path = connector.source?.type === 'jsonl' ? connector.source.path : undefined;
+    if (path === undefined) throw new SqlError(pos, `table '${table}': metadata '${key}' needs the table's file: give 'path' or --input ${table}=<file>`);
+    return { k: 'str', value: key === 'file.name' ? basename(path) : path, pos };
+  }
+  throw new SqlError(pos, `table '${table}': connector '${connector.name}' provides no readable metadata here (column '${column.name}', key '${key}'); declare it as a physical column instead`);
+}
+
 /** Adds a CREATE TABLE statement to the catalog. */
 export function addTable(catalog: Catalog, stmt: Extract<SqlStatement, { k: 'createTable' }>, inputs?: ReadonlyMap<string, string>): void {
   if (catalog.tables.has(stmt.name) || catalog.views.has(stmt.name)) throw new SqlError(stmt.pos, `table '${stmt.name}' is declared twice`);
@@ -77,6 +108,7 @@ export function addTable(catalog: Catalog, stmt: Extract<SqlStatement, { k: 'cre
   const computed: { name: string; expr: SqlExpr }[] = [];
   const proctime: string[] = [];
   const names = new Set<string>();
+  const connector = readConnector(stmt.name, stmt.options, stmt.pos, inputs?.get(stmt.name));
   for (const c of stmt.columns) {
     if (names.has(c.name)) throw new SqlError(c.pos, `column '${c.name}' is declared twice in table '${stmt.name}'`);
     names.add(c.name);
@@ -86,8 +118,12 @@ export function addTable(catalog: Catalog, stmt: Extract<SqlStatement, { k: 'cre
       continue;
     }
     const type = atPosition(c.pos, () => parseType(normalizeTypeText(c.type ?? '')));
-    // Metadata columns have no source value here: they are read as NULL.
-    fields.push({ name: c.name, type: c.metadata ? { ...type, nullable: true } : type });
+    if (c.metadata) {
+      // The connector's metadata, computed after the source like a computed column.
+      computed.push({ name: c.name, expr: { k: 'cast', expr: metadataValue(stmt.name, connector, c), type: c.type ?? 'STRING', pos: c.pos } });
+      continue;
+    }
+    fields.push({ name: c.name, type });
   }
   let watermark: WatermarkSpec | undefined;
   if (stmt.watermark) {
@@ -127,7 +163,7 @@ export function addTable(catalog: Catalog, stmt: Extract<SqlStatement, { k: 'cre
     proctime,
     ...(watermark ? { watermark } : {}),
     ...(stmt.primaryKey ? { primaryKey: stmt.primaryKey } : {}),
-    connector: readConnector(stmt.name, stmt.options, stmt.pos, inputs?.get(stmt.name)),
+    connector,
     ...(parallelism !== undefined ? { parallelism } : {}),
     pos: stmt.pos,
   });

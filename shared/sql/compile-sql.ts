@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Pipeline } from '../api/pipeline.ts';
 import type { Stream } from '../api/stream.ts';
-import type { Row } from '../core/types.ts';
+import type { Row, TypeRoot } from '../core/types.ts';
 import type { Expr } from '../plan/expr.ts';
 import { lit } from '../plan/expr-build.ts';
 import type { SinkConnector, SinkNode, SourceNode } from '../plan/logical.ts';
@@ -21,9 +21,10 @@ import type { LookupTableSpec } from './connectors.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { compileExpr, scopeOf } from './expressions.ts';
 import { readScript } from './reader/read-script.ts';
-import { compileSelect, type QueryContext, type Relation } from './query.ts';
+import { compileQuery, type QueryContext, type Relation } from './query.ts';
 import type { SqlStatement } from './ast.ts';
 import { createDatagen } from './datagen.ts';
+import { settingWarning } from './settings.ts';
 
 /** Options of {@link compileSql}. */
 export interface CompileSqlOptions {
@@ -85,28 +86,34 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
         addTable(catalog, stmt, options.inputs);
         break;
       case 'createView':
-        if (stmt.columns) throw new SqlError(stmt.columns[0]?.pos ?? stmt.pos, 'a column list on CREATE VIEW is not supported yet');
         if (catalog.tables.has(stmt.name) || catalog.views.has(stmt.name)) throw new SqlError(stmt.pos, `view '${stmt.name}' is declared twice`);
-        catalog.views.set(stmt.name, stmt.query);
+        catalog.views.set(stmt.name, { query: stmt.query, pos: stmt.pos, ...(stmt.columns ? { columns: stmt.columns.map((c) => c.name) } : {}) });
         break;
-      case 'set':
+      case 'set': {
         settings.set(stmt.key, stmt.value);
+        const warning = settingWarning(stmt.key, stmt.pos);
+        if (warning !== undefined) ctx.warnings.push(warning);
         break;
+      }
       case 'select': {
-        const r = compileSelect(stmt.query, ctx);
+        const r = compileQuery(stmt.query, ctx);
         prints++;
         const name = prints === 1 ? 'print' : `print_${prints}`;
         sinks.push(addSink(r.stream, name, { type: 'print' }, undefined, stmt.pos));
         break;
       }
       case 'insert':
-        sinks.push(insertInto(ctx, stmt, compileSelect(stmt.query, ctx)));
+        sinks.push(insertInto(ctx, stmt, compileQuery(stmt.query, ctx)));
+        break;
+      case 'statementSet':
+        // The INSERTs of a statement set run as one job, as every INSERT of a script does here.
+        for (const insert of stmt.inserts) sinks.push(insertInto(ctx, insert, compileQuery(insert.query, ctx)));
         break;
       default:
         throw new SqlError(stmt.pos, `${statementName(stmt)} is not supported yet`);
     }
   }
-  if (!options.allowNoQuery && statements.every((s) => s.k !== 'select' && s.k !== 'insert')) {
+  if (!options.allowNoQuery && statements.every((s) => s.k !== 'select' && s.k !== 'insert' && s.k !== 'statementSet')) {
     throw new SqlError({ line: 1, column: 1 }, 'the script has no INSERT INTO or SELECT statement: nothing to run');
   }
   return { pipeline, sources, sinks, lookupTables: ctx.lookups, settings, warnings: ctx.warnings, statements };
@@ -181,6 +188,19 @@ function insertInto(ctx: QueryContext, stmt: Extract<SqlStatement, { k: 'insert'
     }
     sourceOf = target.map((_, i) => i);
   }
+  // Flink casts a query column to its sink column only where the cast is implicit (widening):
+  // DOUBLE into an INT column is a rejected INSERT, not a silent truncation.
+  target.forEach((f, t) => {
+    const index = sourceOf[t];
+    const from = index === undefined ? undefined : got[index];
+    if (from && !implicitlyCastable(from.type.root, f.type.root)) {
+      throw new SqlError(
+        stmt.query.pos,
+        `INSERT INTO ${stmt.table}: column '${from.name}' is ${from.type.root} but the sink column '${f.name}' is ${f.type.root}, ` +
+          `which ${from.type.root} does not cast to implicitly; CAST it explicitly (CAST(${from.name} AS ${f.type.root}))`,
+      );
+    }
+  });
   // Rename (and cast where the types differ); skip the Calc when nothing changes.
   let stream = r.stream;
   const same = target.every((f, i) => sourceOf[i] === i && f.name === got[i]?.name && f.type.root === got[i]?.type.root);
@@ -195,6 +215,17 @@ function insertInto(ctx: QueryContext, stmt: Extract<SqlStatement, { k: 'insert'
     stream = atPosition(stmt.query.pos, () => r.stream.calc(projection));
   }
   return addSink(stream, stmt.table, sink, table.primaryKey, stmt.pos);
+}
+
+/** Flink's implicit casts between our type roots: the same root, or a widening of numbers. */
+function implicitlyCastable(from: TypeRoot, to: TypeRoot): boolean {
+  if (from === to) return true;
+  const widening: Partial<Record<TypeRoot, readonly TypeRoot[]>> = {
+    INT: ['BIGINT', 'DECIMAL', 'DOUBLE'],
+    BIGINT: ['DECIMAL', 'DOUBLE'],
+    DECIMAL: ['DOUBLE'],
+  };
+  return widening[from]?.includes(to) ?? false;
 }
 
 /** Adds a sink node as `Stream.sinkTo` does, keeping the node (the planner's root). */

@@ -25,8 +25,7 @@ import type { Row } from '../core/types.ts';
 import { PlanError } from '../core/errors.ts';
 import { joinedFieldNames, joinedSchema, type JoinType } from '../operators/join/join-spec.ts';
 import type { Expr } from '../plan/expr.ts';
-import type { SqlExpr, SqlFrom, SqlSelect } from './ast.ts';
-import { plainSelect } from './query-forms.ts';
+import type { SqlExpr, SqlFrom, SqlQuery, SqlSelect } from './ast.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { compileExpr, resolveColumn, type Scope, type ScopeColumn } from './expressions.ts';
 import { sqlAnd, sqlColumnRefs, sqlConjuncts } from './sql-expr-walk.ts';
@@ -40,6 +39,8 @@ export interface JoinContext {
   readonly compileFrom: (from: SqlFrom) => Relation;
   /** Filters a relation (keeps a pending window TVF pending). */
   readonly filter: (input: Relation, where: SqlExpr) => Relation;
+  /** Compiles a whole query (an uncorrelated IN subquery). */
+  readonly compileQuery: (query: SqlQuery) => Relation;
 }
 
 /** A right column of a joined scope: its joined name (`field`) and its name in the right input. */
@@ -347,9 +348,13 @@ export function semiJoin(input: Relation, condition: SqlExpr, jc: JoinContext): 
   const e = condition.k === 'not' ? condition.arg : condition;
   if (e.k !== 'inQuery' && e.k !== 'exists') throw new SqlError(condition.pos, 'internal: not a subquery condition');
   const anti = negated !== (e.k === 'inQuery' && e.not);
-  const q = plainSelect(e.query, `in a subquery of ${e.k === 'exists' ? 'EXISTS' : 'IN'}`);
-  if (q.groupBy.length > 0 || q.having !== undefined || q.distinct || q.from.k === 'join') {
-    throw new SqlError(q.pos, `a subquery of ${e.k === 'exists' ? 'EXISTS' : 'IN'} must be SELECT … FROM one table, view, subquery or window TVF [WHERE …]`);
+  const q = e.query;
+  const simple = q.k === 'select' && q.groupBy.length === 0 && q.having === undefined && !q.distinct && q.from.k !== 'join';
+  if (!simple) {
+    // Any other query is uncorrelated (it cannot see the outer columns): `x IN (query)` is a
+    // semi join on its one column.
+    if (e.k !== 'inQuery') throw new SqlError(q.pos, 'a subquery of EXISTS must be SELECT … FROM one table, view, subquery or window TVF [WHERE …]');
+    return inUncorrelated(input, e, anti, jc.compileQuery(q));
   }
   let sub = jc.compileFrom(q.from);
   const j0 = joinedScope(input, sub, 'INNER');
@@ -379,6 +384,14 @@ export function semiJoin(input: Relation, condition: SqlExpr, jc: JoinContext): 
     keys.unshift({ left: outer.field, right: inner.field });
   }
   if (own.length > 0) sub = jc.filter(sub, sqlAnd(own) as SqlExpr);
+  if (e.k === 'inQuery' && keys.length === 1 && residual.length === 0 && q.k === 'select') {
+    // Uncorrelated: a join with the subquery's distinct values (a window semi join needs the
+    // correlation on the windows, so it never gets here).
+    const column = (keys[0] as (typeof keys)[number]).right;
+    const only = sub.stream;
+    const values = atPosition(q.pos, () => only.calc([{ name: column, expr: { kind: 'ref', name: column } }]));
+    return inUncorrelated(input, e, anti, { stream: values, scope: { ...sub.scope, schema: values.schema } });
+  }
   const j = joinedScope(input, sub, 'INNER');
   const residualExpr: Expr | undefined = residual.length > 0 ? compileExpr(sqlAnd(residual) as SqlExpr, j.scope) : undefined;
   const stream = atPosition(q.pos, () =>
@@ -389,6 +402,30 @@ export function semiJoin(input: Relation, condition: SqlExpr, jc: JoinContext): 
       what: `${negated ? 'NOT ' : ''}${e.k === 'exists' ? 'EXISTS' : 'IN'} subquery`,
     }),
   );
+  return { stream, scope: { ...input.scope, schema: stream.schema } };
+}
+
+/**
+ * `x [NOT] IN (query)` for a query other than SELECT … FROM one input [WHERE …]: a regular join
+ * with the subquery's distinct values (a semi join's result, as Flink's rewrite of an
+ * uncorrelated IN into a join with an aggregated right side); NOT IN is the LEFT join's rows
+ * without a match. (SQL's NOT IN over a subquery holding NULL selects nothing; here such a NULL
+ * simply matches no row.)
+ */
+function inUncorrelated(input: Relation, e: Extract<SqlExpr, { k: 'inQuery' }>, anti: boolean, sub: Relation): Relation {
+  const fields = sub.stream.schema.fields;
+  const value = fields[0];
+  if (fields.length !== 1 || !value || e.expr.k !== 'id') {
+    throw new SqlError(e.pos, `IN (…) compares one column of the query with the one column the subquery selects (it selects ${fields.length})`);
+  }
+  const outer = resolveColumn(input.scope, e.expr.parts, e.expr.pos);
+  const values = atPosition(e.query.pos, () => sub.stream.groupBy(value.name as never).aggregate({})) as unknown as Stream<Row>;
+  const joined = atPosition(e.query.pos, () =>
+    buildJoin(input.stream, values, { type: anti ? 'LEFT' : 'INNER', keys: [{ left: outer.field, right: value.name }], what: `${anti ? 'NOT ' : ''}IN subquery` }),
+  );
+  const right = joinedFieldNames(input.stream.schema, values.schema).right[0] as string;
+  const matched = anti ? atPosition(e.query.pos, () => joined.filter({ kind: 'call', fn: 'IS NULL', args: [{ kind: 'ref', name: right }] } as Expr)) : joined;
+  const stream = atPosition(e.query.pos, () => matched.calc(input.stream.schema.fields.map((f) => ({ name: f.name, expr: { kind: 'ref', name: f.name } as Expr }))));
   return { stream, scope: { ...input.scope, schema: stream.schema } };
 }
 

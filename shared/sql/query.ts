@@ -18,15 +18,15 @@ import { lookupJoinOutputSchema, type LookupOutputColumn } from '../lookup/looku
 import type { LookupJoinNode, LookupSourceDescriptor, WindowSpec } from '../plan/logical.ts';
 import { windowTableFunctionOutputSchema } from '../operators/window-rank/window-table-function.ts';
 import { windowSpecOf, windowedSchema } from './windows.ts';
-import type { SqlExpr, SqlFrom, SqlQuery, SqlSelect, SqlSelectItem } from './ast.ts';
-import { plainSelect } from './query-forms.ts';
-import type { Catalog } from './catalog.ts';
+import type { SqlExpr, SqlFrom, SqlOver, SqlQuery, SqlSelect, SqlSelectItem } from './ast.ts';
+import { intervalMs, type Catalog } from './catalog.ts';
 import type { LookupTableSpec } from './connectors.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { compileExpr, exprKey, isAggregateCall, resolveColumn, scopeOf, type Scope, type ScopeColumn } from './expressions.ts';
 import { rankFilter, rankItem, rewriteGroupWindow } from './rules.ts';
 import { sqlAnd, sqlChildren as children, sqlConjuncts } from './sql-expr-walk.ts';
 import { compileJoin, compileTemporalJoin, isSubqueryCondition, semiJoin, type JoinContext } from './joins.ts';
+import { compileOrderBy, compileSetOp, compileValues, withCtes } from './query-compose.ts';
 
 /** A compiled query: its stream and what its columns are called. */
 export interface Relation {
@@ -74,9 +74,25 @@ function topNCacheSize(ctx: QueryContext): { cacheSize?: number } {
   return { cacheSize: n };
 }
 
-/** Compiles a SELECT into a stream. */
-export function compileSelect(query: SqlQuery, ctx: QueryContext): Relation {
-  const q = rewriteGroupWindow(plainSelect(query));
+/** Compiles a query (SELECT, set operation, VALUES, WITH, ORDER BY / LIMIT) into a stream. */
+export function compileQuery(query: SqlQuery, ctx: QueryContext): Relation {
+  switch (query.k) {
+    case 'select':
+      return compileSelect(query, ctx);
+    case 'with':
+      return withCtes(query, ctx, () => compileQuery(query.body, ctx));
+    case 'values':
+      return compileValues(query, ctx);
+    case 'setOp':
+      return compileSetOp(query, ctx, compileQuery);
+    case 'ordered':
+      return compileOrderBy(query, ctx, compileQuery);
+  }
+}
+
+/** Compiles a SELECT block into a stream. */
+export function compileSelect(query: SqlSelect, ctx: QueryContext): Relation {
+  const q = rewriteGroupWindow(query);
   const inner = q.from.k === 'subquery' && q.from.query.k === 'select' ? q.from.query : undefined;
   const topN = inner ? rankItem(inner) : undefined;
   let input: Relation;
@@ -99,18 +115,45 @@ export function compileSelect(query: SqlQuery, ctx: QueryContext): Relation {
     if (rest) input = filter(input, rest);
     for (const s of subqueries) input = semiJoin(input, s, jc);
   }
-  if (q.distinct) throw new SqlError(q.pos, 'SELECT DISTINCT is not supported: use GROUP BY with an aggregate');
   const grouped = q.groupBy.length > 0 || q.items.some((i) => containsAggregate(i.expr));
-  return grouped ? compileAggregate(q, input, ctx) : project(input, q.items, q.pos);
+  const overCalls = q.items.some((i) => containsOver(i.expr));
+  if (grouped && overCalls) throw new SqlError(q.pos, 'OVER aggregates in a GROUP BY query are not supported: aggregate in a subquery first');
+  const out = grouped ? compileAggregate(q, input, ctx) : overCalls ? compileOver(q, input) : project(input, q.items, q.pos);
+  // SELECT DISTINCT: a group aggregate keyed by every output column, without calls.
+  return q.distinct ? distinct(out, q.pos, ctx) : out;
+}
+
+/** One row per distinct row of `input` (Flink plans SELECT DISTINCT as a GroupAggregate). */
+export function distinct(input: Relation, pos: SqlPosition, ctx: QueryContext): Relation {
+  const keys = input.stream.schema.fields.map((f) => f.name);
+  const out = atPosition(pos, () => input.stream.groupBy(...(keys as never[])).aggregate({}, stateTtl(ctx))) as unknown as Stream<Row>;
+  return relation(out, input.scope.columns[0]?.qualifiers ?? [], input.scope.description);
 }
 
 /** What the join compiler (joins.ts) needs from this module. */
 function joinContext(hints: SqlSelect['hints'], ctx: QueryContext): JoinContext {
-  return { ctx, hints, compileFrom: (from) => compileFrom(from, hints, ctx), filter };
+  return { ctx, hints, compileFrom: (from) => compileFrom(from, hints, ctx), filter, compileQuery: (query) => compileQuery(query, ctx) };
 }
 
-function relation(stream: Stream<Row>, qualifiers: readonly string[], description: string): Relation {
-  return { stream, scope: scopeOf(stream.schema, description, qualifiers) };
+function relation(stream: Stream<Row>, qualifiers: readonly string[], description: string, proctime: readonly string[] = []): Relation {
+  return { stream, scope: scopeOf(stream.schema, description, qualifiers, proctime) };
+}
+
+/** The PROCTIME() attributes a relation carries (they live in the scope, not in the rows). */
+function proctimeOf(r: Relation): string[] {
+  return r.scope.columns.filter((c) => c.proctime).map((c) => c.name);
+}
+
+/** Renames a relation's columns by position (`AS t (a, b)`, a view's column list). */
+export function renameColumns(r: Relation, names: readonly (string | { readonly name: string })[], pos: SqlPosition, what: string): Relation {
+  const fields = r.stream.schema.fields;
+  const list = names.map((n) => (typeof n === 'string' ? n : n.name));
+  if (list.length !== fields.length) {
+    throw new SqlError(pos, `${what} names ${list.length} columns (${list.join(', ')}) but the query has ${fields.length} (${fields.map((f) => f.name).join(', ')})`);
+  }
+  if (fields.every((f, i) => f.name === list[i])) return r;
+  const stream = atPosition(pos, () => r.stream.calc(fields.map((f, i) => ({ name: list[i] as string, expr: { kind: 'ref', name: f.name } as Expr }))));
+  return relation(stream, r.scope.columns[0]?.qualifiers ?? [], r.scope.description, proctimeOf(r));
 }
 
 function compileFrom(from: SqlFrom, hints: SqlSelect['hints'], ctx: QueryContext): Relation {
@@ -118,16 +161,20 @@ function compileFrom(from: SqlFrom, hints: SqlSelect['hints'], ctx: QueryContext
     case 'table': {
       const view = ctx.catalog.views.get(from.name);
       if (view) {
-        const r = compileSelect(view, ctx);
-        return relation(r.stream, [from.alias ?? from.name], `view '${from.name}'`);
+        let r = compileQuery(view.query, ctx);
+        if (view.columns) r = renameColumns(r, view.columns, view.pos, `view '${from.name}'`);
+        if (from.columns) r = renameColumns(r, from.columns, from.pos, `alias '${from.alias ?? from.name}'`);
+        return relation(r.stream, [from.alias ?? from.name], `view '${from.name}'`, proctimeOf(r));
       }
-      const r = ctx.source(from.name, from.pos);
+      let r = ctx.source(from.name, from.pos);
+      if (from.columns) r = renameColumns(r, from.columns, from.pos, `alias '${from.alias ?? from.name}'`);
       const qualifiers = from.alias ? [from.alias, from.name] : [from.name];
       return { stream: r.stream, scope: { ...r.scope, columns: r.scope.columns.map((c) => ({ ...c, qualifiers })) } };
     }
     case 'subquery': {
-      const r = compileSelect(from.query, ctx);
-      return relation(r.stream, from.alias ? [from.alias] : [], from.alias ? `subquery '${from.alias}'` : 'subquery');
+      let r = compileQuery(from.query, ctx);
+      if (from.columns) r = renameColumns(r, from.columns, from.pos, `alias '${from.alias ?? 'subquery'}'`);
+      return relation(r.stream, from.alias ? [from.alias] : [], from.alias ? `subquery '${from.alias}'` : 'subquery', proctimeOf(r));
     }
     case 'tvf':
       return compileWindowTvf(from, hints, ctx);
@@ -201,6 +248,92 @@ function project(input: Relation, items: readonly SqlSelectItem[], pos: SqlPosit
   return relation(stream, [], 'query');
 }
 
+function containsOver(e: SqlExpr): boolean {
+  if (e.k === 'call' && e.over !== undefined && OVER_AGGREGATES.has(e.name)) return true;
+  return children(e).some(containsOver);
+}
+
+const OVER_AGGREGATES = new Set(['COUNT', 'SUM', 'MIN', 'MAX', 'AVG']);
+
+/**
+ * `agg(…) OVER (PARTITION BY … ORDER BY time [ROWS | RANGE frame])` in the select list →
+ * OverAggregate, then the projection of the select items (Flink's LogicalWindow → OverAggregate).
+ * All OVER calls of a query share one window, as Flink requires.
+ */
+function compileOver(q: SqlSelect, input: Relation): Relation {
+  type OverCall = Extract<SqlExpr, { k: 'call' }> & { over: NonNullable<Extract<SqlExpr, { k: 'call' }>['over']> };
+  const calls: OverCall[] = [];
+  const collect = (e: SqlExpr): void => {
+    if (e.k === 'call' && e.over !== undefined && OVER_AGGREGATES.has(e.name)) calls.push(e as OverCall);
+    else children(e).forEach(collect);
+  };
+  q.items.forEach((i) => collect(i.expr));
+  const first = calls[0] as OverCall;
+  const windowKey = (c: OverCall): string => exprKey({ k: 'call', name: 'W', args: [...c.over.partitionBy, ...c.over.orderBy.map((o) => o.expr)], distinct: false, star: false, pos: c.pos }) + JSON.stringify(c.over.frame ?? null, (k, v: unknown) => (k === 'pos' ? undefined : v)) + c.over.orderBy.map((o) => o.direction).join();
+  for (const c of calls) {
+    if (windowKey(c) !== windowKey(first)) throw new SqlError(c.pos, 'all OVER aggregates of a query must use the same window (PARTITION BY, ORDER BY and frame)');
+  }
+  const over = first.over;
+  const partitionBy = over.partitionBy.map((p) => {
+    if (p.k !== 'id') throw new SqlError(p.pos, 'OVER PARTITION BY takes columns');
+    return resolveColumn(input.scope, p.parts, p.pos).field;
+  });
+  const order = over.orderBy[0];
+  if (!order || over.orderBy.length > 1) throw new SqlError(first.pos, 'an OVER aggregate needs ORDER BY one time attribute (a rowtime or PROCTIME() column)');
+  if (order.direction !== 'ASC') throw new SqlError(order.expr.pos, 'OVER windows are ordered by a time attribute ascending');
+  if (order.expr.k !== 'id') throw new SqlError(order.expr.pos, 'OVER ORDER BY takes a time attribute column');
+  const time = resolveColumn(input.scope, order.expr.parts, order.expr.pos);
+  const field = input.scope.schema.fields.find((f) => f.name === time.field);
+  const timeDomain = time.proctime ? 'processing' : 'event';
+  if (!time.proctime && field?.timeAttribute !== 'rowtime') {
+    throw new SqlError(order.expr.pos, `OVER windows can only be ordered by a time attribute ascending; '${time.name}' is not a rowtime or PROCTIME() attribute`);
+  }
+  const frame = overFrame(over.frame);
+  const aggregates: Record<string, AggregateSpec> = {};
+  const names = new Map<string, string>();
+  calls.forEach((c) => {
+    const key = exprKey({ ...c, over: undefined } as SqlExpr);
+    if (names.has(key)) return;
+    const name = `w0$o${names.size}`;
+    if (c.args.length > 1) throw new SqlError(c.pos, `${c.name} takes one argument`);
+    if (c.distinct) throw new SqlError(c.pos, `${c.name}(DISTINCT …) OVER is not supported yet`);
+    const arg = c.args[0] ? compileExpr(c.args[0], input.scope) : undefined;
+    const filterExpr = c.filter ? compileExpr(c.filter, input.scope) : undefined;
+    aggregates[name] = { fn: c.name as AggregateSpec['fn'], ...(arg ? { arg: arg.kind === 'ref' ? arg.name : arg } : {}), distinct: false, ...(filterExpr ? { filter: filterExpr } : {}) };
+    names.set(key, name);
+  });
+  const stream = atPosition(first.pos, () =>
+    input.stream.over({ partitionBy, orderBy: time.field, timeDomain, ...(frame ? { frame } : {}), aggregates }),
+  ) as unknown as Stream<Row>;
+  // The w0$oN columns are reached through the hooks only (`*` stays the input's columns).
+  const rel: Relation = { stream, scope: { ...input.scope, schema: stream.schema } };
+  const hooks = {
+    replace: (e: SqlExpr): Expr | undefined => {
+      if (e.k !== 'call' || e.over === undefined) return undefined;
+      const name = names.get(exprKey({ ...e, over: undefined } as SqlExpr));
+      return name !== undefined ? { kind: 'ref', name } : undefined;
+    },
+  };
+  return project(rel, q.items, q.pos, hooks);
+}
+
+/** The API frame of an OVER clause: Flink supports frames ending at CURRENT ROW. */
+function overFrame(frame: SqlOver['frame']): { rows: number | 'unbounded' } | { range: number | 'unbounded' } | undefined {
+  if (frame === undefined) return undefined;
+  if (frame.end.kind !== 'CURRENT ROW') throw new SqlError(frame.end.pos, 'OVER frames must end at CURRENT ROW (Flink supports no FOLLOWING bound)');
+  const start = frame.start;
+  if (start.kind === 'UNBOUNDED PRECEDING') return frame.unit === 'ROWS' ? { rows: 'unbounded' } : { range: 'unbounded' };
+  if (start.kind === 'CURRENT ROW') return frame.unit === 'ROWS' ? { rows: 0 } : { range: 0 };
+  const offset = start.offset;
+  if (start.kind !== 'PRECEDING' || offset === undefined) throw new SqlError(start.pos, 'an OVER frame starts at UNBOUNDED PRECEDING, n PRECEDING or CURRENT ROW');
+  if (frame.unit === 'ROWS') {
+    if (offset.k !== 'num' || !/^\d+$/.test(offset.text)) throw new SqlError(offset.pos, 'ROWS n PRECEDING takes a non-negative integer');
+    return { rows: Number(offset.text) };
+  }
+  if (offset.k !== 'interval') throw new SqlError(offset.pos, "RANGE … PRECEDING over a time attribute takes an INTERVAL, e.g. INTERVAL '1' MINUTE");
+  return { range: intervalMs(offset) };
+}
+
 function containsAggregate(e: SqlExpr): boolean {
   if (isAggregateCall(e)) return true;
   return children(e).some(containsAggregate);
@@ -266,7 +399,6 @@ function compileAggregate(q: SqlSelect, input: Relation, ctx: QueryContext): Rel
     collect(item.expr, isAggregateCall(item.expr) ? itemName(item, i) : undefined);
   });
   if (q.having) collect(q.having, undefined);
-  if (Object.keys(aggregates).length === 0) throw new SqlError(q.pos, 'GROUP BY without an aggregate call is not supported: add e.g. COUNT(*)');
   const aggIn = new StreamClass<Row>(aggStream.pipeline, aggStream.node);
   const out = atPosition(q.pos, () => aggIn.groupBy(...keyNames).aggregate(aggregates, atPosition(q.pos, () => stateTtl(ctx)))) as Stream<Row>;
   // Group keys stay reachable by their qualified names (`SELECT b.k … GROUP BY b.k`).

@@ -215,12 +215,12 @@ describe('window planning: late sinks and serialization', () => {
     expect(graph.stages[1]?.sideOutputs).toEqual([{ operatorId: graph.stages[1]?.operators[0]?.id, tag: 'late', sink: 'late_bids' }]);
   });
 
-  it('routes a window Top-N late sink from the window table function, where late rows are found', () => {
+  it('routes a window Top-N late sink from the rank, where late rows are found (the TVF never drops)', () => {
     const p = new Pipeline('p');
     bids(p).window(tumble('date_time', '10 s')).topN(1, { orderBy: ['price DESC'], lateSink: { name: 'late', connector: { type: 'blackhole' } } }).sinkTo('out');
     const graph = p.jobGraph();
-    expect(graph.stages[0]?.sideOutputs).toEqual([{ operatorId: 'WindowTableFunction_2', tag: 'late', sink: 'late' }]);
-    expect(graph.sinks.find((s) => s.name === 'late')?.schema.fields.map((f) => f.name)).toEqual(['auction', 'bidder', 'price', 'channel', 'date_time']);
+    expect(graph.stages.flatMap((st) => st.sideOutputs ?? [])).toEqual([{ operatorId: 'WindowRank_3', tag: 'late', sink: 'late' }]);
+    expect(graph.sinks.find((s) => s.name === 'late')?.schema.fields.map((f) => f.name)).toEqual(['auction', 'bidder', 'price', 'channel', 'date_time', 'window_start', 'window_end', 'window_time']);
   });
 
   it('round-trips every window operator spec through JSON', () => {

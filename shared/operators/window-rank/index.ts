@@ -8,7 +8,6 @@ export {
   WINDOW_START,
   WINDOW_END,
   WINDOW_TIME,
-  LATE_WINDOWS_METRIC,
 } from './window-table-function.ts';
 export type { WindowTableFunctionSpec } from './window-table-function.ts';
 export { createWindowRankOperator, windowRankOutputSchema } from './window-rank.ts';

@@ -1,0 +1,182 @@
+/**
+ * The query forms around SELECT blocks: WITH (common table expressions, compiled as views
+ * visible to the query), VALUES (a bounded source of constant rows), UNION [ALL] (Flink's
+ * Union, then a GroupAggregate for the duplicate-free UNION) and ORDER BY / LIMIT (what Flink's
+ * streaming planner allows: ORDER BY a time attribute ascending, with LIMIT as a Top-N).
+ */
+import type { GeneratorFunction } from '../api/pipeline.ts';
+import type { Stream } from '../api/stream.ts';
+import type { Field, LogicalType, Row, TypeRoot, Value } from '../core/types.ts';
+import type { Expr } from '../plan/expr.ts';
+import { compileTypedExpr } from '../plan/expr-compile.ts';
+import type { SqlCte, SqlExpr, SqlQuery } from './ast.ts';
+import type { CatalogView } from './catalog.ts';
+import { SqlError, atPosition } from './errors.ts';
+import { compileExpr, scopeOf } from './expressions.ts';
+import { distinct, type QueryContext, type Relation } from './query.ts';
+
+type Compile = (query: SqlQuery, ctx: QueryContext) => Relation;
+
+/** Compiles `body` with the WITH queries visible as views (shadowing tables of the same name). */
+export function withCtes(query: Extract<SqlQuery, { k: 'with' }>, ctx: QueryContext, body: () => Relation): Relation {
+  const saved = new Map<string, CatalogView | undefined>();
+  const seen = new Set<string>();
+  for (const cte of query.ctes) {
+    if (seen.has(cte.name)) throw new SqlError(cte.pos, `WITH names '${cte.name}' twice`);
+    seen.add(cte.name);
+    saved.set(cte.name, ctx.catalog.views.get(cte.name));
+    ctx.catalog.views.set(cte.name, viewOf(cte));
+  }
+  try {
+    return body();
+  } finally {
+    for (const [name, view] of saved) {
+      if (view === undefined) ctx.catalog.views.delete(name);
+      else ctx.catalog.views.set(name, view);
+    }
+  }
+}
+
+function viewOf(cte: SqlCte): CatalogView {
+  return { query: cte.query, pos: cte.pos, ...(cte.columns ? { columns: cte.columns.map((c) => c.name) } : {}) };
+}
+
+const valuesCount = new WeakMap<object, number>();
+
+/**
+ * `VALUES (…), (…)`: a bounded source of the constant rows (columns `EXPR$0`, `EXPR$1`, … as
+ * Flink names them), typed by the widest type of each column over the rows.
+ */
+export function compileValues(query: Extract<SqlQuery, { k: 'values' }>, ctx: QueryContext): Relation {
+  const width = query.rows[0]?.length ?? 0;
+  if (width === 0) throw new SqlError(query.pos, 'VALUES needs at least one row with at least one value');
+  const empty = scopeOf({ fields: [] }, 'VALUES', []);
+  const cells = query.rows.map((row) => {
+    if (row.length !== width) throw new SqlError(row[0]?.pos ?? query.pos, `VALUES rows must have the same number of values (${width}); this one has ${row.length}`);
+    return row.map((e) => {
+      if (e.k === 'null') return { value: null as Value, type: undefined };
+      const expr: Expr = compileExpr(e, empty);
+      const typed = atPosition(e.pos, () => compileTypedExpr(expr, { fields: [] }, new Map()));
+      return { value: atPosition(e.pos, () => typed.evaluate({})), type: typed.type };
+    });
+  });
+  const fields: Field[] = [];
+  for (let c = 0; c < width; c++) {
+    let type: LogicalType | undefined;
+    for (const row of cells) {
+      const t = row[c]?.type;
+      if (t === undefined) continue;
+      type = type === undefined ? t : widest(type, t, query.rows[0]?.[c]?.pos ?? query.pos);
+    }
+    const nullable = cells.some((row) => row[c]?.value === null);
+    if (type === undefined) throw new SqlError(query.rows[0]?.[c]?.pos ?? query.pos, `VALUES column ${c + 1} is NULL in every row: CAST(NULL AS type) gives it a type`);
+    fields.push({ name: `EXPR$${c}`, type: { ...type, nullable: type.nullable || nullable } });
+  }
+  const rows: Row[] = cells.map((row) => Object.fromEntries(row.map((cell, c) => [`EXPR$${c}`, convert(cell.value, cell.type?.root, (fields[c] as Field).type.root)])));
+  const n = (valuesCount.get(ctx.pipeline) ?? 0) + 1;
+  valuesCount.set(ctx.pipeline, n);
+  const generator: GeneratorFunction = function* values(context) {
+    if (context.shard === 0) yield* rows;
+  };
+  const stream = atPosition(query.pos, () =>
+    ctx.pipeline.source(`values_${n}`, { schema: Object.fromEntries(fields.map((f) => [f.name, f.type])), generator, parallelism: 1 }),
+  ) as unknown as Stream<Row>;
+  return { stream, scope: scopeOf(stream.schema, 'VALUES', []) };
+}
+
+const NUMERIC: readonly TypeRoot[] = ['INT', 'BIGINT', 'DECIMAL', 'DOUBLE'];
+
+/** The common type of two column types (Flink's least restrictive type, for our roots). */
+function widest(a: LogicalType, b: LogicalType, pos: { line: number; column: number }): LogicalType {
+  if (a.root === b.root) return a.root === 'STRING' && a.length !== b.length ? { root: 'STRING', nullable: a.nullable || b.nullable } : { ...a, nullable: a.nullable || b.nullable };
+  const ia = NUMERIC.indexOf(a.root);
+  const ib = NUMERIC.indexOf(b.root);
+  if (ia < 0 || ib < 0) throw new SqlError(pos, `the rows give this column the types ${a.root} and ${b.root}, which have no common type`);
+  const root = NUMERIC[Math.max(ia, ib)] as TypeRoot;
+  // DECIMAL with an integer keeps the decimal; a DOUBLE anywhere makes it DOUBLE.
+  return root === 'DECIMAL' ? { ...(a.root === 'DECIMAL' ? a : b), nullable: a.nullable || b.nullable } : { root, nullable: a.nullable || b.nullable };
+}
+
+function convert(value: Value, from: TypeRoot | undefined, to: TypeRoot): Value {
+  if (value === null || from === to || from === undefined) return value;
+  if (to === 'DOUBLE' && typeof value === 'bigint') throw new Error('internal: DECIMAL values in a DOUBLE VALUES column are not converted');
+  if (to === 'DECIMAL' && typeof value === 'number') throw new Error('internal: integer values in a DECIMAL VALUES column are not converted');
+  return value;
+}
+
+/**
+ * `a UNION ALL b` (and `UNION`, which removes duplicates): the right side's columns take the
+ * left side's names, both cast to the common type where they differ.
+ */
+export function compileSetOp(query: Extract<SqlQuery, { k: 'setOp' }>, ctx: QueryContext, compile: Compile): Relation {
+  if (query.op !== 'UNION') throw new SqlError(query.pos, `${query.op} is not supported yet (UNION and UNION ALL are)`);
+  const left = compile(query.left, ctx);
+  const right = compile(query.right, ctx);
+  const lf = left.stream.schema.fields;
+  const rf = right.stream.schema.fields;
+  if (lf.length !== rf.length) {
+    throw new SqlError(query.pos, `UNION: the left query has ${lf.length} columns (${lf.map((f) => f.name).join(', ')}) and the right one ${rf.length} (${rf.map((f) => f.name).join(', ')})`);
+  }
+  const types = lf.map((f, i) => widest(f.type, (rf[i] as Field).type, query.pos));
+  const align = (r: Relation, fields: readonly Field[]): Stream<Row> => {
+    const same = fields.every((f, i) => f.name === (lf[i] as Field).name && f.type.root === (types[i] as LogicalType).root);
+    if (same) return r.stream;
+    return atPosition(query.pos, () =>
+      r.stream.calc(
+        fields.map((f, i) => {
+          const ref: Expr = { kind: 'ref', name: f.name };
+          const type = types[i] as LogicalType;
+          return { name: (lf[i] as Field).name, expr: f.type.root === type.root ? ref : ({ kind: 'cast', expr: ref, type } as Expr) };
+        }),
+      ),
+    );
+  };
+  const l = align(left, lf);
+  const r = align(right, rf);
+  const stream = atPosition(query.pos, () => l.unionAll(r));
+  const all: Relation = { stream, scope: scopeOf(stream.schema, 'UNION', []) };
+  return query.all ? all : distinct(all, query.pos, ctx);
+}
+
+/**
+ * ORDER BY / LIMIT as Flink's streaming planner allows them: `ORDER BY … LIMIT n [OFFSET m]` is
+ * a Top-N over the whole stream (Flink's SortLimit: an updating result of the first rows);
+ * ORDER BY alone must start with a time attribute ascending (Flink's TemporalSort), which is
+ * not supported yet; other orders are rejected with Flink's message.
+ */
+export function compileOrderBy(query: Extract<SqlQuery, { k: 'ordered' }>, ctx: QueryContext, compile: Compile): Relation {
+  const input = compile(query.query, ctx);
+  const count = (e: SqlExpr | undefined, what: string): number | undefined => {
+    if (e === undefined) return undefined;
+    if (e.k !== 'num' || !/^\d+$/.test(e.text)) throw new SqlError(e.pos, `${what} takes a non-negative integer literal`);
+    return Number(e.text);
+  };
+  const limit = count(query.limit, 'LIMIT');
+  const offset = count(query.offset, 'OFFSET') ?? 0;
+  const orderBy = query.orderBy.map((o) => {
+    if (o.expr.k !== 'id') throw new SqlError(o.expr.pos, 'ORDER BY takes output columns');
+    const name = o.expr.parts.at(-1) as string;
+    const field = input.stream.schema.fields.find((f) => f.name === name) ?? input.stream.schema.fields.find((f) => f.name.toLowerCase() === name.toLowerCase());
+    if (!field) throw new SqlError(o.expr.pos, `unknown column '${name}' in ORDER BY (columns: ${input.stream.schema.fields.map((f) => f.name).join(', ')})`);
+    return { column: field.name, direction: o.direction, ...(o.nulls ? { nulls: o.nulls } : {}), timeAttribute: field.timeAttribute };
+  });
+  if (limit === undefined) {
+    const first = orderBy[0];
+    if (!first) return input;
+    if (first.timeAttribute === undefined || first.direction !== 'ASC') {
+      throw new SqlError(query.orderBy[0]?.expr.pos ?? query.pos, 'Sort on a non-time-attribute field is not supported: a streaming ORDER BY without LIMIT must start with a time attribute ascending');
+    }
+    throw new SqlError(query.pos, 'ORDER BY a time attribute without LIMIT (a temporal sort) is not supported yet');
+  }
+  if (limit === 0) throw new SqlError(query.limit?.pos ?? query.pos, 'LIMIT 0 gives no rows');
+  const sortFields = orderBy.map(({ timeAttribute: _t, ...o }) => o);
+  const stream = atPosition(query.pos, () =>
+    input.stream.rank({
+      partitionBy: [],
+      orderBy: sortFields,
+      range: offset === 0 ? { atMost: limit } : { between: [offset + 1, offset + limit] },
+      rankType: 'ROW_NUMBER',
+    }),
+  ) as Stream<Row>;
+  return { stream, scope: scopeOf(stream.schema, 'query', []) };
+}
