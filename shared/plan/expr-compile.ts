@@ -131,7 +131,8 @@ class Compiler {
     if (problem !== undefined) {
       throw new PlanError(`cannot cast ${typeName(inner.type)} to ${typeName(expr.type)} in ${printExpr(expr)}: ${problem}`);
     }
-    return this.coerce(inner, expr.type, printExpr(expr));
+    const where = printExpr(expr);
+    return expr.safe === true ? tryCast(inner, expr.type, where) : this.coerce(inner, expr.type, where);
   }
 
   /** Converts a compiled node to another type's representation (explicit or implicit cast). */
@@ -580,4 +581,34 @@ export function compilePredicate(expr: Expr, schema: Schema, udfs: UdfRegistry):
   }
   const f = compiled.fn;
   return (row) => f(row) === true;
+}
+
+
+/**
+ * TRY_CAST of a compiled node: a value the conversion rejects gives NULL (so the type is
+ * nullable). Only the conversion's data error is caught: one raised while computing the operand
+ * (a division by zero inside the TRY_CAST) still fails the record, as in Flink.
+ */
+function tryCast(inner: Compiled, to: LogicalType, where: string): Compiled {
+  const type = withNullable(to, true);
+  if (inner.constant !== undefined && inner.constant.value === null) return constant(null, type);
+  const convert = castConverter(inner.type, to, where);
+  if (convert === undefined) return { ...inner, type };
+  const safe = (value: Exclude<Value, null>): Value => {
+    try {
+      return convert(value);
+    } catch (err) {
+      if (err instanceof RecordError) return null;
+      throw err;
+    }
+  };
+  if (inner.constant !== undefined) return constant(safe(inner.constant.value as Exclude<Value, null>), type);
+  const f = inner.fn;
+  return {
+    fn: (row) => {
+      const v = f(row);
+      return v === null ? null : safe(v);
+    },
+    type,
+  };
 }

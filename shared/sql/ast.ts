@@ -19,7 +19,8 @@ export type SqlExpr =
   | { readonly k: 'neg'; readonly arg: SqlExpr; readonly pos: SqlPosition }
   | { readonly k: 'call'; readonly name: string; readonly args: readonly SqlExpr[]; readonly distinct: boolean; readonly star: boolean; readonly filter?: SqlExpr; readonly over?: SqlOver; readonly pos: SqlPosition }
   | { readonly k: 'case'; readonly operand?: SqlExpr; readonly whens: readonly (readonly [SqlExpr, SqlExpr])[]; readonly otherwise?: SqlExpr; readonly pos: SqlPosition }
-  | { readonly k: 'cast'; readonly expr: SqlExpr; readonly type: string; readonly pos: SqlPosition }
+  /** `CAST(expr AS type)`; `safe` for `TRY_CAST` (NULL instead of a data error). */
+  | { readonly k: 'cast'; readonly expr: SqlExpr; readonly type: string; readonly pos: SqlPosition; readonly safe?: boolean }
   | { readonly k: 'isnull'; readonly expr: SqlExpr; readonly not: boolean; readonly pos: SqlPosition }
   | { readonly k: 'between'; readonly expr: SqlExpr; readonly low: SqlExpr; readonly high: SqlExpr; readonly not: boolean; readonly pos: SqlPosition }
   | { readonly k: 'in'; readonly expr: SqlExpr; readonly list: readonly SqlExpr[]; readonly not: boolean; readonly pos: SqlPosition }

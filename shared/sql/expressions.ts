@@ -171,7 +171,7 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
     case 'cast': {
       const type = atPosition(e.pos, () => parseType(normalizeTypeText(e.type)));
       if (e.expr.k === 'null') return lit(null, type);
-      return { kind: 'cast', expr: sub(e.expr), type };
+      return { kind: 'cast', expr: sub(e.expr), type, ...(e.safe === true ? { safe: true } : {}) };
     }
     case 'star':
       throw new SqlError(e.pos, '* is only allowed in the SELECT list and in COUNT(*)');

@@ -34,7 +34,7 @@
  * cannot succeed.
  */
 import { packCalls } from '../batching.ts';
-import { retryPolicy, type RetryOptions, type RetryPolicy } from '../retry.ts';
+import { retryPolicy, type RetryOptions, type RetryPolicy } from '../../core/retry.ts';
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';

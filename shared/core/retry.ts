@@ -4,7 +4,7 @@
  * Blog, "Exponential Backoff And Jitter"): before retry n the delay is uniform in
  * [0, min(max, base × 2^(n−1))), which spreads the retries of many writers throttled together.
  */
-import { PlanError } from '../core/errors.ts';
+import { PlanError } from './errors.ts';
 
 /** Options every retrying writer accepts. */
 export interface RetryOptions {
