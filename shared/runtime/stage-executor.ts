@@ -39,10 +39,10 @@ export interface RecordOrigin {
 }
 
 /** Finds the origin of a row of the batch handed to {@link StageExecutor.process}, when known. */
-export type OriginOf = (row: ChangeRow) => RecordOrigin | undefined;
+export type OriginOf<O extends RecordOrigin = RecordOrigin> = (row: ChangeRow) => O | undefined;
 
 /** A record one operator could not process: it is set aside and the stage goes on. */
-export interface RecordFailure {
+export interface RecordFailure<O extends RecordOrigin = RecordOrigin> {
   /** The error's message: what is wrong with the record. */
   readonly reason: string;
   /** The operator that raised it (its job-graph id). */
@@ -53,16 +53,16 @@ export interface RecordFailure {
    * Where the stage's input record came from, when the failing row is one of the stage's input
    * rows (the chain's first operator); undefined for rows an earlier operator produced.
    */
-  readonly origin: RecordOrigin | undefined;
+  readonly origin: O | undefined;
   readonly error: RecordError;
 }
 
 /** How the executor runs a chain. */
-export interface StageExecutorOptions {
+export interface StageExecutorOptions<O extends RecordOrigin = RecordOrigin> {
   /** What to do with a record that fails with a data error. @default 'dead-letter' */
   readonly errorPolicy?: ErrorPolicy;
   /** Receives every record set aside under `dead-letter`, in input order. */
-  readonly onRecordFailure: (failure: RecordFailure) => void;
+  readonly onRecordFailure: (failure: RecordFailure<O>) => void;
   /**
    * Retries of an operator call that failed with a TransientError. @default 5 attempts,
    * 100 ms base, 5 s cap (maxAttempts 1: no retry here, the caller retries)
@@ -76,7 +76,7 @@ export interface StageExecutorOptions {
 const DEFAULT_RETRY = { maxAttempts: 5, baseDelayMs: 100 } as const;
 
 /** Runs one shard's operator chain; see the module documentation. */
-export class StageExecutor {
+export class StageExecutor<O extends RecordOrigin = RecordOrigin> {
   /** The last input watermark the chain advanced to. */
   inputWatermark = -Infinity;
   /** The watermark the chain forwards: the input's, held back by operators that emit late rows. */
@@ -89,7 +89,7 @@ export class StageExecutor {
 
   constructor(
     readonly runners: readonly OperatorRunner[],
-    private readonly options: StageExecutorOptions,
+    private readonly options: StageExecutorOptions<O>,
   ) {
     this.policy = options.errorPolicy ?? DEFAULT_ERROR_POLICY;
     this.retry = retryPolicy(options.retry ?? {}, DEFAULT_RETRY);
@@ -101,7 +101,7 @@ export class StageExecutor {
    * return a fresh array per call and callers hand over arrays they no longer touch, so nothing
    * is copied.
    */
-  async process(rows: readonly ChangeRow[], from = 0, side: InputSide = 'left', origin?: OriginOf): Promise<readonly ChangeRow[]> {
+  async process(rows: readonly ChangeRow[], from = 0, side: InputSide = 'left', origin?: OriginOf<O>): Promise<readonly ChangeRow[]> {
     let current: readonly ChangeRow[] = rows;
     for (let i = from; i < this.runners.length && current.length > 0; i++) {
       current = await this.step(this.runners[i] as OperatorRunner, current, i === from ? side : 'left', i === from ? origin : undefined);
@@ -166,7 +166,7 @@ export class StageExecutor {
   }
 
   /** One operator's batch, under the error policy. */
-  private async step(runner: OperatorRunner, rows: readonly ChangeRow[], side: InputSide, origin: OriginOf | undefined): Promise<ChangeRow[]> {
+  private async step(runner: OperatorRunner, rows: readonly ChangeRow[], side: InputSide, origin: OriginOf<O> | undefined): Promise<ChangeRow[]> {
     try {
       return await this.attempt(() => runner.processBatch(rows, side));
     } catch (error) {
