@@ -143,6 +143,7 @@ export function deadLetterMessage(letter: DeadLetter, maxMessageBytes: number = 
     ['shardId', letter.shardId],
     ['sequenceNumber', letter.sequenceNumber],
     ['lastSequenceNumber', letter.lastSequenceNumber ?? ''],
+    ['operator', letter.operator ?? ''],
   ];
   for (const [name, value] of entries) {
     // SQS rejects empty attribute values.
@@ -160,6 +161,7 @@ export function deadLetterMessage(letter: DeadLetter, maxMessageBytes: number = 
       shardId: letter.shardId,
       sequenceNumber: letter.sequenceNumber,
       ...(letter.lastSequenceNumber !== undefined ? { lastSequenceNumber: letter.lastSequenceNumber } : {}),
+      ...(letter.operator !== undefined ? { operator: letter.operator } : {}),
       approximateArrivalTimestamp: letter.approximateArrivalTimestamp,
       partitionKey: letter.partitionKey,
       dataBytes: letter.dataBytes,
