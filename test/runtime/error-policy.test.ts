@@ -25,7 +25,7 @@ function input(name: string, lines: readonly string[]): string {
 
 /** Runs a SQL script over `src`; returns what its sink got and the dead letters. */
 async function runSql(sql: string, path: string, options: EmbeddedJobOptions = {}, parallelism = 1): Promise<{ rows: Row[]; letters: DeadLetter[]; deadLettered: number }> {
-  const program = compileSql(sql, { grammarCheck: false });
+  const program = compileSql(sql);
   const graph = program.pipeline.jobGraph({ parallelism });
   const rows: Row[] = [];
   const letters: DeadLetter[] = [];
@@ -124,7 +124,7 @@ describe("Error policy: 'fail'", () => {
     const result = await runEmbeddedJob(graph, { inputs: new Map([['src', path]]), sinkSetup: { quiet: true }, errorPolicy: 'dead-letter' });
     expect(result.deadLettered).toBe(1);
     expect(() => new Pipeline('bad', { errorPolicy: 'skip' as never })).toThrow("errorPolicy must be 'dead-letter' or 'fail' (given 'skip')");
-    expect(() => compileSql(`SET 'pipeline.error-policy' = 'ignore';${TABLES}INSERT INTO out_t SELECT id, 1 FROM src;`, { grammarCheck: false })).toThrow(
+    expect(() => compileSql(`SET 'pipeline.error-policy' = 'ignore';${TABLES}INSERT INTO out_t SELECT id, 1 FROM src;`)).toThrow(
       /line 1:1: 'pipeline.error-policy' must be 'dead-letter' or 'fail' \(given 'ignore'\)/,
     );
   });
@@ -164,6 +164,22 @@ describe('TRY_CAST', () => {
     ]);
     expect(letters.map((l) => l.position)).toEqual([`${path}:2`, `${path}:3`]);
     expect(letters[1]!.reason).toContain('division by zero');
+  });
+});
+
+describe('TRY_CAST in SQL', () => {
+  it('reads TRY_CAST into a safe cast: NULL for the bad value, no dead letter', async () => {
+    const path = input('try-sql.jsonl', ['{"id":1,"v":"5"}', '{"id":2,"v":"abc"}', '{"id":3}']);
+    const sql = `CREATE TABLE src (id BIGINT, v STRING) WITH ('connector' = 'filesystem', 'path' = 'in.jsonl', 'format' = 'json');
+CREATE TABLE out_t (id BIGINT, n INT) WITH ('connector' = 'print');
+INSERT INTO out_t SELECT id, TRY_CAST(v AS INT) FROM src;`;
+    const { rows, letters } = await runSql(sql, path);
+    expect(rows).toEqual([
+      { id: 1, n: 5 },
+      { id: 2, n: null },
+      { id: 3, n: null },
+    ]);
+    expect(letters).toEqual([]);
   });
 });
 
