@@ -8,7 +8,7 @@ import type { Row, Schema } from '../core/types.ts';
 import type { DimensionSource } from '../lookup/dimension-source.ts';
 import type { DynamoDbSourceOptions } from '../lookup/dynamodb-source.ts';
 import { createFunctionSource, type LookupFunction } from '../lookup/function-source.ts';
-import { parseJdbcUrl, validateJdbcConfig } from '../lookup/jdbc-config.ts';
+import { parseJdbcUrl, resolveCredentials, validateJdbcConfig } from '../lookup/jdbc-config.ts';
 import { lazyDimensionSource } from '../lookup/lazy-source.ts';
 import { createJsonlSource } from '../lookup/jsonl-source.ts';
 import { createLookupJoinOperator } from '../lookup/lookup-join.ts';
@@ -119,8 +119,11 @@ export function createDimensionSource(descriptor: LookupSourceDescriptor, contex
         ...(descriptor.passwordFrom !== undefined ? { passwordFrom: descriptor.passwordFrom } : {}),
         ...(password !== undefined ? { password } : {}),
       };
+      // Configuration errors (a bad URL, an unset passwordFrom variable) surface now, before the driver loads.
       validateJdbcConfig(config);
-      return parseJdbcUrl(descriptor.url).protocol === 'postgresql'
+      const url = parseJdbcUrl(descriptor.url);
+      resolveCredentials(config, url, env);
+      return url.protocol === 'postgresql'
         ? lazyDimensionSource(table, async () => (await import('../lookup/jdbc-postgres-source.ts')).createPostgresSource(config, { env }))
         : lazyDimensionSource(table, async () => (await import('../lookup/jdbc-mysql-source.ts')).createMySqlSource(config, { env }));
     }
