@@ -18,4 +18,32 @@ export default tseslint.config(
       eqeqeq: ['error', 'always', { null: 'ignore' }],
     },
   },
+  // Import boundaries (docs/architecture.md): each layer imports only the layers below it,
+  // core ← partition, state ← plan ← operators ← runtime ← aws ← functions, infra; nothing in
+  // shared/ imports examples/ or infra/; only shared/aws/, the connector modules and the tools
+  // above the runtime (CLI, benchmarks) import the AWS SDK or a database driver.
+  ...layerBoundaries(),
 );
+
+/** One `no-restricted-imports` entry per layer: what its files must not import. */
+function layerBoundaries() {
+  const drivers = { regex: '^(@aws-sdk/|@smithy/|mysql2|pg$)', message: 'only shared/aws/ and connector modules load the AWS SDK or a database driver (the embedded runtime must run without them)' };
+  const outside = { regex: '(^|/)(examples|infra)/', message: 'shared/ must not depend on examples/ or infra/' };
+  const layers = (names, why) => ({ regex: `(^|/)\\.\\./(\\.\\./)*(${names.join('|')})/`, message: why, allowTypeImports: true });
+  const above = {
+    core: ['partition', 'state', 'plan', 'operators', 'lookup', 'runtime', 'aws', 'api', 'sql', 'cli', 'bench', 'ui', 'nexmark'],
+    partition: ['state', 'plan', 'operators', 'lookup', 'runtime', 'aws', 'api', 'sql', 'cli', 'bench', 'ui', 'nexmark'],
+    state: ['plan', 'operators', 'lookup', 'runtime', 'aws', 'api', 'sql', 'cli', 'bench', 'ui', 'nexmark'],
+    plan: ['runtime', 'aws', 'api', 'sql', 'cli', 'bench', 'ui', 'nexmark'],
+    operators: ['runtime', 'aws', 'api', 'sql', 'cli', 'bench', 'ui', 'nexmark'],
+    runtime: ['aws', 'api', 'sql', 'cli', 'bench', 'ui', 'nexmark'],
+  };
+  const connectors = ['shared/aws/**', 'shared/lookup/dynamodb-source.ts', 'shared/lookup/dynamodb-values.ts', 'shared/lookup/jdbc-mysql-source.ts', 'shared/lookup/jdbc-postgres-source.ts', 'shared/cli/**', 'shared/bench/**', 'shared/nexmark/**', 'shared/ui/**'];
+  return [
+    { files: ['shared/**/*.ts'], ignores: connectors, rules: { 'no-restricted-imports': ['error', { patterns: [drivers, outside] }] } },
+    ...Object.entries(above).map(([layer, names]) => ({
+      files: [`shared/${layer}/**/*.ts`],
+      rules: { 'no-restricted-imports': ['error', { patterns: [drivers, outside, layers(names, `shared/${layer}/ is below ${names.join(', ')}: it must not import them`)] }] },
+    })),
+  ];
+}

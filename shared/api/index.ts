@@ -30,6 +30,7 @@ export {
   lit,
   call,
   cast,
+  tryCast,
   eq,
   neq,
   lt,

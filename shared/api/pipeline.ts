@@ -15,7 +15,7 @@
  * stack all load it and plan it the same way, so user functions get the same registry
  * references (`udf_1`, `udf_2`, …) in every process.
  */
-import { PlanError } from '../core/errors.ts';
+import { DEFAULT_ERROR_POLICY, PlanError, parseErrorPolicy, type ErrorPolicy } from '../core/errors.ts';
 import { schemaOf } from '../core/type-parse.ts';
 import type { Row, Value } from '../core/types.ts';
 import type { JobGraph, JobGraphOptions } from '../plan/job-graph.ts';
@@ -61,6 +61,17 @@ export interface SourceOptions<S extends SchemaSpec> {
   readonly primaryKey?: readonly (keyof S & string)[];
 }
 
+/** Job-wide options of a pipeline. */
+export interface PipelineOptions {
+  /**
+   * What runtimes do with a record whose processing fails with a data error (a bad CAST, a
+   * division by zero, a value its sink cannot hold): `'dead-letter'` sets it aside with its
+   * reason and position and goes on; `'fail'` stops the job, as Flink does. The SQL option
+   * `'pipeline.error-policy'` and the CLI flag `--error-policy` set the same. @default 'dead-letter'
+   */
+  readonly errorPolicy?: ErrorPolicy;
+}
+
 /** A user function registered with the pipeline. */
 export type UserFunction = ((row: Row) => Value) | ((row: Row) => Row) | ((row: Row) => boolean);
 
@@ -77,7 +88,11 @@ export class Pipeline {
   private nodeCounter = 0;
   private planned: PlannedPipeline | undefined;
 
-  constructor(name: string) {
+  /** What runtimes do with a record that fails with a data error; see {@link PipelineOptions}. */
+  errorPolicy: ErrorPolicy;
+
+  constructor(name: string, options: PipelineOptions = {}) {
+    this.errorPolicy = options.errorPolicy === undefined ? DEFAULT_ERROR_POLICY : parseErrorPolicy(options.errorPolicy, `pipeline '${name}': errorPolicy`);
     if (!/^[A-Za-z][A-Za-z0-9_-]*$/.test(name)) {
       throw new PlanError(`pipeline name must start with a letter and use letters, digits, '_' or '-' (given '${name}')`);
     }
@@ -201,7 +216,7 @@ export class Pipeline {
 
   /** The serializable job graph. */
   jobGraph(options: JobGraphOptions = {}): JobGraph {
-    return buildJobGraph(this.plan(), options);
+    return buildJobGraph(this.plan(), { errorPolicy: this.errorPolicy, ...options });
   }
 
   /** Flink-style plan text. */

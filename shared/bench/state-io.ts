@@ -53,6 +53,7 @@ import type { Row } from '../core/types.ts';
 import { createOperator } from '../operators/registry.ts';
 import type { JobGraph } from '../plan/job-graph.ts';
 import { OperatorRunner } from '../runtime/operator-runner.ts';
+import { StageExecutor } from '../runtime/stage-executor.ts';
 import type { KeyedStateStore } from '../state/state.ts';
 import { BID_SCHEMA, writeBidFile } from './bench-input.ts';
 import type { BenchResult } from './suites.ts';
@@ -136,11 +137,12 @@ async function drive(
       runners.push(runner);
     }
   }
-  const through = async (input: ChangeRow[], from: number): Promise<ChangeRow[]> => {
-    let current = input;
-    for (let i = from; i < runners.length && current.length > 0; i++) current = await (runners[i] as OperatorRunner).processBatch(current);
-    return current;
-  };
+  // At parallelism 1 the stages' chains run one after the other as one chain: the stage executor's.
+  const chain = new StageExecutor(runners, {
+    onRecordFailure: (failure) => {
+      throw new PlanError(`internal: state-io input row failed in ${failure.operator}: ${failure.reason}`);
+    },
+  });
   const endBatch = async (): Promise<void> => {
     for (const s of stores) await s.endBatch();
     await afterBatch();
@@ -153,16 +155,14 @@ async function drive(
   for (let start = 0; start < rows.length; start += STATE_IO_BATCH) {
     const slice = rows.slice(start, start + STATE_IO_BATCH);
     const batch = slice.map((row): ChangeRow => ({ kind: '+I', row }));
-    emitted += (await through(batch, 0)).length;
+    emitted += (await chain.process(batch)).length;
     if (watermark !== undefined) {
       for (const row of slice) maxEventTime = Math.max(maxEventTime, row[watermark.column] as number);
-      for (let i = 0; i < runners.length; i++) {
-        emitted += (await through(await (runners[i] as OperatorRunner).advanceWatermark(maxEventTime - watermark.outOfOrdernessMs), i + 1)).length;
-      }
+      emitted += (await chain.advance(maxEventTime - watermark.outOfOrdernessMs)).length;
     }
     await endBatch();
   }
-  for (let i = 0; i < runners.length; i++) emitted += (await through(await (runners[i] as OperatorRunner).finish(), i + 1)).length;
+  emitted += (await chain.finish()).length;
   await endBatch();
   for (const runner of runners) await runner.close();
   return emitted;

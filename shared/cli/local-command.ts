@@ -1,12 +1,12 @@
 /**
  * `flambda local <pipeline> --input <source>=<file.jsonl> … [--parallelism N] [--final <file>]
- * [--changelog <file>] [--quiet]`: runs a pipeline the AWS way — Kinesis streams, one stage
+ * [--changelog <file>] [--dead-letter <file>] [--error-policy dead-letter|fail] [--quiet]`: runs a pipeline the AWS way — Kinesis streams, one stage
  * handler per stage fed by a local event source mapping, state in DynamoDB — against emulators
  * started in-process (kinesalite, dynalite), or against the endpoints configured in the
  * environment. See shared/aws/local/local-job.ts.
  */
-import { writeFileSync } from 'node:fs';
-import { FlambdaError, PlanError } from '../core/errors.ts';
+import { createWriteStream, writeFileSync } from 'node:fs';
+import { FlambdaError, PlanError, type ErrorPolicy } from '../core/errors.ts';
 import type { JobGraph } from '../plan/job-graph.ts';
 import { runLocalJob, type LocalStageReport } from '../aws/local/local-job.ts';
 import { awsDimensionSources } from '../aws/lookup/dimension-sources.ts';
@@ -24,6 +24,10 @@ export interface LocalOptions {
   readonly parallelism: number;
   readonly final?: readonly string[];
   readonly changelog?: readonly string[];
+  /** Write dead letters here as JSON lines (as `flambda run --dead-letter` does). */
+  readonly deadLetter?: string;
+  /** Overrides the pipeline's error policy. */
+  readonly errorPolicy?: ErrorPolicy;
   readonly quiet?: boolean;
   readonly printLimit?: number;
   readonly batchSize?: number;
@@ -36,7 +40,7 @@ export interface LocalOptions {
 /** Runs a pipeline module on the local AWS runtime; returns the process exit code. */
 export async function localCommand(file: string, options: LocalOptions, io: CliIo): Promise<number> {
   const pipeline = await loadPipeline(file, (warning) => io.stderr.write(`flambda: warning: ${warning}\n`));
-  const graph = pipeline.jobGraph({ parallelism: options.parallelism });
+  const graph = pipeline.jobGraph({ parallelism: options.parallelism, ...(options.errorPolicy !== undefined ? { errorPolicy: options.errorPolicy } : {}) });
   const bound = localInputs(graph, options.input);
   // Sources go into Kinesis streams; JSON-lines lookup tables are read by the stage handlers.
   const inputs = new Map([...bound].filter(([name]) => graph.sources.some((s) => s.name === name)));
@@ -45,6 +49,8 @@ export async function localCommand(file: string, options: LocalOptions, io: CliI
   const changelogs = bindSinkFiles('--changelog', graph, options.changelog ?? []);
   for (const [sink, path] of finals) checkOutputPath(`--final ${sink}=`, path);
   for (const [sink, path] of changelogs) checkOutputPath(`--changelog ${sink}=`, path);
+  if (options.deadLetter) checkOutputPath('--dead-letter ', options.deadLetter);
+  const deadLetterOut = options.deadLetter ? createWriteStream(options.deadLetter) : undefined;
 
   const sinks = new Map<string, SinkInstance>();
   const collectors = new Map<string, FinalCollector>();
@@ -62,6 +68,8 @@ export async function localCommand(file: string, options: LocalOptions, io: CliI
   }
 
   const deadLetters = new Map<string, number>();
+  /** Records a source stage could not decode, by source (the schema-mismatch check below). */
+  const undecodable = new Map<string, number>();
   const firstReasons: string[] = [];
   const quiet = options.quiet ?? false;
   const page = options.ui ? await openJobPage(graph, 'local', options.port ?? 0, (line) => io.stderr.write(`${line}\n`)) : undefined;
@@ -80,13 +88,21 @@ export async function localCommand(file: string, options: LocalOptions, io: CliI
         for (const letter of letters) {
           const key = source ?? `stage ${letter.stage}`;
           deadLetters.set(key, (deadLetters.get(key) ?? 0) + 1);
+          if (source !== undefined && letter.kind !== 'data-error') undecodable.set(source, (undecodable.get(source) ?? 0) + 1);
           if (firstReasons.length < 5) firstReasons.push(letter.reason);
+          // A source stage's record is an input line (partition key = its line number): file:line, as in `run`.
+          const file = source === undefined ? undefined : inputs.get(source);
+          const position = file !== undefined && letter.kind !== 'skipped-range' ? `${file}:${letter.partitionKey}` : `${letter.stream}/${letter.shardId}@${letter.sequenceNumber}`;
+          const raw = Buffer.from(letter.data, 'base64').toString('utf8');
+          deadLetterOut?.write(
+            `${JSON.stringify({ ...(source !== undefined ? { source } : {}), stage: letter.stage, kind: letter.kind, position, reason: letter.reason, raw, ...(letter.operator !== undefined ? { operator: letter.operator } : {}) })}\n`,
+          );
           page?.monitor.deadLetter({
             ...(source !== undefined ? { source } : {}),
             stage: letter.stage,
-            position: `${letter.stream}/${letter.shardId}@${letter.sequenceNumber}`,
+            position,
             reason: letter.reason,
-            raw: Buffer.from(letter.data, 'base64').toString('utf8'),
+            raw,
           });
         }
       },
@@ -100,6 +116,7 @@ export async function localCommand(file: string, options: LocalOptions, io: CliI
     });
   } catch (error) {
     for (const sink of sinks.values()) await sink.close();
+    if (deadLetterOut) await new Promise<void>((resolve) => deadLetterOut.end(resolve));
     // AWS SDK errors (an endpoint that does not answer, a denied call) get the CLI's error format.
     const failure = error instanceof FlambdaError ? error : new FlambdaError(`local run failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`, 'external', 'fail', { cause: error });
     if (page === undefined) throw failure;
@@ -110,6 +127,7 @@ export async function localCommand(file: string, options: LocalOptions, io: CliI
     return stopped ? 130 : 1;
   }
   for (const sink of sinks.values()) await sink.close();
+  if (deadLetterOut) await new Promise<void>((resolve) => deadLetterOut.end(resolve));
 
   for (const [sinkName, path] of finals) {
     writeFileSync(path, `${JSON.stringify(encodeFinal(graph, sinkName, collectors.get(sinkName) as FinalCollector), null, 1)}\n`);
@@ -125,7 +143,7 @@ export async function localCommand(file: string, options: LocalOptions, io: CliI
     await page.serveUntilStopped();
   }
   for (const source of graph.sources) {
-    const bad = deadLetters.get(source.name) ?? 0;
+    const bad = undecodable.get(source.name) ?? 0;
     if (bad > 0 && bad >= (result.recordsBySource.get(source.name) ?? 0)) {
       io.stderr.write(
         `flambda: error: schema mismatch: none of the ${bad} records of source '${source.name}' matched its schema ` +

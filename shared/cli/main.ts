@@ -3,11 +3,10 @@
  * `flambda: error: <what is wrong and what was expected>` and exits non-zero.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { FlambdaError, PlanError } from '../core/errors.ts';
+import { FlambdaError, PlanError, parseErrorPolicy, type ErrorPolicy } from '../core/errors.ts';
 import { parsePositiveInt } from './args.ts';
 import { benchCommand } from './bench-command.ts';
 import { explainCommand } from './explain-command.ts';
-import { localCommand } from './local-command.ts';
 import { nexmarkCommand } from './nexmark-command.ts';
 import { runCommand, type CliIo } from './run-command.ts';
 
@@ -17,6 +16,11 @@ const collect = (value: string, previous: string[] = []): string[] => [...previo
 function uiOptions(opts: Record<string, unknown>): { ui?: boolean; port?: number } {
   if (opts.port !== undefined && !opts.ui) throw new PlanError('--port sets the job page\'s port: give --ui too');
   return opts.ui ? { ui: true, ...(opts.port !== undefined ? { port: parsePositiveInt('--port', opts.port as string, 65_535) } : {}) } : {};
+}
+
+/** `--error-policy`: overrides the pipeline's `'pipeline.error-policy'`. */
+function errorPolicyOption(opts: Record<string, unknown>): { errorPolicy?: ErrorPolicy } {
+  return opts.errorPolicy === undefined ? {} : { errorPolicy: parseErrorPolicy(opts.errorPolicy as string, '--error-policy') };
 }
 
 /** Runs the CLI with `argv` (without the node and script names); resolves to the exit code. */
@@ -40,6 +44,7 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
     .option('--final <[sink=]file>', "write the sink's final materialized rows as a JSON array (repeatable)", collect, [])
     .option('--changelog <[sink=]file>', 'write every changelog row as a JSON line with an "op" field (repeatable)', collect, [])
     .option('--dead-letter <file>', 'write rejected records as JSON lines with the reason and position')
+    .option('--error-policy <policy>', "a record that fails with a data error: 'dead-letter' it and go on, or 'fail' the job (overrides 'pipeline.error-policy')")
     .option('--table', 'print the final result of every sink as a table')
     .option('-q, --quiet', 'no print-sink output and no progress line')
     .option('--print-limit <n>', 'print at most n changelog rows per print sink')
@@ -57,6 +62,7 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
           final: opts.final as string[],
           changelog: opts.changelog as string[],
           ...(opts.deadLetter ? { deadLetter: opts.deadLetter as string } : {}),
+          ...errorPolicyOption(opts),
           table: Boolean(opts.table),
           quiet: Boolean(opts.quiet),
           ...(opts.printLimit !== undefined ? { printLimit: parsePositiveInt('--print-limit', opts.printLimit as string) } : {}),
@@ -77,6 +83,8 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
     .option('-p, --parallelism <n>', 'shards per stage (and per stream)', '1')
     .option('--final <[sink=]file>', "write the sink's final materialized rows as a JSON array (repeatable)", collect, [])
     .option('--changelog <[sink=]file>', 'write every changelog row as a JSON line with an "op" field (repeatable)', collect, [])
+    .option('--dead-letter <file>', 'write rejected records as JSON lines with the reason and position')
+    .option('--error-policy <policy>', "a record that fails with a data error: 'dead-letter' it and go on, or 'fail' the job (overrides 'pipeline.error-policy')")
     .option('-q, --quiet', 'no print-sink output and no progress lines')
     .option('--print-limit <n>', 'print at most n changelog rows per print sink')
     .addOption(new Option('--batch-size <n>', 'records per handler invocation (the mapping\'s BatchSize)').default('500'))
@@ -98,6 +106,8 @@ event-time-timer results never close; generator sources and kinesis/dynamodb sin
 supported.`,
     )
     .action(async (file: string, opts: Record<string, unknown>) => {
+      // Loaded on demand: `local` needs the AWS SDK, which `run` must not load.
+      const { localCommand } = await import('./local-command.ts');
       exitCode = await localCommand(
         file,
         {
@@ -105,6 +115,8 @@ supported.`,
           parallelism: parsePositiveInt('--parallelism', opts.parallelism as string, 1_000),
           final: opts.final as string[],
           changelog: opts.changelog as string[],
+          ...(opts.deadLetter ? { deadLetter: opts.deadLetter as string } : {}),
+          ...errorPolicyOption(opts),
           quiet: Boolean(opts.quiet),
           ...(opts.printLimit !== undefined ? { printLimit: parsePositiveInt('--print-limit', opts.printLimit as string) } : {}),
           batchSize: parsePositiveInt('--batch-size', opts.batchSize as string, 10_000),

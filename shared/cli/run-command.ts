@@ -4,6 +4,7 @@
  */
 import { writeFileSync, createWriteStream } from 'node:fs';
 import type { JsonValue } from '../core/codec.ts';
+import type { ErrorPolicy } from '../core/errors.ts';
 import type { Pipeline } from '../api/pipeline.ts';
 import type { JobGraph, JobSink } from '../plan/job-graph.ts';
 import { runEmbeddedJob, type DeadLetter, type JobProgress } from '../runtime/embedded/embedded-runtime.ts';
@@ -22,6 +23,8 @@ export interface RunOptions {
   readonly final?: readonly string[];
   readonly changelog?: readonly string[];
   readonly deadLetter?: string;
+  /** Overrides the pipeline's error policy. */
+  readonly errorPolicy?: ErrorPolicy;
   readonly table?: boolean;
   readonly quiet?: boolean;
   readonly printLimit?: number;
@@ -47,7 +50,7 @@ export interface CliIo {
 /** Runs a pipeline module on the embedded runtime; returns the process exit code. */
 export async function runCommand(file: string, options: RunOptions, io: CliIo): Promise<number> {
   const pipeline = await loadPipeline(file, (warning) => io.stderr.write(`flambda: warning: ${warning}\n`));
-  const graph = pipeline.jobGraph({ parallelism: options.parallelism });
+  const graph = pipeline.jobGraph({ parallelism: options.parallelism, ...(options.errorPolicy !== undefined ? { errorPolicy: options.errorPolicy } : {}) });
   const inputs = bindInputs(graph, options.input);
   const finals = bindSinkFiles('--final', graph, options.final ?? []);
   const changelogs = bindSinkFiles('--changelog', graph, options.changelog ?? []);
@@ -78,6 +81,8 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
   const page = options.ui ? await openJobPage(graph, 'embedded', options.port ?? 0, (line) => io.stderr.write(`${line}\n`)) : undefined;
   if (page) for (const sink of graph.sinks) observe(sink.name, page.monitor.sinkObserver(sink.name));
   const deadLetters = new Map<string, number>();
+  /** Records a source could not decode, by source (the schema-mismatch check below). */
+  const undecodable = new Map<string, number>();
   const firstReasons: string[] = [];
   const deadLetterOut = options.deadLetter ? createWriteStream(options.deadLetter) : undefined;
   const progress = progressPrinter(io, options.quiet ?? false);
@@ -106,7 +111,9 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
     observers,
     onDeadLetter: (letter: DeadLetter) => {
       deadLetters.set(letter.source, (deadLetters.get(letter.source) ?? 0) + 1);
-      if (firstReasons.length < 5) firstReasons.push(letter.reason);
+      if (letter.operator === undefined) undecodable.set(letter.source, (undecodable.get(letter.source) ?? 0) + 1);
+      // Decoding errors name their position already; an operator's error is about the value.
+      if (firstReasons.length < 5) firstReasons.push(letter.reason.startsWith(letter.position) ? letter.reason : `${letter.position}: ${letter.reason} (${letter.operator ?? letter.source})`);
       deadLetterOut?.write(`${JSON.stringify(letter)}\n`);
       page?.monitor.deadLetter({ source: letter.source, position: letter.position, reason: letter.reason, raw: letter.raw });
     },
@@ -137,7 +144,7 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
   }
 
   // A source whose every record was rejected is bound to the wrong file or schema: fail loudly.
-  for (const [source, bad] of deadLetters) {
+  for (const [source, bad] of undecodable) {
     if ((result.recordsBySource.get(source) ?? 0) === 0) {
       io.stderr.write(
         `flambda: error: schema mismatch: none of the ${bad} records of source '${source}' matched its schema ` +

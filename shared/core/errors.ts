@@ -50,3 +50,23 @@ export class TransientError extends FlambdaError {
     super(message, 'external', 'retry', options);
   }
 }
+
+/**
+ * What a runtime does with a record whose processing raised a data error (a {@link RecordError}:
+ * a bad CAST, division by zero, a DECIMAL overflow, a value its sink cannot hold):
+ * `dead-letter` sets that one record aside with its reason and position and goes on with the
+ * next; `fail` stops the job, as Flink does. Set by `'pipeline.error-policy'`.
+ */
+export type ErrorPolicy = 'dead-letter' | 'fail';
+
+/** The policy when none is set: a bad record never stops a job. */
+export const DEFAULT_ERROR_POLICY: ErrorPolicy = 'dead-letter';
+
+/** The option key of the error policy (SQL `SET`, pipeline options, job graph). */
+export const ERROR_POLICY_OPTION = 'pipeline.error-policy';
+
+/** Reads an error-policy value; `where` names the option in the error (e.g. `--error-policy`). */
+export function parseErrorPolicy(value: string, where: string = `'${ERROR_POLICY_OPTION}'`): ErrorPolicy {
+  if (value === 'dead-letter' || value === 'fail') return value;
+  throw new PlanError(`${where} must be 'dead-letter' or 'fail' (given '${value}')`);
+}

@@ -19,8 +19,7 @@ import { createDynamoDbClient } from '../aws/clients.ts';
 import { PlanError, TransientError } from '../core/errors.ts';
 import { requireField } from '../core/type-parse.ts';
 import type { Field, Row, Schema } from '../core/types.ts';
-import type { BackoffOptions } from './backoff.ts';
-import { backoffDelay, sleepMs } from './backoff.ts';
+import { backoffDelay, sleep as sleepMs, type RetryOptions } from '../core/retry.ts';
 import type { DimensionSource } from './dimension-source.ts';
 import { distinctKeys, groupRowsByKey, keyColumnsOf } from './dimension-source.ts';
 import { dimensionRowConverter } from './dimension-values.ts';
@@ -55,7 +54,7 @@ export interface DynamoDbSourceOptions {
   /** Use this client (the source does not destroy a client it did not create). */
   readonly client?: DynamoDBClient;
   /** Backoff for UnprocessedKeys. @default 8 attempts, base 50 ms, cap 2 s */
-  readonly unprocessed?: Partial<BackoffOptions>;
+  readonly unprocessed?: RetryOptions;
 }
 
 /** BatchGetItem's limit of keys per request. */
@@ -76,7 +75,7 @@ export function createDynamoDbSource(config: DynamoDbSourceConfig, options: Dyna
   const table = config.table;
   const timestamps = config.timestampFormat ?? 'epoch-ms';
   const convert = dimensionRowConverter(table, config.schema);
-  const backoff: BackoffOptions = { maxAttempts: 8, baseDelayMs: 50, maxDelayMs: 2_000, ...options.unprocessed };
+  const backoff = { maxAttempts: 8, baseDelayMs: 50, maxDelayMs: 2_000, ...options.unprocessed };
   const sleep = backoff.sleep ?? sleepMs;
 
   // Attribute names go through placeholders: many column names are DynamoDB reserved words.
@@ -109,7 +108,7 @@ export function createDynamoDbSource(config: DynamoDbSourceConfig, options: Dyna
       if (attempt > backoff.maxAttempts) {
         throw new TransientError(`lookup table '${table}': ${pending.length} keys still unprocessed by BatchGetItem after ${backoff.maxAttempts} attempts`);
       }
-      if (attempt > 1) await sleep(backoffDelay(backoff, attempt - 1));
+      if (attempt > 1) await sleep(backoffDelay(attempt - 1, backoff));
       const response = await client.send(
         new BatchGetItemCommand({
           RequestItems: { [table]: { Keys: pending, ProjectionExpression: projection, ExpressionAttributeNames: names, ConsistentRead: config.consistentRead } },

@@ -14,7 +14,7 @@
  */
 import { PlanError, TransientError } from '../core/errors.ts';
 import type { Row } from '../core/types.ts';
-import { backoffDelay, sleepMs } from './backoff.ts';
+import { backoffDelay, sleep as sleepMs } from '../core/retry.ts';
 import { mapConcurrent } from './concurrency.ts';
 import type { DimensionSource } from './dimension-source.ts';
 import { distinctKeys, encodeLookupKey, keyColumnsOf } from './dimension-source.ts';
@@ -96,7 +96,7 @@ export function createResilientSource(source: DimensionSource, options: Resilien
           throw new TransientError(`lookup of table '${table}' failed after ${attempt} attempt${attempt === 1 ? '' : 's'}: ${errorText(err)}`, { cause: err });
         }
         options.onRetry?.('error', keys);
-        await sleep(backoffDelay(errorBackoff, attempt));
+        await sleep(backoffDelay(attempt, errorBackoff));
       }
     }
   };

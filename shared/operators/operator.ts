@@ -47,7 +47,13 @@ export interface Operator {
   open(context: OperatorContext): Promise<void> | void;
   /**
    * Processes a batch of changelog rows in order. A two-input operator is told which input the
-   * batch came from; a batch never mixes inputs. Its watermark (`onWatermark`, event-time
+   * batch came from; a batch never mixes inputs.
+   *
+   * A row that cannot be processed because of its data throws a RecordError, and a failing
+   * store a TransientError, *before the batch changes any state* (check rows first, as the
+   * window and deduplicate operators do): the runtime then drops what the call emitted and runs
+   * the rows again one by one (data error: the bad one is dead-lettered) or the call again
+   * (transient), so every row is applied once (shared/runtime/stage-executor.ts). Its watermark (`onWatermark`, event-time
    * timers) is the minimum over both inputs, as Flink combines a two-input operator's watermarks.
    */
   processBatch(batch: readonly ChangeRow[], out: Output, side?: InputSide): Promise<void> | void;

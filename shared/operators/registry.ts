@@ -6,11 +6,10 @@ import type { JobOperator } from '../plan/job-graph.ts';
 import type { LookupSourceDescriptor } from '../plan/logical.ts';
 import type { Row, Schema } from '../core/types.ts';
 import type { DimensionSource } from '../lookup/dimension-source.ts';
-import { createDynamoDbSource } from '../lookup/dynamodb-source.ts';
+import type { DynamoDbSourceOptions } from '../lookup/dynamodb-source.ts';
 import { createFunctionSource, type LookupFunction } from '../lookup/function-source.ts';
-import { parseJdbcUrl } from '../lookup/jdbc-config.ts';
-import { createMySqlSource } from '../lookup/jdbc-mysql-source.ts';
-import { createPostgresSource } from '../lookup/jdbc-postgres-source.ts';
+import { parseJdbcUrl, resolveCredentials, validateJdbcConfig } from '../lookup/jdbc-config.ts';
+import { lazyDimensionSource } from '../lookup/lazy-source.ts';
 import { createJsonlSource } from '../lookup/jsonl-source.ts';
 import { createLookupJoinOperator } from '../lookup/lookup-join.ts';
 import type { UdfRegistry } from '../plan/expr-compile.ts';
@@ -59,7 +58,7 @@ export interface DimensionSourceSettings {
   /** JSON-lines file per lookup table name (`--input side_input=…`); overrides a descriptor's path. */
   readonly jsonlPaths?: ReadonlyMap<string, string>;
   /** Options handed to DynamoDB sources (e.g. a client shared by every source of a container). */
-  readonly dynamoDb?: Parameters<typeof createDynamoDbSource>[1];
+  readonly dynamoDb?: DynamoDbSourceOptions;
   /**
    * Resolves `secretArn` of a JDBC source to the password (on AWS: shared/aws/lookup/secrets.ts,
    * read at cold start). Without it such a source is a PlanError.
@@ -97,11 +96,11 @@ export function createDimensionSource(descriptor: LookupSourceDescriptor, contex
         ...(loadAll === undefined ? {} : { loadAll: loadAll as () => Iterable<Row> | Promise<Iterable<Row>> }),
       });
     }
-    case 'dynamodb':
-      return createDynamoDbSource(
-        { table: descriptor.table, schema, ...(descriptor.mode !== undefined ? { mode: descriptor.mode } : {}), ...(descriptor.indexName !== undefined ? { indexName: descriptor.indexName } : {}) },
-        settings.dynamoDb ?? {},
-      );
+    // Connectors with an SDK or a driver are imported when first used (lookup/lazy-source.ts).
+    case 'dynamodb': {
+      const config = { table: descriptor.table, schema, ...(descriptor.mode !== undefined ? { mode: descriptor.mode } : {}), ...(descriptor.indexName !== undefined ? { indexName: descriptor.indexName } : {}) };
+      return lazyDimensionSource(table, async () => (await import('../lookup/dynamodb-source.ts')).createDynamoDbSource(config, settings.dynamoDb ?? {}));
+    }
     case 'jdbc': {
       const env = settings.env ?? process.env;
       let password: string | undefined;
@@ -122,7 +121,13 @@ export function createDimensionSource(descriptor: LookupSourceDescriptor, contex
         ...(descriptor.passwordFrom !== undefined ? { passwordFrom: descriptor.passwordFrom } : {}),
         ...(password !== undefined ? { password } : {}),
       };
-      return parseJdbcUrl(descriptor.url).protocol === 'postgresql' ? createPostgresSource(config, { env }) : createMySqlSource(config, { env });
+      // Configuration errors (a bad URL, an unset passwordFrom variable) surface now, before the driver loads.
+      validateJdbcConfig(config);
+      const url = parseJdbcUrl(descriptor.url);
+      resolveCredentials(config, url, env);
+      return url.protocol === 'postgresql'
+        ? lazyDimensionSource(table, async () => (await import('../lookup/jdbc-postgres-source.ts')).createPostgresSource(config, { env }))
+        : lazyDimensionSource(table, async () => (await import('../lookup/jdbc-mysql-source.ts')).createMySqlSource(config, { env }));
     }
   }
 }

@@ -121,6 +121,11 @@ export function cast(expr: ExprLike, type: TypeLike): CastExpr {
   return { kind: 'cast', expr: toExpr(expr), type: typeof type === 'string' ? parseType(type) : type };
 }
 
+/** `TRY_CAST(expr AS type)`: NULL where {@link cast} would fail the record. */
+export function tryCast(expr: ExprLike, type: TypeLike): CastExpr {
+  return { ...cast(expr, type), safe: true };
+}
+
 /** `a = b`. */
 export function eq(a: ExprLike, b: ExprLike): Call {
   return call('=', a, b);

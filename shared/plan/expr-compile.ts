@@ -15,7 +15,7 @@ import { requireField } from '../core/type-parse.ts';
 import type { LogicalType, Row, Schema, Value } from '../core/types.ts';
 import type { ArithmeticOperator } from './expr-arithmetic.ts';
 import { compileArithmetic, compileNegate } from './expr-arithmetic.ts';
-import { castConverter } from './expr-cast.ts';
+import { castConverter, type Converter } from './expr-cast.ts';
 import type { ComparisonOperator } from './expr-compare.ts';
 import { compileComparison, compileIn } from './expr-compare.ts';
 import { calendarFields } from '../core/timestamp.ts';
@@ -132,15 +132,21 @@ class Compiler {
     if (problem !== undefined) {
       throw new PlanError(`cannot cast ${typeName(inner.type)} to ${typeName(expr.type)} in ${printExpr(expr)}: ${problem}`);
     }
-    return this.coerce(inner, expr.type, printExpr(expr));
+    return this.coerce(inner, expr.type, printExpr(expr), expr.safe === true);
   }
 
-  /** Converts a compiled node to another type's representation (explicit or implicit cast). */
-  private coerce(c: Compiled, to: LogicalType, where: string): Compiled {
-    const type = withNullable(to, c.type.nullable);
+  /**
+   * Converts a compiled node to another type's representation (explicit or implicit cast).
+   * `safe` (TRY_CAST): a value the conversion rejects gives NULL, so the type is nullable. Only
+   * the conversion's data error is caught: one raised while computing the operand (a division by
+   * zero inside the TRY_CAST) still fails the record, as in Flink.
+   */
+  private coerce(c: Compiled, to: LogicalType, where: string, safe = false): Compiled {
+    const type = withNullable(to, safe || c.type.nullable);
     if (c.constant !== undefined && c.constant.value === null) return constant(null, type);
-    const convert = castConverter(c.type, to, where);
-    if (convert === undefined) return { ...c, type };
+    const castOf = castConverter(c.type, to, where);
+    if (castOf === undefined) return { ...c, type };
+    const convert: Converter = safe ? nullOnDataError(castOf) : castOf;
     if (c.constant !== undefined) {
       try {
         return constant(convert(c.constant.value as Exclude<Value, null>), type);
@@ -586,4 +592,18 @@ export function compilePredicate(expr: Expr, schema: Schema, udfs: UdfRegistry):
   }
   const f = compiled.fn;
   return (row) => f(row) === true;
+}
+
+
+
+/** TRY_CAST's conversion: NULL where `convert` raises a data error. */
+function nullOnDataError(convert: Converter): Converter {
+  return (value) => {
+    try {
+      return convert(value);
+    } catch (err) {
+      if (err instanceof RecordError) return null;
+      throw err;
+    }
+  };
 }

@@ -64,7 +64,7 @@ export function printExpr(expr: Expr): string {
     case 'literal':
       return literalText(expr);
     case 'cast':
-      return `CAST(${printExpr(expr.expr)} AS ${castTypeText(expr.type)})`;
+      return `${expr.safe === true ? 'TRY_CAST' : 'CAST'}(${printExpr(expr.expr)} AS ${castTypeText(expr.type)})`;
     case 'udf':
       return `${expr.display}()`;
     case 'call':

@@ -476,7 +476,7 @@ export function inferType(expr: Expr, schema: Schema): LogicalType {
       if (problem !== undefined) {
         throw new PlanError(`cannot cast ${typeName(from)} to ${typeName(expr.type)} in ${printExpr(expr)}: ${problem}`);
       }
-      return withNullable(expr.type, from.nullable);
+      return withNullable(expr.type, expr.safe === true || from.nullable);
     }
     case 'call':
       return inferCallType(expr, expr.args.map((a) => inferType(a, schema)));

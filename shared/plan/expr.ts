@@ -41,11 +41,16 @@ export interface Call {
   readonly args: readonly Expr[];
 }
 
-/** `CAST(expr AS type)`. */
+/** `CAST(expr AS type)`, or `TRY_CAST(expr AS type)` when `safe`. */
 export interface CastExpr {
   readonly kind: 'cast';
   readonly expr: Expr;
   readonly type: LogicalType;
+  /**
+   * `TRY_CAST`: a value that cannot be converted gives NULL instead of a data error (so the
+   * result is always nullable), as Flink's TRY_CAST. @default false
+   */
+  readonly safe?: boolean;
 }
 
 /**

@@ -7,7 +7,7 @@
  * Operator specs are plain data; user functions appear only as registry references
  * (`udf_3`), resolved from the pipeline module at run time.
  */
-import { PlanError } from '../core/errors.ts';
+import { PlanError, type ErrorPolicy } from '../core/errors.ts';
 import type { Schema } from '../core/types.ts';
 import { DEFAULT_KEY_GROUPS } from '../partition/key-groups.ts';
 import type { Expr } from './expr.ts';
@@ -174,6 +174,11 @@ export interface JobGraph {
   readonly sources: readonly JobSource[];
   readonly sinks: readonly JobSink[];
   readonly stages: readonly JobStage[];
+  /**
+   * What every runtime does with a record that fails with a data error
+   * (`'pipeline.error-policy'`); absent means the default, `dead-letter`.
+   */
+  readonly errorPolicy?: ErrorPolicy;
 }
 
 /** Options of {@link buildJobGraph}. */
@@ -182,6 +187,8 @@ export interface JobGraphOptions {
   readonly parallelism?: number;
   /** @default DEFAULT_KEY_GROUPS */
   readonly keyGroups?: number;
+  /** The job's error policy (see {@link JobGraph.errorPolicy}). @default 'dead-letter' */
+  readonly errorPolicy?: ErrorPolicy;
 }
 
 /** A stage before ids are assigned: its chain and what feeds it. */
@@ -303,6 +310,8 @@ export function buildJobGraph(plan: PlannedPipeline, options: JobGraphOptions = 
     sources,
     sinks,
     stages,
+    // Only a non-default policy is written, so graphs of pipelines that set none stay as they were.
+    ...(options.errorPolicy === 'fail' ? { errorPolicy: options.errorPolicy } : {}),
   };
 }
 

@@ -173,13 +173,24 @@ export class OperatorRunner {
    */
   async processBatch(rows: readonly ChangeRow[], side: InputSide = 'left'): Promise<ChangeRow[]> {
     const operator = this.begin('processBatch');
+    // Side rows of earlier calls not drained yet are kept apart, so a failing batch's can be dropped.
+    const earlierSide = this.output.side;
+    const hadSide = earlierSide.size > 0;
+    if (hadSide) this.output.side = new Map();
     try {
       this.timers.setProcessingTime(this.clock());
-      this.metrics.increment(RUNNER_METRICS.recordsIn, rows.length);
-      this.tap?.input(this, rows);
       const pending = operator.processBatch(rows, this.output, side);
       if (pending !== undefined) await pending;
+      if (hadSide) this.output.side = mergeSide(earlierSide, this.output.side);
+      this.metrics.increment(RUNNER_METRICS.recordsIn, rows.length);
+      this.tap?.input(this, rows);
       return this.collect();
+    } catch (error) {
+      // A batch that fails emitted nothing: a data error changed no state (the operator
+      // contract), and the executor runs its rows again one by one.
+      this.output.rows = [];
+      this.output.side = hadSide ? earlierSide : new Map();
+      throw error;
     } finally {
       this.busy = false;
     }
@@ -379,4 +390,14 @@ export class OperatorRunner {
     this.metrics.increment(RUNNER_METRICS.timersFired);
     return operator.onTimer(timer, this.output);
   }
+}
+
+/** Appends the side rows of `later` to `earlier`, tag by tag; returns `earlier`. */
+function mergeSide(earlier: Map<string, Row[]>, later: ReadonlyMap<string, Row[]>): Map<string, Row[]> {
+  for (const [tag, rows] of later) {
+    const kept = earlier.get(tag);
+    if (kept === undefined) earlier.set(tag, rows);
+    else for (const row of rows) kept.push(row);
+  }
+  return earlier;
 }

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Pipeline } from '../api/pipeline.ts';
 import type { Stream } from '../api/stream.ts';
+import { ERROR_POLICY_OPTION, parseErrorPolicy } from '../core/errors.ts';
 import type { Row, TypeRoot } from '../core/types.ts';
 import type { Expr } from '../plan/expr.ts';
 import { lit } from '../plan/expr-build.ts';
@@ -93,6 +94,8 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
         settings.set(stmt.key, stmt.value);
         const warning = settingWarning(stmt.key, stmt.pos);
         if (warning !== undefined) ctx.warnings.push(warning);
+        // The one job-wide option the runtimes read (the others shape the plan, in query.ts).
+        if (stmt.key === ERROR_POLICY_OPTION) pipeline.errorPolicy = atPosition(stmt.pos, () => parseErrorPolicy(stmt.value));
         break;
       }
       case 'select': {

@@ -71,11 +71,12 @@ describe('Class: SourceInputReader', () => {
   describe('Method: read', () => {
     it('decodes user JSON objects into +I rows on the shard channel, then the bounded-out-of-orderness watermark', () => {
       const r = reader();
-      const batch = r.read([
+      const input = [
         rec(1, { id: 1, name: 'a', ts: T0 + 5_000 }),
         rec(2, { id: 2, name: null, ts: '2023-11-14 22:13:25.000', extra: true }),
         rec(3, { id: '3', ts: T0 + 4_000 }),
-      ]);
+      ];
+      const batch = r.read(input);
       expect(batch.steps[0]).toEqual({
         type: 'rows',
         channel: SHARD,
@@ -86,6 +87,8 @@ describe('Class: SourceInputReader', () => {
         ],
         first: seq(1),
         last: seq(3),
+        // Each row's own record: the position of a dead letter should an operator reject the row.
+        records: input,
       });
       expect(batch.steps[1]).toEqual({ type: 'watermark', value: T0 + 5_000 - OOO, sequenceNumber: seq(3) });
       expect(batch.steps).toHaveLength(2);

@@ -66,7 +66,7 @@ describe('retry on transient errors', () => {
     const { sleep, delays } = fakeSleep();
     const resilient = createResilientSource(source, { retry: { maxAttempts: 3, delayMs: 100, onMiss: false }, sleep, random: () => 0.999 });
     expect((await resilient.lookupMany(ids(1))).get(k(1))).toEqual([{ id: 1, name: 'a' }]);
-    expect(delays).toEqual([100, 200]);
+    expect(delays).toEqual([99, 199]);
   });
 
   it('throws a TransientError once the attempts are used up', async () => {

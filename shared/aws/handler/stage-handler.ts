@@ -69,7 +69,8 @@ import { createStageInputReader } from '../stage-input/create-reader.ts';
 import { shardIdOf, streamNameOf } from '../stage-input/kinesis-records.ts';
 import type { DeadLetter, InputStep, StageInputReader, StageInputSnapshot } from '../stage-input/types.ts';
 import { OperatorRunner } from '../../runtime/operator-runner.ts';
-import type { InputSide } from '../../operators/operator.ts';
+import { StageExecutor, type RecordFailure, type RecordOrigin } from '../../runtime/stage-executor.ts';
+import { DEFAULT_DEAD_LETTER_DATA_BYTES, deadLetterOf } from '../stage-input/dead-letter.ts';
 
 /** Operator types that may register timers: their timers are persisted (others skip the cold-start load). */
 export const TIMER_OPERATOR_TYPES: ReadonlySet<string> = new Set(['WindowAggregate', 'WindowProcess', 'WindowRank', 'WindowDeduplicate']);
@@ -235,6 +236,10 @@ interface ShardTask {
   readonly streamName: string;
   readonly reader: StageInputReader;
   readonly runners: readonly OperatorRunner[];
+  /** Runs the chain (shared/runtime/stage-executor.ts) under the job's error policy. */
+  readonly executor: StageExecutor<KinesisOrigin>;
+  /** Records the executor set aside during the current step. */
+  readonly failures: RecordFailure<KinesisOrigin>[];
   readonly stores: readonly DynamoDbStateStore[];
   /** Timer journals of the operators that persist timers. */
   readonly journals: readonly TimerJournal[];
@@ -526,61 +531,36 @@ export class StageHandler {
   private async run(task: ShardTask, records: readonly KinesisStreamRecord[]): Promise<StepResult> {
     const batch = task.reader.read(records);
     const result: StepResult = { rows: [], letters: [], side: [] };
+    const executor = task.executor;
     for (const step of batch.steps) {
       try {
         switch (step.type) {
           case 'rows':
-            push(result.rows, await this.through(task, step.rows, 0, step.side));
+            push(result.rows, await executor.process(step.rows, 0, step.side ?? 'left', kinesisOrigins(step.rows, step.records)));
             break;
-          case 'watermark': {
-            // Each operator passes on its input watermark held back by its output delay (an
-            // interval join's); the chain's last one is what this stage sends downstream.
-            let wm = step.value;
-            push(
-              result.rows,
-              await this.advance(task, (runner) => {
-                const at = wm;
-                wm = runner.outputWatermark(at);
-                return runner.advanceWatermark(at);
-              }),
-            );
-            task.watermark = wm;
+          case 'watermark':
+            // The chain's output watermark (held back by operators that emit late rows) is what
+            // this stage sends downstream.
+            push(result.rows, await executor.advance(step.value));
+            task.watermark = executor.outputWatermark;
             break;
-          }
           case 'processing-time':
-            push(result.rows, await this.advance(task, (runner) => runner.setProcessingTime(step.value)));
+            push(result.rows, await executor.tick(step.value));
             break;
           case 'dead-letter':
             result.letters.push(step.letter);
             break;
         }
       } catch (error) {
+        task.failures.length = 0;
         throw new StepFailure(firstSequenceOf(step), error);
       }
-      for (const runner of task.runners) {
-        for (const [tag, rows] of runner.sideOutputs()) result.side.push({ operatorId: runner.operatorId, tag, rows });
-      }
+      // Records set aside go to the dead letters in their place in shard order.
+      for (const failure of task.failures) result.letters.push(dataErrorLetter(this.stage.id, failure, step));
+      task.failures.length = 0;
+      for (const side of executor.sideOutputs()) result.side.push(side);
     }
     return result;
-  }
-
-  /** Pushes rows through the chain from operator `from` on (of input `side` for a two-input first operator). */
-  private async through(task: ShardTask, rows: readonly ChangeRow[], from: number, side: InputSide = 'left'): Promise<readonly ChangeRow[]> {
-    let current = rows;
-    for (let i = from; i < task.runners.length && current.length > 0; i++) {
-      current = await (task.runners[i] as OperatorRunner).processBatch(current, i === from ? side : 'left');
-    }
-    return current;
-  }
-
-  /** Calls `drive` on every operator in chain order; what one emits flows through the rest. */
-  private async advance(task: ShardTask, drive: (runner: OperatorRunner) => Promise<ChangeRow[]>): Promise<ChangeRow[]> {
-    const out: ChangeRow[] = [];
-    for (let i = 0; i < task.runners.length; i++) {
-      const fired = await drive(task.runners[i] as OperatorRunner);
-      if (fired.length > 0) push(out, await this.through(task, fired, i + 1));
-    }
-    return out;
   }
 
   /**
@@ -749,6 +729,15 @@ export class StageHandler {
       stores.push(store);
       runners.push(runner);
     }
+    const failures: RecordFailure<KinesisOrigin>[] = [];
+    const executor = new StageExecutor<KinesisOrigin>(runners, {
+      ...(graph.errorPolicy !== undefined ? { errorPolicy: graph.errorPolicy } : {}),
+      // No retry here: a transient failure fails the step, and the protocol retries the batch
+      // from the checkpoint (the state store has retried its own requests already).
+      retry: { maxAttempts: 1 },
+      label: `${stage.id} ${shardId}`,
+      onRecordFailure: (failure) => failures.push(failure),
+    });
     const output = stage.output;
     const writer =
       output.type === 'exchange'
@@ -761,7 +750,7 @@ export class StageHandler {
             producerShard: shardId,
           })
         : undefined;
-    return { shardId, streamName, reader, runners, stores, journals, writer, watermark, emittedWatermark: -Infinity, version, committed, appliedVersion: -1, reported: zeroReported() };
+    return { shardId, streamName, reader, runners, executor, failures, stores, journals, writer, watermark, emittedWatermark: -Infinity, version, committed, appliedVersion: -1, reported: zeroReported() };
   }
 }
 
@@ -789,6 +778,39 @@ function outputSchemaOf(graph: JobGraph, stage: JobStage): Schema {
 function shardIndexOf(shardId: string): number {
   const match = /(\d+)$/.exec(shardId);
   return match === null ? 0 : Number.parseInt(match[1] as string, 10);
+}
+
+/** Where a row of a stage's input came from: its Kinesis record. */
+interface KinesisOrigin extends RecordOrigin {
+  readonly record: KinesisStreamRecord;
+}
+
+/**
+ * The origin of each row of a rows step: a source stage's rows have one record each; an
+ * exchange stage's rows all come from the bundle's one record. Looked up only for a failing row.
+ */
+function kinesisOrigins(rows: readonly ChangeRow[], records: readonly KinesisStreamRecord[] | undefined): ((row: ChangeRow) => KinesisOrigin | undefined) | undefined {
+  if (records === undefined || records.length === 0) return undefined;
+  return (row) => {
+    const record = records.length === 1 ? records[0] : records[rows.indexOf(row)];
+    if (record === undefined) return undefined;
+    return { record, position: `${streamNameOf(record)}/${shardIdOf(record)}@${record.kinesis.sequenceNumber}`, raw: record.kinesis.data };
+  };
+}
+
+/**
+ * The dead letter of a record an operator set aside (kind `data-error`): the record the row came
+ * from (for a row an earlier operator of the chain produced, the step's first record), the
+ * reason with its position, and the operator.
+ */
+function dataErrorLetter(stage: string, failure: RecordFailure<KinesisOrigin>, step: InputStep): DeadLetter {
+  const record = failure.origin?.record ?? (step.type === 'rows' ? step.records?.[0] : undefined);
+  const at = record === undefined ? `${stage}@${firstSequenceOf(step)}` : `${shardIdOf(record)}@${record.kinesis.sequenceNumber}`;
+  const derived = failure.origin === undefined ? ' (a row derived from this record)' : '';
+  const reason = `${at}: ${failure.reason}${derived}, in operator ${failure.operator}`;
+  if (record !== undefined) return { ...deadLetterOf(record, stage, 'data-error', reason, DEFAULT_DEAD_LETTER_DATA_BYTES), operator: failure.operator };
+  const data = Buffer.from(JSON.stringify(failure.row.row, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))).toString('base64');
+  return { kind: 'data-error', reason, stage, stream: '', shardId: '', sequenceNumber: firstSequenceOf(step), approximateArrivalTimestamp: 0, partitionKey: '', data, dataBytes: Buffer.byteLength(data, 'base64'), truncated: false, operator: failure.operator };
 }
 
 function firstSequenceOf(step: InputStep): string {

@@ -15,8 +15,8 @@ import type { Schema } from '../../core/types.ts';
 import { TransientError } from '../../core/errors.ts';
 import { BundleCodec } from '../kinesis/bundle-codec.ts';
 import { listOpenShards, MAX_PUT_RECORDS_ENTRIES } from '../kinesis/kinesis-writer.ts';
-import { retryPolicy } from '../retry.ts';
-import type { RetryOptions } from '../retry.ts';
+import { retryPolicy } from '../../core/retry.ts';
+import type { RetryOptions } from '../../core/retry.ts';
 
 /** The producer a scheduled heartbeat names (readers accept heartbeats from any producer). */
 export const HEARTBEAT_PRODUCER = { stage: 'heartbeat', shard: 'schedule' } as const;

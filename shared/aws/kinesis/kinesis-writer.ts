@@ -59,7 +59,7 @@
  * the shard map and the last watermark sent to each shard between writes.
  */
 import { packCalls } from '../batching.ts';
-import { retryPolicy, type RetryOptions, type RetryPolicy } from '../retry.ts';
+import { retryPolicy, type RetryOptions, type RetryPolicy } from '../../core/retry.ts';
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { ListShardsCommand, PutRecordsCommand } from '@aws-sdk/client-kinesis';

@@ -35,7 +35,7 @@ import { PlanError } from '../../core/errors.ts';
 import type { Row } from '../../core/types.ts';
 import type { DimensionSource } from '../../lookup/dimension-source.ts';
 import { distinctKeys, encodeLookupKey, keyColumnsOf } from '../../lookup/dimension-source.ts';
-import { sleep } from '../retry.ts';
+import { sleep } from '../../core/retry.ts';
 import { batchWrite, newIoCounters } from '../state/table-io.ts';
 import type { DynamoDbSender, IoCounters } from '../state/table-io.ts';
 import { decodeValue, encodeValue } from '../state/value-codec.ts';

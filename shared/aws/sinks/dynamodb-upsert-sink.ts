@@ -19,7 +19,7 @@ import type { ChangeRow } from '../../core/row.ts';
 import type { Schema } from '../../core/types.ts';
 import { batchWrite, newIoCounters } from '../state/table-io.ts';
 import type { DynamoDbSender, IoCounters } from '../state/table-io.ts';
-import { sleep } from '../retry.ts';
+import { sleep } from '../../core/retry.ts';
 
 /** Options of {@link DynamoDbUpsertSink}. */
 export interface DynamoDbUpsertSinkOptions {

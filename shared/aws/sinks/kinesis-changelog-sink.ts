@@ -19,8 +19,8 @@ import type { ChangeRow } from '../../core/row.ts';
 import type { Schema } from '../../core/types.ts';
 import { kinesisRecordKeys } from '../../partition/kinesis-hash.ts';
 import { MAX_PUT_RECORDS_ENTRIES } from '../kinesis/kinesis-writer.ts';
-import { retryPolicy } from '../retry.ts';
-import type { RetryOptions, RetryPolicy } from '../retry.ts';
+import { retryPolicy } from '../../core/retry.ts';
+import type { RetryOptions, RetryPolicy } from '../../core/retry.ts';
 
 /** PutRecords takes at most 5 MiB per call, partition keys included. */
 const MAX_CALL_BYTES = 5 * 1024 * 1024;

@@ -217,7 +217,7 @@ export class ExchangeInputReader extends InputReaderBase implements StageInputRe
     this.progress.set(channel, progressOf(id));
     if (decoded.type === 'rows') {
       const side = this.sideOf(id.producerStage);
-      batch.steps.push({ type: 'rows', channel, rows: decoded.rows, first: sequenceNumber, last: sequenceNumber, bundle: id, ...(side === 'right' ? { side } : {}) });
+      batch.steps.push({ type: 'rows', channel, rows: decoded.rows, first: sequenceNumber, last: sequenceNumber, records: [record], bundle: id, ...(side === 'right' ? { side } : {}) });
       batch.stats.rowRecords++;
       batch.stats.rows += decoded.rows.length;
     } else {

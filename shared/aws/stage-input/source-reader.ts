@@ -116,6 +116,8 @@ export class SourceInputReader extends InputReaderBase implements StageInputRead
   /** The open run of rows: records decoded since the last step. */
   private run: ChangeRow[] = [];
   private runFirst = '';
+  /** The record of each row of `run`. */
+  private runRecords: KinesisStreamRecord[] = [];
   private runLast = '';
 
   /** @throws PlanError for bad options or a watermark column that is not a TIMESTAMP of the schema. */
@@ -188,6 +190,7 @@ export class SourceInputReader extends InputReaderBase implements StageInputRead
     if (this.run.length === 0) this.runFirst = record.kinesis.sequenceNumber;
     this.runLast = record.kinesis.sequenceNumber;
     this.run.push({ kind: '+I', row });
+    this.runRecords.push(record);
   }
 
   private readHeartbeat(record: KinesisStreamRecord, text: string, position: string, batch: BatchContext): void {
@@ -239,8 +242,10 @@ export class SourceInputReader extends InputReaderBase implements StageInputRead
   protected flush(batch: BatchContext): void {
     if (this.run.length === 0) return;
     const rows = this.run;
+    const records = this.runRecords;
     this.run = [];
-    batch.steps.push({ type: 'rows', channel: this.shardId, rows, first: this.runFirst, last: this.runLast });
+    this.runRecords = [];
+    batch.steps.push({ type: 'rows', channel: this.shardId, rows, first: this.runFirst, last: this.runLast, records });
     batch.stats.rowRecords += rows.length;
     batch.stats.rows += rows.length;
     const watermark = this.generator.current();
@@ -284,5 +289,6 @@ export class SourceInputReader extends InputReaderBase implements StageInputRead
     this.since = s.since ?? undefined;
     this.now = s.processingTime;
     this.run = [];
+    this.runRecords = [];
   }
 }

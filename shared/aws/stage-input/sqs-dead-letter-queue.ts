@@ -34,7 +34,7 @@
  * cannot succeed.
  */
 import { packCalls } from '../batching.ts';
-import { retryPolicy, type RetryOptions, type RetryPolicy } from '../retry.ts';
+import { retryPolicy, type RetryOptions, type RetryPolicy } from '../../core/retry.ts';
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
@@ -143,6 +143,7 @@ export function deadLetterMessage(letter: DeadLetter, maxMessageBytes: number = 
     ['shardId', letter.shardId],
     ['sequenceNumber', letter.sequenceNumber],
     ['lastSequenceNumber', letter.lastSequenceNumber ?? ''],
+    ['operator', letter.operator ?? ''],
   ];
   for (const [name, value] of entries) {
     // SQS rejects empty attribute values.
@@ -160,6 +161,7 @@ export function deadLetterMessage(letter: DeadLetter, maxMessageBytes: number = 
       shardId: letter.shardId,
       sequenceNumber: letter.sequenceNumber,
       ...(letter.lastSequenceNumber !== undefined ? { lastSequenceNumber: letter.lastSequenceNumber } : {}),
+      ...(letter.operator !== undefined ? { operator: letter.operator } : {}),
       approximateArrivalTimestamp: letter.approximateArrivalTimestamp,
       partitionKey: letter.partitionKey,
       dataBytes: letter.dataBytes,

@@ -26,11 +26,13 @@ import type { ChannelProgress } from './high-water-mark.ts';
 export type RecordDeadLetterKind = 'oversized' | 'undecodable' | 'schema-invalid' | 'unexpected-producer' | 'overlapping-range';
 
 /**
- * What a dead letter reports: a record an input reader could not process, or `skipped-range`:
- * an announced range the event source mapping discarded (checkpoint/skipped-range.ts), reported
- * by position only (`sequenceNumber`..`lastSequenceNumber`, no data).
+ * What a dead letter reports: a record an input reader could not process; `data-error`: a
+ * record an operator could not process (a bad CAST, a division by zero: the stage executor's
+ * error policy, shared/runtime/stage-executor.ts); or `skipped-range`: an announced range the
+ * event source mapping discarded (checkpoint/skipped-range.ts), reported by position only
+ * (`sequenceNumber`..`lastSequenceNumber`, no data).
  */
-export type DeadLetterKind = RecordDeadLetterKind | 'skipped-range';
+export type DeadLetterKind = RecordDeadLetterKind | 'data-error' | 'skipped-range';
 
 /** Every {@link RecordDeadLetterKind}, in a fixed order (metrics, tests). */
 export const DEAD_LETTER_KINDS: readonly RecordDeadLetterKind[] = [
@@ -63,6 +65,8 @@ export interface DeadLetter {
   readonly dataBytes: number;
   /** True when `data` holds fewer than `dataBytes` bytes. */
   readonly truncated: boolean;
+  /** `data-error`: the operator that raised the error. */
+  readonly operator?: string;
 }
 
 /** Rows for the operator chain, all from one input channel. */
@@ -75,6 +79,11 @@ export interface RowsStep {
   readonly first: string;
   /** Sequence number of the last Kinesis record the rows came from. */
   readonly last: string;
+  /**
+   * The Kinesis record each row came from, when the reader knows it (a source stage: one per
+   * row; an exchange stage: the bundle's record, once) — the position of a dead letter.
+   */
+  readonly records?: readonly KinesisStreamRecord[];
   /** Exchange stage: the bundle's id. */
   readonly bundle?: BundleId;
   /** Two-input stage: the input the rows belong to. @default 'left' */

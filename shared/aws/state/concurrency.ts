@@ -1,6 +1,8 @@
 /**
- * Bounded concurrency and backoff for the state backend's requests.
+ * Bounded concurrency and backoff for the state backend's requests (the backoff is the one
+ * retry module's, shared/core/retry.ts, in the state backend's option names).
  */
+import { backoffDelay as coreBackoffDelay, sleep } from '../../core/retry.ts';
 
 /**
  * Runs `task` over every item with at most `limit` tasks in flight, and waits for all of them,
@@ -42,11 +44,7 @@ export interface BackoffOptions {
  * that were throttled together.
  */
 export function backoffDelay(retry: number, options: BackoffOptions): number {
-  const cap = Math.min(options.maxMs, options.baseMs * 2 ** retry);
-  return Math.floor(options.random() * cap);
+  return coreBackoffDelay(retry + 1, { baseDelayMs: options.baseMs, maxDelayMs: options.maxMs, random: options.random });
 }
 
-/** Resolves after `ms` milliseconds. */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+export { sleep };

@@ -19,13 +19,14 @@
  * `finish` runs, upstream stages first.
  */
 import { existsSync } from 'node:fs';
-import { FlambdaError, PlanError, RecordError } from '../../core/errors.ts';
+import { FlambdaError, PlanError, RecordError, type ErrorPolicy } from '../../core/errors.ts';
+import type { RetryOptions } from '../../core/retry.ts';
+import { StageExecutor, type OriginOf, type RecordFailure } from '../stage-executor.ts';
 import { createRowDecoder, decodeJsonLine } from '../../core/codec.ts';
 import type { ChangeRow } from '../../core/row.ts';
 import type { Row, Value } from '../../core/types.ts';
 import type { GeneratorFunction } from '../../api/pipeline.ts';
 import type { OperatorRunner } from '../operator-runner.ts';
-import type { InputSide } from '../../operators/operator.ts';
 import { createOperatorRunner, type OperatorInstantiator } from './create-runner.ts';
 import { encodeKey } from '../../partition/key-encoding.ts';
 import { KinesisPartitioner } from '../../partition/partitioner.ts';
@@ -39,12 +40,20 @@ import { abortable, batchRows, inputPartitions, mergePartitions, readJsonLines }
 import { embeddedProbe } from './embedded-probe.ts';
 import type { JobProbe } from '../job-probe.ts';
 
-/** A record that could not be decoded or failed validation; it never stops the job. */
+/**
+ * A record that could not be decoded, failed validation, or failed with a data error in an
+ * operator (under the `dead-letter` error policy); it never stops the job.
+ */
 export interface DeadLetter {
+  /** The source the record was read from (the stage id for a row an upstream stage produced). */
   readonly source: string;
+  /** `file:line` of the input record (`<stage id> shard <n>` for a row of an upstream stage). */
   readonly position: string;
   readonly reason: string;
+  /** The input line, or the row as JSON when it was not read from a file. */
   readonly raw: string;
+  /** The operator that raised the error; absent for a record the source could not decode. */
+  readonly operator?: string;
 }
 
 /** Progress of a running job. */
@@ -92,6 +101,10 @@ export interface EmbeddedJobOptions {
   readonly onStart?: (probe: JobProbe) => void;
   /** Stops the job: it rejects with the signal's reason at the next batch (or pending read). */
   readonly signal?: AbortSignal;
+  /** What to do with a record that fails with a data error. @default the graph's, else 'dead-letter' */
+  readonly errorPolicy?: ErrorPolicy;
+  /** Retries of an operator call that failed with a TransientError. @default core/retry.ts's defaults of the executor */
+  readonly retry?: RetryOptions;
 }
 
 /** What a finished job reports. */
@@ -121,82 +134,35 @@ export interface LookupCacheSummary {
 }
 
 /**
- * One shard of one stage: its operator chain and input watermarks. A two-input stage (a join
- * first) has rows pending on each side; its watermark channels are the left producer's shards
- * followed by the right producer's, so the join's watermark is the minimum over both sides.
+ * One shard of one stage: its operator chain (run by the stage executor) and input watermarks.
+ * A two-input stage (a join first) has rows pending on each side; its watermark channels are
+ * the left producer's shards followed by the right producer's, so the join's watermark is the
+ * minimum over both sides.
  */
 class StageTask {
   pending: ChangeRow[] = [];
   /** Rows of the right input of a two-input stage. */
   pendingRight: ChangeRow[] = [];
   pendingWatermark: number | undefined;
-  /** The last input watermark the chain advanced to. */
-  inputWatermark = -Infinity;
-  /** The watermark the chain forwards: the input's, held back by operators that emit late rows. */
-  outputWatermark = -Infinity;
 
   constructor(
     readonly shard: number,
-    readonly runners: readonly OperatorRunner[],
+    readonly executor: StageExecutor,
     readonly inputs: InputWatermarks,
   ) {}
 
-  /**
-   * Pushes rows through the chain from operator `from` on (rows of input `side` for the first
-   * operator of a two-input stage). Runners return a fresh array per call and callers hand over
-   * arrays they no longer touch, so nothing is copied.
-   */
-  async processThrough(rows: readonly ChangeRow[], from = 0, side: InputSide = 'left'): Promise<readonly ChangeRow[]> {
-    let current: readonly ChangeRow[] = rows;
-    for (let i = from; i < this.runners.length && current.length > 0; i++) {
-      current = await (this.runners[i] as OperatorRunner).processBatch(current, i === from ? side : 'left');
-    }
-    return current;
+  get runners(): readonly OperatorRunner[] {
+    return this.executor.runners;
   }
 
-  /**
-   * Advances the chain's watermark; rows fired by timers flow through the rest of the chain.
-   * Each operator passes on its input watermark held back by its output delay (an interval
-   * join's), so rows it emits late are not late for the operators after it.
-   */
-  async advance(watermark: number): Promise<ChangeRow[]> {
-    const out: ChangeRow[] = [];
-    let wm = watermark;
-    for (let i = 0; i < this.runners.length; i++) {
-      const runner = this.runners[i] as OperatorRunner;
-      const fired = await runner.advanceWatermark(wm);
-      if (fired.length > 0) for (const r of await this.processThrough(fired, i + 1)) out.push(r);
-      wm = runner.outputWatermark(wm);
-    }
-    this.inputWatermark = watermark;
-    this.outputWatermark = wm;
-    return out;
+  /** The last input watermark the chain advanced to. */
+  get inputWatermark(): number {
+    return this.executor.inputWatermark;
   }
 
-  /**
-   * Advances processing time to `now` on the operators with processing-time timers due (window
-   * early/late firing, processing-time windows); what they fire flows through the rest.
-   */
-  async tick(now: number): Promise<ChangeRow[]> {
-    const out: ChangeRow[] = [];
-    for (let i = 0; i < this.runners.length; i++) {
-      const runner = this.runners[i] as OperatorRunner;
-      const next = runner.timers.nextProcessingTimerTimestamp();
-      if (next === undefined || next > now) continue;
-      const fired = await runner.setProcessingTime(now);
-      if (fired.length > 0) for (const r of await this.processThrough(fired, i + 1)) out.push(r);
-    }
-    return out;
-  }
-
-  /** Ends input: every operator's finish, in chain order. */
-  async finish(): Promise<ChangeRow[]> {
-    const out: ChangeRow[] = [];
-    for (let i = 0; i < this.runners.length; i++) {
-      const rows = await (this.runners[i] as OperatorRunner).finish();
-      if (rows.length > 0) for (const r of await this.processThrough(rows, i + 1)) out.push(r);
-    }
-    return out;
+  /** The watermark the chain forwards: the input's, held back by operators that emit late rows. */
+  get outputWatermark(): number {
+    return this.executor.outputWatermark;
   }
 }
 
@@ -229,18 +195,28 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
     if (!sinks.has(name)) throw new PlanError(`unknown sink '${name}' (sinks: ${[...sinks.keys()].join(', ')})`);
   }
 
+  let deadLettered = 0;
+  const deadLetter = (letter: DeadLetter): void => {
+    deadLettered += 1;
+    options.onDeadLetter?.(letter);
+  };
+  const chain: ChainSetup = {
+    errorPolicy: options.errorPolicy ?? graph.errorPolicy ?? 'dead-letter',
+    ...(options.retry !== undefined ? { retry: options.retry } : {}),
+    clock,
+    failed: (stage, shard, failure) => deadLetter(processingDeadLetter(stage, shard, failure)),
+  };
   const stages = new Map<string, StageRuntime>();
   // Build downstream stages first so routers can reference their tasks.
   for (const spec of [...graph.stages].reverse()) {
     const instantiate = options.instantiate ?? ((op) => createOperator(op, code));
-    stages.set(spec.id, await buildStage(spec, graph, stages, sinks, instantiate, clock));
+    stages.set(spec.id, await buildStage(spec, graph, stages, sinks, instantiate, chain));
   }
   const order = graph.stages.map((s) => stages.get(s.id) as StageRuntime);
   try {
     options.onStart?.(embeddedProbe(graph, order));
 
     let recordsRead = 0;
-    let deadLettered = 0;
     const recordsBySource = new Map<string, number>();
     let lastProgress = started;
     const progressEvery = options.progressIntervalMs ?? 1000;
@@ -261,20 +237,20 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
           if (task.pending.length > 0) {
             const rows = task.pending;
             task.pending = [];
-            stage.route(task.shard, await task.processThrough(rows));
+            stage.route(task.shard, await task.executor.process(rows));
           }
           if (task.pendingRight.length > 0) {
             const rows = task.pendingRight;
             task.pendingRight = [];
-            stage.route(task.shard, await task.processThrough(rows, 0, 'right'));
+            stage.route(task.shard, await task.executor.process(rows, 0, 'right'));
           }
-          stage.route(task.shard, await task.tick(now));
+          stage.route(task.shard, await task.executor.tick(now));
         }
         for (const task of stage.tasks) {
           const wm = task.pendingWatermark;
           if (wm !== undefined) {
             task.pendingWatermark = undefined;
-            stage.route(task.shard, await task.advance(wm));
+            stage.route(task.shard, await task.executor.advance(wm));
             stage.emitWatermark(task.shard, task.outputWatermark, now);
           }
         }
@@ -297,10 +273,6 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
       eventTime: number;
       done: boolean;
     }
-    const deadLetter = (letter: DeadLetter): void => {
-      deadLettered += 1;
-      options.onDeadLetter?.(letter);
-    };
     const readings: SourceReading[] = graph.sources.map((source) => {
       const readers = order.filter((s) => s.spec.input.type === 'source' && s.spec.input.source === source.name);
       const first = readers[0];
@@ -321,7 +293,7 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
     });
 
     /** Deals rows round-robin over each reading stage's shards, or all to `toShard` (a partition's shard). */
-    const pushRows = async (reading: SourceReading, rows: readonly Row[], toShard?: number): Promise<void> => {
+    const pushRows = async (reading: SourceReading, rows: readonly Row[], toShard?: number, origin?: OriginOf): Promise<void> => {
       const timeColumn = reading.source.watermark?.column;
       if (timeColumn !== undefined) {
         for (const row of rows) {
@@ -345,14 +317,14 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
         for (const task of stage.tasks) {
           const batch = shardBatches[task.shard] as ChangeRow[];
           shardBatches[task.shard] = [];
-          if (batch.length > 0) stage.route(task.shard, await task.processThrough(batch));
-          stage.route(task.shard, await task.tick(now));
+          if (batch.length > 0) stage.route(task.shard, await task.executor.process(batch, 0, 'left', origin));
+          stage.route(task.shard, await task.executor.tick(now));
         }
         if (generators) {
           for (const task of stage.tasks) {
             const wm = (generators[task.shard] as BoundedOutOfOrderness).current();
             if (wm > task.inputWatermark) {
-              stage.route(task.shard, await task.advance(wm));
+              stage.route(task.shard, await task.executor.advance(wm));
               stage.emitWatermark(task.shard, task.outputWatermark, now);
             }
           }
@@ -366,7 +338,7 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
     const endShard = async (reading: SourceReading, shard: number): Promise<void> => {
       for (const { stage } of reading.stages) {
         const task = stage.tasks[shard] as StageTask;
-        stage.route(task.shard, await task.advance(Infinity));
+        stage.route(task.shard, await task.executor.advance(Infinity));
         stage.emitWatermark(task.shard, task.outputWatermark, clock());
       }
       await drain(0);
@@ -383,7 +355,7 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
       if (step.done !== true) {
         // Every partition of a shard has ended: the shard is finished and its +∞ watermark
         // stops holding back the stages downstream (Flink: a finished source reader).
-        if ('rows' in step.value) await pushRows(next, step.value.rows, step.value.shard);
+        if ('rows' in step.value) await pushRows(next, step.value.rows, step.value.shard, step.value.origin);
         else await endShard(next, step.value.endShard);
         continue;
       }
@@ -393,7 +365,7 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
       const now = clock();
       for (const { stage } of next.stages) {
         for (const task of stage.tasks) {
-          stage.route(task.shard, await task.advance(Infinity));
+          stage.route(task.shard, await task.executor.advance(Infinity));
           stage.emitWatermark(task.shard, task.outputWatermark, now);
         }
       }
@@ -405,13 +377,13 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
     // first, each one's output drained before the next).
     for (let s = 0; s < order.length; s++) {
       const stage = order[s] as StageRuntime;
-      for (const task of stage.tasks) stage.route(task.shard, await task.tick(END_OF_TIME));
+      for (const task of stage.tasks) stage.route(task.shard, await task.executor.tick(END_OF_TIME));
       await drain(s + 1);
     }
     // Finish operators upstream first; each stage's leftovers are drained before its own finish.
     for (let s = 0; s < order.length; s++) {
       const stage = order[s] as StageRuntime;
-      for (const task of stage.tasks) stage.route(task.shard, await task.finish());
+      for (const task of stage.tasks) stage.route(task.shard, await task.executor.finish());
       await drain(s + 1);
     }
     for (const sink of sinks.values()) await sink.close();
@@ -470,14 +442,40 @@ async function closeRunners(order: readonly StageRuntime[]): Promise<void> {
 /** Latest valid epoch millisecond: the processing time a bounded job ends at. */
 const END_OF_TIME = 8.64e15;
 
+/** How every stage's executors run: the error policy, retries, and where set-aside records go. */
+interface ChainSetup {
+  readonly errorPolicy: ErrorPolicy;
+  readonly retry?: RetryOptions;
+  readonly clock: () => number;
+  readonly failed: (stage: JobStage, shard: number, failure: RecordFailure) => void;
+}
+
+/** The dead letter of a record an operator set aside. */
+function processingDeadLetter(stage: JobStage, shard: number, failure: RecordFailure): DeadLetter {
+  const input = stage.input;
+  return {
+    source: input.type === 'source' ? input.source : stage.id,
+    position: failure.origin?.position ?? `${stage.id} shard ${shard}`,
+    reason: failure.reason,
+    raw: failure.origin?.raw ?? rowJson(failure.row.row),
+    operator: failure.operator,
+  };
+}
+
+/** A row as JSON (DECIMAL values are bigints, written as their digits). */
+function rowJson(row: Row): string {
+  return JSON.stringify(row, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
+}
+
 async function buildStage(
   spec: JobStage,
   graph: JobGraph,
   built: ReadonlyMap<string, StageRuntime>,
   sinks: ReadonlyMap<string, SinkInstance>,
   instantiate: OperatorInstantiator,
-  clock: () => number,
+  chain: ChainSetup,
 ): Promise<StageRuntime> {
+  const clock = chain.clock;
   // Watermark channels: one per upstream shard, the left producer's first.
   const upstreamParallelism =
     spec.input.type === 'source'
@@ -492,7 +490,13 @@ async function buildStage(
       await runner.open();
       runners.push(runner);
     }
-    tasks.push(new StageTask(shard, runners, new InputWatermarks(upstreamParallelism, idleTimeout)));
+    const executor = new StageExecutor(runners, {
+      errorPolicy: chain.errorPolicy,
+      ...(chain.retry !== undefined ? { retry: chain.retry } : {}),
+      label: `${spec.id} shard ${shard}`,
+      onRecordFailure: (failure) => chain.failed(spec, shard, failure),
+    });
+    tasks.push(new StageTask(shard, executor, new InputWatermarks(upstreamParallelism, idleTimeout)));
   }
 
   const side = { routed: 0, dropped: 0 };
@@ -612,7 +616,7 @@ function sourceIdleTimeout(graph: JobGraph): number | undefined {
 }
 
 /** A step of a source: rows (for one shard, when the input is partitioned), or the end of a shard's partitions. */
-type SourceStep = { readonly rows: Row[]; readonly shard?: number } | { readonly endShard: number };
+type SourceStep = { readonly rows: Row[]; readonly shard?: number; readonly origin?: OriginOf } | { readonly endShard: number };
 
 /**
  * Yields decoded row batches of one source; bad records become dead letters. A directory
@@ -650,7 +654,7 @@ async function* readSource(
   const files = inputPartitions(path);
   const decoded = (file: string) => decodeLines(source.name, file, decoder, batchSize, deadLetter, options.signal);
   if (files.length === 1 && files[0] === path) {
-    for await (const rows of decoded(path)) yield { rows };
+    for await (const batch of decoded(path)) yield { rows: batch.rows, origin: batch.origin };
     return;
   }
   const open = new Array<number>(parallelism).fill(0);
@@ -658,9 +662,15 @@ async function* readSource(
   for (let shard = 0; shard < parallelism; shard++) if (open[shard] === 0) yield { endShard: shard };
   for await (const step of mergePartitions(files.map(decoded))) {
     const shard = step.partition % parallelism;
-    if ('value' in step) yield { rows: step.value, shard };
+    if ('value' in step) yield { rows: step.value.rows, shard, origin: step.value.origin };
     else if (--(open[shard] as number) === 0) yield { endShard: shard };
   }
+}
+
+/** Decoded rows of one read, and where each came from (for the error policy's dead letters). */
+interface DecodedBatch {
+  readonly rows: Row[];
+  readonly origin: OriginOf;
 }
 
 /** Decodes one JSON-lines file (or pipe) into row batches; bad lines become dead letters. */
@@ -671,20 +681,29 @@ async function* decodeLines(
   batchSize: number,
   deadLetter: (letter: DeadLetter) => void,
   signal: AbortSignal | undefined,
-): AsyncGenerator<Row[]> {
+): AsyncGenerator<DecodedBatch> {
   for await (const batch of readJsonLines(path, batchSize, signal)) {
     const rows: Row[] = [];
+    const lines: string[] = [];
+    const positions: string[] = [];
     for (let i = 0; i < batch.lines.length; i++) {
       const line = batch.lines[i] as string;
       const position = `${path}:${batch.lineNumbers[i]}`;
       try {
         rows.push(decodeJsonLine(line, decoder, position));
+        lines.push(line);
+        positions.push(position);
       } catch (error) {
         if (!(error instanceof RecordError)) throw error;
         deadLetter({ source, position, reason: error.message, raw: line });
       }
     }
-    if (rows.length > 0) yield rows;
+    // Looked up by the row's identity, and only for a record that fails: nothing per row otherwise.
+    const origin: OriginOf = (change) => {
+      const i = rows.indexOf(change.row);
+      return i < 0 ? undefined : { position: positions[i] as string, raw: lines[i] as string };
+    };
+    if (rows.length > 0) yield { rows, origin };
   }
 }
 

@@ -1,10 +1,9 @@
 /**
- * Retry policy shared by the AWS writers (Kinesis PutRecords, SQS SendMessageBatch, DynamoDB
- * BatchWriteItem): bounded attempts with "full jitter" exponential backoff (AWS Architecture
+ * The one retry module: bounded attempts with "full jitter" exponential backoff (AWS Architecture
  * Blog, "Exponential Backoff And Jitter"): before retry n the delay is uniform in
  * [0, min(max, base × 2^(n−1))), which spreads the retries of many writers throttled together.
  */
-import { PlanError } from '../core/errors.ts';
+import { PlanError } from './errors.ts';
 
 /** Options every retrying writer accepts. */
 export interface RetryOptions {
@@ -30,6 +29,15 @@ export interface RetryPolicy {
   delay(failures: number): number;
 }
 
+/**
+ * The full-jitter wait before the attempt that follows `failures` failed ones (failures ≥ 1):
+ * uniform in [0, min(max, base × 2^(failures−1))).
+ */
+export function backoffDelay(failures: number, options: { readonly baseDelayMs: number; readonly maxDelayMs?: number; readonly random?: () => number }): number {
+  const cap = Math.min(options.maxDelayMs ?? 5_000, options.baseDelayMs * 2 ** (failures - 1));
+  return Math.floor((options.random ?? Math.random)() * cap);
+}
+
 /** Resolves after `ms` milliseconds. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -52,6 +60,6 @@ export function retryPolicy(options: RetryOptions, defaults: { readonly maxAttem
     baseDelayMs,
     maxDelayMs,
     sleep: options.sleep ?? sleep,
-    delay: (failures) => Math.floor(random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (failures - 1))),
+    delay: (failures) => backoffDelay(failures, { baseDelayMs, maxDelayMs, random }),
   };
 }
