@@ -135,7 +135,7 @@ supported.`,
 
   program
     .command('bench')
-    .description('run a benchmark suite (passthrough, group-agg, topn, windows, state-io, nexmark, lookup, lookup-l2)')
+    .description('run a benchmark suite (passthrough, group-agg, topn, windows, state-io, aws-cost, nexmark, lookup, lookup-l2)')
     .argument('<suite>', 'suite name')
     .option('--json', 'one JSON object per result line')
     .option('--events <n>', 'input events per case')

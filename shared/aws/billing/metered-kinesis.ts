@@ -15,6 +15,8 @@ import type { KinesisUsage } from './stream-units.ts';
 export interface MeteredKinesis {
   readonly client: KinesisClient;
   readonly usage: Readonly<KinesisUsage>;
+  /** Records and bytes accepted per stream name (to size each stream's shards). */
+  readonly byStream: ReadonlyMap<string, { records: number; bytes: number }>;
 }
 
 function recordBytes(data: Uint8Array | undefined, partitionKey: string | undefined): number {
@@ -23,7 +25,12 @@ function recordBytes(data: Uint8Array | undefined, partitionKey: string | undefi
 
 /** Wraps `client`: every call goes through, billed units are added to `usage`. */
 export function meterKinesis(client: KinesisClient, usage: KinesisUsage = newKinesisUsage()): MeteredKinesis {
-  const add = (bytes: number): void => {
+  const byStream = new Map<string, { records: number; bytes: number }>();
+  const add = (stream: string, bytes: number): void => {
+    let of = byStream.get(stream);
+    if (of === undefined) byStream.set(stream, (of = { records: 0, bytes: 0 }));
+    of.records++;
+    of.bytes += bytes;
     usage.recordsPut++;
     usage.putPayloadUnits += putPayloadUnits(bytes);
     usage.onDemandBytesIn += onDemandIngestBytes(bytes);
@@ -34,11 +41,11 @@ export function meterKinesis(client: KinesisClient, usage: KinesisUsage = newKin
       usage.putRequests++;
       const results = (output as PutRecordsCommandOutput).Records ?? [];
       (command.input.Records ?? []).forEach((record, i) => {
-        if (results[i]?.ErrorCode === undefined) add(recordBytes(record.Data, record.PartitionKey));
+        if (results[i]?.ErrorCode === undefined) add(command.input.StreamName ?? '', recordBytes(record.Data, record.PartitionKey));
       });
     } else if (command instanceof PutRecordCommand) {
       usage.putRequests++;
-      add(recordBytes(command.input.Data, command.input.PartitionKey));
+      add(command.input.StreamName ?? '', recordBytes(command.input.Data, command.input.PartitionKey));
     } else if (command instanceof GetRecordsCommand) {
       usage.getRequests++;
       for (const record of (output as GetRecordsCommandOutput).Records ?? []) usage.bytesOut += recordBytes(record.Data, record.PartitionKey);
@@ -51,5 +58,5 @@ export function meterKinesis(client: KinesisClient, usage: KinesisUsage = newKin
       return Reflect.get(target, property, receiver) as unknown;
     },
   });
-  return { client: metered, usage };
+  return { client: metered, usage, byStream };
 }

@@ -34,6 +34,8 @@ import type { JobGraph, JobStage } from '../../plan/job-graph.ts';
 import { createDynamoDbClient } from '../clients.ts';
 import { LocalEventSourceMapping } from '../esm/local-event-source-mapping.ts';
 import { StageHandler } from '../handler/stage-handler.ts';
+import type { StageHandlerOptions } from '../handler/stage-handler.ts';
+import type { DynamoDbSender } from '../state/table-io.ts';
 import { writeHeartbeats } from '../heartbeat/heartbeat-writer.ts';
 import { createKinesisClient } from '../kinesis/client.ts';
 import type { DeadLetter } from '../stage-input/types.ts';
@@ -62,6 +64,18 @@ export interface LocalStageReport {
   readonly elapsedMs: number;
 }
 
+/** What the cost benchmark changes in the stage handlers: client wrappers (meters), settings, an invocation timer. */
+export interface LocalHandlerSetup {
+  /** Wraps the DynamoDB client the handlers use. */
+  readonly dynamoDb?: (client: DynamoDBClient) => DynamoDbSender;
+  /** Wraps the Kinesis client the handlers use (exchange output, shard lookups). */
+  readonly kinesis?: (client: KinesisClient) => KinesisClient;
+  /** Extra handler settings. */
+  readonly options?: Pick<StageHandlerOptions, 'stateStore' | 'checkpoint'>;
+  /** Called after every invocation with its measured duration. */
+  readonly onInvocation?: (stageId: string, records: number, durationMs: number) => void;
+}
+
 /** Options of {@link runLocalJob}. */
 export interface LocalJobOptions {
   readonly graph: JobGraph;
@@ -88,6 +102,8 @@ export interface LocalJobOptions {
   readonly onHandlers?: (handlers: ReadonlyMap<string, StageHandler>) => void;
   /** Stops the job (while it drains): it rejects with the signal's reason. */
   readonly signal?: AbortSignal;
+  /** Handler client wrappers and settings. @default the plain clients */
+  readonly handlerSetup?: LocalHandlerSetup;
 }
 
 /** What {@link runLocalJob} did. */
@@ -212,14 +228,16 @@ export async function runLocalJob(options: LocalJobOptions): Promise<LocalJobRes
     for (const stage of graph.stages) {
       const output = stage.output;
       const source = sourceOfStage.get(stage.id);
+      const setup = options.handlerSetup;
       const handler = new StageHandler({
+        ...setup?.options,
         graph,
         stageId: stage.id,
         code: options.code,
-        dynamoDb: dynamoClient,
+        dynamoDb: setup?.dynamoDb?.(dynamoClient) ?? dynamoClient,
         tableName,
         // Every stage lists its input shards (timers are loaded by shard hash range).
-        kinesis: kinesisClient,
+        kinesis: setup?.kinesis?.(kinesisClient) ?? kinesisClient,
         ...(output.type === 'exchange' ? { outputStreams: new Map([[output.toStage, inputStreams.get(output.toStage) as string]]) } : { sink: deliver }),
         // Late rows and other side outputs go to the sinks the job graph routes them to.
         sideSink: deliver,
@@ -243,7 +261,14 @@ export async function runLocalJob(options: LocalJobOptions): Promise<LocalJobRes
           onFailure: (record) => {
             discarded.set(stage.id, (discarded.get(stage.id) ?? 0) + record.KinesisBatchInfo.batchSize);
           },
-          handler: (event) => handler.handle(event),
+          handler: async (event) => {
+            const started = performance.now();
+            try {
+              return await handler.handle(event);
+            } finally {
+              setup?.onInvocation?.(stage.id, event.Records.length, performance.now() - started);
+            }
+          },
         }),
       );
     }

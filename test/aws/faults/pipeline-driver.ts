@@ -330,9 +330,9 @@ export async function runJobOnEmulators(options: JobRunOptions): Promise<JobRunR
             code: options.code,
             dynamoDb: overrides.dynamoDb ?? dynamoDb,
             tableName,
-            ...(output.type === 'exchange'
-              ? { kinesis: overrides.kinesis ?? kinesis, outputStreams: new Map([[output.toStage, inputStreams.get(output.toStage) as string]]) }
-              : { sink }),
+            // Every stage lists its input shards (its state's range and parents).
+            kinesis: overrides.kinesis ?? kinesis,
+            ...(output.type === 'exchange' ? { outputStreams: new Map([[output.toStage, inputStreams.get(output.toStage) as string]]) } : { sink }),
             onDeadLetters: (letters) => void deadLetters.push(...letters),
             onError: (error) => void errors.push(error),
             ...(overrides.checkpoint ? { checkpoint: overrides.checkpoint } : {}),
