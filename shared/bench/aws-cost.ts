@@ -22,8 +22,10 @@
  * shard-hours), and `usd_month_10eps_bursty`, `usd_month_1k_eps`, `usd_month_100k_eps` beside
  * `msf_usd_month_*` (cost-model.ts, with `msf_events_per_kpu` the stated assumption);
  * `handler_events_per_s` = events / seconds spent in the busiest stage's handler (the
- * per-shard throughput); `rows_out`; `changelog_commits`, `materializations` and
- * `cold_start_catch_up_*` from the state commit (state-commit.ts).
+ * per-shard throughput; stages run one at a time so that a stage's measured durations do not
+ * include another's work on the shared thread); `rows_out`; `state_commit_kb_per_1000`
+ * (compressed changelog and page bytes committed) and `materializations`
+ * (shared/aws/state/shard-state.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,6 +40,7 @@ import type { UsagePer1000 } from '../aws/billing/cost-model.ts';
 import { addInvocation, newLambdaUsage, putPayloadUnits } from '../aws/billing/stream-units.ts';
 import type { LambdaUsage } from '../aws/billing/stream-units.ts';
 import { awsDimensionSources } from '../aws/lookup/dimension-sources.ts';
+import type { StageHandler } from '../aws/handler/stage-handler.ts';
 import { runLocalJob } from '../aws/local/local-job.ts';
 import { ATTR } from '../aws/state/constants.ts';
 import { PlanError } from '../core/errors.ts';
@@ -72,16 +75,21 @@ export interface CostJob {
 /** What one measured run used, per 1,000 input events, and the run's own figures. */
 export interface MeasuredJob {
   readonly events: number;
+  /** The whole job's usage. */
   readonly usage: UsagePer1000;
+  /** Each stage's. */
+  readonly stages: readonly StageUsage[];
   readonly rowsOut: number;
+  /** Compressed state bytes committed per 1,000 events (changelog segments, pages when materializing). */
+  readonly stateCommitBytes: number;
+  /** Commits that materialized pages. */
+  readonly materializations: number;
+  /** Most changelog segments one cold start read (none in a run without container switches). */
+  readonly maxColdStartSegments: number;
   /** Input events per second of handler time in the busiest stage. */
   readonly handlerEventsPerS: number;
-  /** Lambda usage per stage id. */
-  readonly lambda: ReadonlyMap<string, LambdaUsage>;
-  readonly dynamoDb: MeteredDynamoDb['usage'];
-  readonly kinesis: MeteredKinesis['usage'];
-  /** Records and bytes written to each exchange stream per 1,000 input events. */
-  readonly exchanges: readonly { readonly stage: string; readonly records: number; readonly bytes: number }[];
+  readonly writeRequestsPer1000: number;
+  readonly itemsWrittenPer1000: number;
 }
 
 function per1000(value: number, events: number): number {
@@ -93,12 +101,21 @@ function round(value: number, digits = 3): number {
   return Math.round(value * f) / f;
 }
 
-/** Runs `job` through the stage handlers on fresh emulators with metered clients. */
+/** One stage's usage per 1,000 input events of the job. */
+export interface StageUsage {
+  readonly stage: string;
+  readonly usage: UsagePer1000;
+  /** Compressed state bytes the stage committed per 1,000 events, by operator (changelog and pages, shared out by raw bytes). */
+  readonly stateBytesByOperator: ReadonlyMap<string, number>;
+}
+
+/** Runs `job` through the stage handlers on fresh emulators with metered clients (one meter per stage). */
 export async function measureJob(job: CostJob, batchSize = AWS_COST_BATCH): Promise<MeasuredJob> {
-  let dynamo: MeteredDynamoDb | undefined;
-  let kinesis: MeteredKinesis | undefined;
+  const dynamo = new Map<string, MeteredDynamoDb>();
+  const kinesis = new Map<string, MeteredKinesis>();
   const lambda = new Map<string, LambdaUsage>(job.graph.stages.map((s) => [s.id, newLambdaUsage()]));
   let rowsOut = 0;
+  let handlers: ReadonlyMap<string, StageHandler> = new Map();
   const result = await runLocalJob({
     graph: job.graph,
     code: job.code,
@@ -106,49 +123,104 @@ export async function measureJob(job: CostJob, batchSize = AWS_COST_BATCH): Prom
     batchSize,
     sink: (_name, rows) => void (rowsOut += rows.length),
     handlerSetup: {
-      // One meter for all stages: it must see every write to an item to price the next one.
-      dynamoDb: (client) => (dynamo ??= meterDynamoDb(client, { keyAttributes: [ATTR.pk, ATTR.sk] })),
-      kinesis: (client) => (kinesis ??= meterKinesis(client)).client,
+      // A meter sees every write to the items it prices: a stage's items (checkpoint, changelog, pages) are its own.
+      dynamoDb: (client, stage) => {
+        const meter = meterDynamoDb(client, { keyAttributes: [ATTR.pk, ATTR.sk] });
+        dynamo.set(stage, meter);
+        return meter;
+      },
+      kinesis: (client, stage) => {
+        const meter = meterKinesis(client);
+        kinesis.set(stage, meter);
+        return meter.client;
+      },
       onInvocation: (stage, _records, ms) => addInvocation(lambda.get(stage) as LambdaUsage, ms, AWS_COST_MEMORY_MB),
+      sequentialStages: true,
+      // An exchange stage gets, per invocation, what the stage upstream wrote for one batch of
+      // input — as it would live, where it is invoked as the bundles arrive — not the whole
+      // backlog at once.
+      batchSizeFor: (stage) => {
+        if (stage.input.type === 'source') return batchSize;
+        const from = stage.input.type === 'twoInput' ? [stage.input.left.fromStage, stage.input.right.fromStage] : [stage.input.fromStage];
+        let upstreamRecords = 0;
+        let upstreamInvocations = 0;
+        for (const id of from) {
+          for (const [stream, of] of kinesis.get(id)?.byStream ?? []) if (stream.endsWith(`-exchange-${stage.id.replace(/[^A-Za-z0-9_.-]/g, '_')}`)) upstreamRecords += of.records;
+          upstreamInvocations += lambda.get(id)?.invocations ?? 0;
+        }
+        return Math.max(1, Math.min(10_000, Math.round(upstreamRecords / Math.max(1, upstreamInvocations))));
+      },
     },
+    onHandlers: (h) => void (handlers = h),
   });
   const events = result.recordsRead;
   if (events === 0) throw new PlanError(`aws-cost ${job.name}: no input events`);
-  const d = dynamo?.usage ?? { readUnits: 0, writeUnits: 0, readRequests: 0, writeRequests: 0, itemsRead: 0, itemsWritten: 0 };
-  const k = kinesis?.usage ?? { putRequests: 0, recordsPut: 0, putPayloadUnits: 0, onDemandBytesIn: 0, getRequests: 0, bytesOut: 0 };
-  // Exchange streams are named after the stage they feed (local-job.ts).
-  const exchanges = job.graph.stages
-    .filter((s) => s.input.type !== 'source')
-    .map((s) => {
-      const name = [...(kinesis?.byStream.keys() ?? [])].find((stream) => stream.endsWith(`-exchange-${s.id.replace(/[^A-Za-z0-9_.-]/g, '_')}`));
-      const of = name === undefined ? undefined : kinesis?.byStream.get(name);
-      return { stage: s.id, records: per1000(of?.records ?? 0, events), bytes: per1000(of?.bytes ?? 0, events) };
-    });
-  let invocations = 0;
-  let gbSeconds = 0;
+  const stages: StageUsage[] = job.graph.stages.map((stage) => {
+    const d = dynamo.get(stage.id)?.usage;
+    const k = kinesis.get(stage.id);
+    const l = lambda.get(stage.id) as LambdaUsage;
+    let records = 0;
+    let bytes = 0;
+    for (const of of k?.byStream.values() ?? []) {
+      records += of.records;
+      bytes += of.bytes;
+    }
+    const handler = handlers.get(stage.id);
+    const committed = handler?.stats().stateCommitBytes ?? 0;
+    const raw = handler?.stateBytesByOperator() ?? new Map<string, number>();
+    const rawTotal = [...raw.values()].reduce((a, b) => a + b, 0);
+    const byOperator = new Map([...raw].map(([op, b]) => [op, rawTotal === 0 ? 0 : per1000((committed * b) / rawTotal, events)]));
+    return {
+      stage: stage.id,
+      stateBytesByOperator: byOperator,
+      usage: {
+        writeUnits: per1000(d?.writeUnits ?? 0, events),
+        readUnits: per1000(d?.readUnits ?? 0, events),
+        lambdaInvocations: per1000(l.invocations, events),
+        lambdaGbSeconds: per1000(l.gbSeconds, events),
+        exchangePutUnits: per1000(k?.usage.putPayloadUnits ?? 0, events),
+        sqsRequests: 0,
+        exchanges: stage.output.type === 'exchange' ? [{ records: per1000(records, events), bytes: per1000(bytes, events) }] : [],
+      },
+    };
+  });
+  const sum = (f: (u: UsagePer1000) => number): number => stages.reduce((a, s) => a + f(s.usage), 0);
+  let stateCommitBytes = 0;
+  let materializations = 0;
+  let maxColdStartSegments = 0;
+  for (const handler of handlers.values()) {
+    const stats = handler.stats();
+    stateCommitBytes += stats.stateCommitBytes;
+    materializations += stats.materializations;
+    maxColdStartSegments = Math.max(maxColdStartSegments, stats.maxColdStartSegments);
+  }
   let busiestMs = 0;
-  for (const l of lambda.values()) {
-    invocations += l.invocations;
-    gbSeconds += l.gbSeconds;
-    busiestMs = Math.max(busiestMs, l.durationMs);
+  for (const l of lambda.values()) busiestMs = Math.max(busiestMs, l.durationMs);
+  let writeRequests = 0;
+  let itemsWritten = 0;
+  for (const m of dynamo.values()) {
+    writeRequests += m.usage.writeRequests;
+    itemsWritten += m.usage.itemsWritten;
   }
   return {
     events,
     usage: {
-      writeUnits: per1000(d.writeUnits, events),
-      readUnits: per1000(d.readUnits, events),
-      lambdaInvocations: per1000(invocations, events),
-      lambdaGbSeconds: per1000(gbSeconds, events),
-      exchangePutUnits: per1000(k.putPayloadUnits, events),
+      writeUnits: sum((u) => u.writeUnits),
+      readUnits: sum((u) => u.readUnits),
+      lambdaInvocations: sum((u) => u.lambdaInvocations),
+      lambdaGbSeconds: sum((u) => u.lambdaGbSeconds),
+      exchangePutUnits: sum((u) => u.exchangePutUnits),
       sqsRequests: 0,
-      exchanges,
+      exchanges: stages.flatMap((s) => s.usage.exchanges),
     },
+    stages,
     rowsOut,
+    stateCommitBytes: per1000(stateCommitBytes, events),
+    materializations,
+    maxColdStartSegments,
     handlerEventsPerS: busiestMs === 0 ? 0 : (events * 1000) / busiestMs,
-    lambda,
-    dynamoDb: d,
-    kinesis: k,
-    exchanges,
+    writeRequestsPer1000: per1000(writeRequests, events),
+    itemsWrittenPer1000: per1000(itemsWritten, events),
   };
 }
 
@@ -219,9 +291,11 @@ export async function runAwsCostSuite(events: number, progress: (line: string) =
         batch: AWS_COST_BATCH,
         stages: job.graph.stages.length,
         ...costFigures(measured),
-        write_requests_per_1000: round(per1000(measured.dynamoDb.writeRequests, measured.events), 1),
-        items_written_per_1000: round(per1000(measured.dynamoDb.itemsWritten, measured.events), 1),
+        write_requests_per_1000: round(measured.writeRequestsPer1000, 1),
+        items_written_per_1000: round(measured.itemsWrittenPer1000, 1),
         handler_events_per_s: Math.round(measured.handlerEventsPerS),
+        state_commit_kb_per_1000: round(measured.stateCommitBytes / 1024, 2),
+        materializations: measured.materializations,
         rows_out: measured.rowsOut,
         elapsed_ms: Date.now() - started,
       });

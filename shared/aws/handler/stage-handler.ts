@@ -160,6 +160,8 @@ export interface StageHandlerOptions {
   readonly checkpoint?: CheckpointOptions;
   /** Changelog bytes since the last materialization before a commit materializes pages (state/shard-state.ts). @default 512 KiB */
   readonly materializeAfterBytes?: number;
+  /** Most decoded page bytes a shard's state keeps in memory (state/shard-state.ts). @default 64 MiB */
+  readonly pageCacheBytes?: number;
 }
 
 /** Counters of a {@link StageHandler}, summed over its shards. */
@@ -305,6 +307,8 @@ export class StageHandler {
   private readonly tasks = new Map<string, ShardTask>();
   private readonly checkpoints = new Map<string, CheckpointStore>();
   private readonly redoIo: IoCounters = newIoCounters();
+  /** Raw state-change bytes committed per operator. */
+  private readonly stateBytes = new Map<string, number>();
   /** Input shards' hash ranges and parents, by stream, looked up once per container (again for a shard not listed yet). */
   private readonly lineages = new Map<string, Map<string, ShardLineage>>();
   private inputKinesis: Pick<KinesisClient, 'send'> | undefined;
@@ -372,6 +376,13 @@ export class StageHandler {
    */
   shardTasks(): { shardId: string; runners: readonly OperatorRunner[]; input: StageInputSnapshot; watermark: number; state: readonly DynamoDbStateStats[] }[] {
     return [...this.tasks.values()].map((t) => ({ shardId: t.shardId, runners: t.runners, input: t.reader.snapshot(), watermark: t.watermark, state: t.stores.map((store) => store.stats()) }));
+  }
+
+  /** Raw (uncompressed) bytes of state changes each operator committed, over this handler's shards. */
+  stateBytesByOperator(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const [op, bytes] of this.stateBytes) out.set(op, bytes);
+    return out;
   }
 
   /** DynamoDB requests of the protocol itself (checkpoints, redo logs and their application), summed over shards. */
@@ -711,6 +722,7 @@ export class StageHandler {
     const always = task.journals.length > 0 || task.stores.some((s) => s.hasStates);
     const staged = await task.state.stage(version, checkpoints.currentEpoch ?? 0, { writes: phases.flat(), keys, timers }, always, () => checkpoints.keepLease());
     this.counters.stateCommitBytes += staged.bytes;
+    for (const [op, bytes] of staged.rawBytesByOperator) this.stateBytes.set(op, (this.stateBytes.get(op) ?? 0) + bytes);
     if (staged.materialized) this.counters.materializations++;
     return staged;
   }
@@ -786,6 +798,7 @@ export class StageHandler {
               write: this.writeOptions(),
               now: this.leaseNow,
               ...(this.options.materializeAfterBytes === undefined ? {} : { materializeAfterBytes: this.options.materializeAfterBytes }),
+              ...(this.options.pageCacheBytes === undefined ? {} : { pageCacheBytes: this.options.pageCacheBytes }),
             },
             { ref: committed?.state, version },
             async (id) => (await this.lineage(streamName, id)).parents,

@@ -146,6 +146,8 @@ export interface StagedState {
   readonly materialized: boolean;
   /** Compressed bytes written (segment or pages and manifest). */
   readonly bytes: number;
+  /** Uncompressed bytes of this commit's changes, by operator (to share `bytes` out). */
+  readonly rawBytesByOperator: ReadonlyMap<string, number>;
   /** After the checkpoint commit succeeded: forget the changelog (if materialized) and delete replaced pages. */
   committed(keepLease: () => Promise<void>): Promise<void>;
 }
@@ -362,7 +364,7 @@ export class ShardState {
    * commit fails, the caller must drop this object (the stage handler drops the whole task).
    */
   async stage(version: number, epoch: number, changes: StateChanges, always: boolean, keepLease: () => Promise<void>): Promise<StagedState> {
-    if (!always && changes.writes.length === 0 && changes.timers.length === 0) return { ref: this.ref, materialized: false, bytes: 0, committed: () => Promise.resolve() };
+    if (!always && changes.writes.length === 0 && changes.timers.length === 0) return { ref: this.ref, materialized: false, bytes: 0, rawBytesByOperator: new Map(), committed: () => Promise.resolve() };
     await this.ensure();
     const body: SegmentBody = { w: [], t: [] };
     for (const w of changes.writes) {
@@ -373,16 +375,20 @@ export class ShardState {
       body.w.push([pk, changes.keys.get(pk) ?? null, sk, w.PutRequest?.Item === undefined ? null : toPlain(w.PutRequest.Item)]);
     }
     for (const c of changes.timers) body.t.push([c.operatorId, encodeTimer(c.timer), c.pending ? 1 : 0]);
+    const raw = new Map<string, number>();
+    const count = (op: string, value: unknown): void => void raw.set(op, (raw.get(op) ?? 0) + JSON.stringify(value).length);
+    for (const w of body.w) count(w[0].slice(0, w[0].indexOf('#')), w);
+    for (const t of body.t) count(t[0], t);
     this.apply(body, undefined);
     const empty = body.w.length === 0 && body.t.length === 0;
-    if (empty && !always && !this.inherited) return { ref: this.ref, materialized: false, bytes: 0, committed: () => Promise.resolve() };
+    if (empty && !always && !this.inherited) return { ref: this.ref, materialized: false, bytes: 0, rawBytesByOperator: raw, committed: () => Promise.resolve() };
 
     const segment = compress(body);
     const changelogBytes = this.ref.b + segment.length;
     const threshold = this.options.materializeAfterBytes ?? DEFAULT_MATERIALIZE_AFTER_BYTES;
     const old = this.ref.s !== undefined && this.now() - this.ref.s > MATERIALIZE_AFTER_MS;
     if (this.inherited || old || (changelogBytes > threshold && changelogBytes > 2 * this.touchedPageBytes())) {
-      return this.materialize(version, epoch, keepLease);
+      return { ...(await this.materialize(version, epoch, keepLease)), rawBytesByOperator: raw };
     }
     const parts = splitParts(segment);
     const ttl = String(Math.ceil((this.now() + SEGMENT_TTL_MS) / 1000));
@@ -392,11 +398,11 @@ export class ShardState {
     await keepLease();
     await this.writeItems(puts);
     this.ref = { m: this.ref.m, b: changelogBytes, s: this.ref.s ?? this.now() };
-    return { ref: this.ref, materialized: false, bytes: segment.length, committed: () => Promise.resolve() };
+    return { ref: this.ref, materialized: false, bytes: segment.length, rawBytesByOperator: raw, committed: () => Promise.resolve() };
   }
 
   /** Writes the pages the overlay changes and a manifest at `version`. */
-  private async materialize(version: number, epoch: number, keepLease: () => Promise<void>): Promise<StagedState> {
+  private async materialize(version: number, epoch: number, keepLease: () => Promise<void>): Promise<Omit<StagedState, 'rawBytesByOperator'>> {
     const manifest = new Map(this.manifest);
     const superseded: WriteRequest[] = [];
     const pageItems: WriteRequest[] = [];
