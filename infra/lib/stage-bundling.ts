@@ -45,13 +45,12 @@ export interface BundledFile {
 
 /**
  * Modules never bundled. `@aws-sdk/*` ships with the Node 20 Lambda runtime; the others are
- * build- or test-time packages (the SQL parser takes ~2 s to warm up and several MB) that must
- * never end up in a function even if an import slips in: esbuild leaves them as imports, which
- * then fail loudly at cold start instead of silently bloating every function.
+ * build- or test-time packages that must never end up in a function even if an import slips in:
+ * esbuild leaves them as imports, which then fail loudly at cold start instead of silently
+ * bloating every function.
  */
 export const EXTERNAL_MODULES: readonly string[] = [
   '@aws-sdk/*',
-  'dt-sql-parser',
   'aws-cdk-lib',
   'constructs',
   'cdk-nag',

@@ -22,6 +22,7 @@ import { calendarFields } from '../core/timestamp.ts';
 import { compileDatePattern, millisOfDay } from './expr-date-format.ts';
 import type { Call, CastExpr, Expr, UdfCall } from './expr.ts';
 import { printExpr } from './expr-print.ts';
+import { builtin } from './expr-builtins.ts';
 import {
   codePointLength,
   compileRegExp,
@@ -165,6 +166,11 @@ class Compiler {
     const type = inferCallType(call, argTypes);
     const fn = canonicalFunctionName(call.fn);
     const where = printExpr(call);
+    const special = (fn === 'FLOOR' || fn === 'CEIL') && args.length === 2 ? `${fn} TO` : fn === 'TRIM' && args.length === 3 ? 'TRIM FROM' : undefined;
+    const b = builtin(special ?? fn);
+    if (b) {
+      return { fn: b.evaluator({ call, args, type, where, coerce: (a, to) => this.coerce(a, to, where) }), type };
+    }
     return { fn: this.callEvaluator(fn, call, args, type, where), type };
   }
 

@@ -21,6 +21,7 @@ import { MAX_DECIMAL_PRECISION, requireField } from '../core/type-parse.ts';
 import type { LogicalType, Schema } from '../core/types.ts';
 import type { Call, Expr } from './expr.ts';
 import { printExpr } from './expr-print.ts';
+import { builtin, builtinNames } from './expr-builtins.ts';
 
 const INT: LogicalType = { root: 'INT', nullable: false };
 const BIGINT: LogicalType = { root: 'BIGINT', nullable: false };
@@ -361,9 +362,13 @@ export function inferCallType(call: Call, argTypes: readonly LogicalType[]): Log
       const t = commonTypeOfOperands(call, argTypes, allIndices(call));
       return withNullable(t, argTypes.every((a) => a.nullable));
     }
+    case 'TRIM':
+      if (args.length === 3) return builtin('TRIM FROM')!.type(call, argTypes);
+      checkArity(call, 1, 1);
+      requireRoots(STRINGS);
+      return argTypes[0]!;
     case 'UPPER':
     case 'LOWER':
-    case 'TRIM':
     case 'LTRIM':
     case 'RTRIM':
       checkArity(call, 1, 1);
@@ -400,6 +405,7 @@ export function inferCallType(call: Call, argTypes: readonly LogicalType[]): Log
       return argTypes[0]!;
     case 'FLOOR':
     case 'CEIL': {
+      if (args.length === 2) return builtin(`${fn} TO`)!.type(call, argTypes);
       checkArity(call, 1, 1);
       const t = argTypes[0]!;
       if (!isNumeric(t)) throw operandError(call, argTypes);
@@ -422,10 +428,13 @@ export function inferCallType(call: Call, argTypes: readonly LogicalType[]): Log
       requireRoots(['TIMESTAMP']);
       // Flink's EXTRACT returns BIGINT.
       return withNullable(BIGINT, nullable);
-    default:
+    default: {
+      const b = builtin(fn);
+      if (b) return b.type(call, argTypes);
       throw new PlanError(
-        `unknown function '${call.fn}' in ${printExpr(call)}; supported: ${SUPPORTED_FUNCTIONS.join(', ')}`,
+        `unknown function '${call.fn}' in ${printExpr(call)}; supported: ${[...SUPPORTED_FUNCTIONS, ...builtinNames()].join(', ')}`,
       );
+    }
   }
 }
 

@@ -1,7 +1,9 @@
 /**
- * The SQL syntax tree, built from dt-sql-parser's parse tree by tree-to-ast.ts (parser.ts for the
- * statements it leaves). Every node keeps the position of its first token so
- * that semantic errors (unknown column, wrong type) point into the script.
+ * The SQL syntax tree, built by the reader (reader/read-script.ts). Every node keeps the position
+ * of its first token so that semantic errors (unknown column, wrong type) point into the script.
+ *
+ * This file is the contract between the reader and the planner: the reader builds every node
+ * below; a planner that does not handle a node rejects it by name at its position.
  */
 import type { SqlPosition } from './errors.ts';
 
@@ -12,28 +14,75 @@ export type SqlExpr =
   | { readonly k: 'str'; readonly value: string; readonly pos: SqlPosition }
   | { readonly k: 'bool'; readonly value: boolean; readonly pos: SqlPosition }
   | { readonly k: 'null'; readonly pos: SqlPosition }
-  | { readonly k: 'interval'; readonly value: string; readonly unit: string; readonly pos: SqlPosition }
-  | { readonly k: 'typed'; readonly type: 'TIMESTAMP' | 'DATE'; readonly value: string; readonly pos: SqlPosition }
+  /** `INTERVAL '5' SECOND`, `INTERVAL '1 02:00' DAY TO MINUTE` (`toUnit`), `INTERVAL '-1' HOUR`. */
+  | { readonly k: 'interval'; readonly value: string; readonly unit: string; readonly toUnit?: string; readonly pos: SqlPosition }
+  /** A typed literal: `TIMESTAMP '2020-01-01 00:00:00'`, `DATE '…'`, `TIME '…'`, `TIMESTAMP_LTZ '…'`. */
+  | { readonly k: 'typed'; readonly type: 'TIMESTAMP' | 'DATE' | 'TIME' | 'TIMESTAMP_LTZ'; readonly value: string; readonly pos: SqlPosition }
   | { readonly k: 'bin'; readonly op: string; readonly left: SqlExpr; readonly right: SqlExpr; readonly pos: SqlPosition }
   | { readonly k: 'not'; readonly arg: SqlExpr; readonly pos: SqlPosition }
   | { readonly k: 'neg'; readonly arg: SqlExpr; readonly pos: SqlPosition }
-  | { readonly k: 'call'; readonly name: string; readonly args: readonly SqlExpr[]; readonly distinct: boolean; readonly star: boolean; readonly filter?: SqlExpr; readonly over?: SqlOver; readonly pos: SqlPosition }
+  | {
+      readonly k: 'call';
+      readonly name: string;
+      readonly args: readonly SqlExpr[];
+      readonly distinct: boolean;
+      readonly star: boolean;
+      readonly filter?: SqlExpr;
+      readonly over?: SqlOver;
+      /** `JSON_VALUE(… RETURNING INT)`: the declared result type's text. */
+      readonly returning?: string;
+      /** `LISTAGG(x) WITHIN GROUP (ORDER BY …)`. */
+      readonly withinGroup?: readonly SqlOrderItem[];
+      readonly pos: SqlPosition;
+    }
+  /**
+   * A keyword argument of a function with special syntax, as the first or last argument of its
+   * call: the unit of `EXTRACT(HOUR FROM ts)` (→ `EXTRACT(HOUR, ts)`), `FLOOR(ts TO HOUR)`
+   * (→ `FLOOR(ts, HOUR)`), `TIMESTAMPADD(HOUR, n, ts)`, the side of `TRIM(BOTH 'x' FROM s)`
+   * (→ `TRIM(BOTH, 'x', s)`), a JSON function's mode (`JSON_EXISTS(… , STRICT)` etc.).
+   */
+  | { readonly k: 'keyword'; readonly word: string; readonly pos: SqlPosition }
   | { readonly k: 'case'; readonly operand?: SqlExpr; readonly whens: readonly (readonly [SqlExpr, SqlExpr])[]; readonly otherwise?: SqlExpr; readonly pos: SqlPosition }
-  | { readonly k: 'cast'; readonly expr: SqlExpr; readonly type: string; readonly pos: SqlPosition }
+  /** `CAST(expr AS type)`; `safe` for `TRY_CAST` (NULL instead of a data error). */
+  | { readonly k: 'cast'; readonly expr: SqlExpr; readonly type: string; readonly pos: SqlPosition; readonly safe?: boolean }
   | { readonly k: 'isnull'; readonly expr: SqlExpr; readonly not: boolean; readonly pos: SqlPosition }
-  | { readonly k: 'between'; readonly expr: SqlExpr; readonly low: SqlExpr; readonly high: SqlExpr; readonly not: boolean; readonly pos: SqlPosition }
+  /** `x IS [NOT] TRUE` / `IS [NOT] FALSE` (`IS UNKNOWN` is read as `IS NULL`). */
+  | { readonly k: 'isbool'; readonly expr: SqlExpr; readonly value: boolean; readonly not: boolean; readonly pos: SqlPosition }
+  /** `a IS [NOT] DISTINCT FROM b`: equality that treats two NULLs as equal. */
+  | { readonly k: 'distinctFrom'; readonly left: SqlExpr; readonly right: SqlExpr; readonly not: boolean; readonly pos: SqlPosition }
+  /** `s IS [NOT] JSON [VALUE | SCALAR | ARRAY | OBJECT]`. */
+  | { readonly k: 'isjson'; readonly expr: SqlExpr; readonly kind: 'VALUE' | 'SCALAR' | 'ARRAY' | 'OBJECT'; readonly not: boolean; readonly pos: SqlPosition }
+  | { readonly k: 'between'; readonly expr: SqlExpr; readonly low: SqlExpr; readonly high: SqlExpr; readonly not: boolean; readonly symmetric?: boolean; readonly pos: SqlPosition }
   | { readonly k: 'in'; readonly expr: SqlExpr; readonly list: readonly SqlExpr[]; readonly not: boolean; readonly pos: SqlPosition }
-  | { readonly k: 'like'; readonly expr: SqlExpr; readonly pattern: SqlExpr; readonly not: boolean; readonly pos: SqlPosition }
+  | { readonly k: 'like'; readonly expr: SqlExpr; readonly pattern: SqlExpr; readonly escape?: SqlExpr; readonly not: boolean; readonly similar?: boolean; readonly pos: SqlPosition }
   /** `expr [NOT] IN (SELECT …)`: a semi (anti) join with the subquery. */
-  | { readonly k: 'inQuery'; readonly expr: SqlExpr; readonly query: SqlSelect; readonly not: boolean; readonly pos: SqlPosition }
+  | { readonly k: 'inQuery'; readonly expr: SqlExpr; readonly query: SqlQuery; readonly not: boolean; readonly pos: SqlPosition }
   /** `EXISTS (SELECT …)`: a semi join with the (correlated) subquery; `NOT EXISTS` is `not` of it. */
-  | { readonly k: 'exists'; readonly query: SqlSelect; readonly pos: SqlPosition }
+  | { readonly k: 'exists'; readonly query: SqlQuery; readonly pos: SqlPosition }
+  /** `(SELECT …)` used as a value. */
+  | { readonly k: 'scalarQuery'; readonly query: SqlQuery; readonly pos: SqlPosition }
+  /** `arr[1]`, `map['k']`. */
+  | { readonly k: 'index'; readonly expr: SqlExpr; readonly index: SqlExpr; readonly pos: SqlPosition }
+  /** `(f(x)).field`, `arr[1].name`: a field of a ROW value that is not a column path. */
+  | { readonly k: 'field'; readonly expr: SqlExpr; readonly name: string; readonly pos: SqlPosition }
+  /** `ARRAY[1, 2]`, `MAP['k', 1]`, `ROW(a, b)` / `(a, b)` in VALUES. */
+  | { readonly k: 'constructor'; readonly type: 'ARRAY' | 'MAP' | 'ROW'; readonly args: readonly SqlExpr[]; readonly pos: SqlPosition }
   | { readonly k: 'star'; readonly qualifier?: string; readonly pos: SqlPosition };
 
-/** `OVER (PARTITION BY … ORDER BY …)`. */
+/** One end of an OVER window frame. */
+export interface SqlFrameBound {
+  readonly kind: 'UNBOUNDED PRECEDING' | 'PRECEDING' | 'CURRENT ROW' | 'FOLLOWING' | 'UNBOUNDED FOLLOWING';
+  /** The `n` or `INTERVAL '…' unit` of `n PRECEDING` / `n FOLLOWING`. */
+  readonly offset?: SqlExpr;
+  readonly pos: SqlPosition;
+}
+
+/** `OVER (PARTITION BY … ORDER BY … [ROWS | RANGE BETWEEN … AND …])` (named windows are resolved by the reader). */
 export interface SqlOver {
   readonly partitionBy: readonly SqlExpr[];
   readonly orderBy: readonly SqlOrderItem[];
+  /** The frame; `BETWEEN` omitted (`ROWS 2 PRECEDING`) gives `end` CURRENT ROW. */
+  readonly frame?: { readonly unit: 'ROWS' | 'RANGE'; readonly start: SqlFrameBound; readonly end: SqlFrameBound; readonly pos: SqlPosition };
 }
 
 /** One ORDER BY item. */
@@ -57,10 +106,16 @@ export interface SqlHint {
   readonly pos: SqlPosition;
 }
 
-/** A FROM item. */
+/** A name with the position of its token. */
+export interface SqlName {
+  readonly name: string;
+  readonly pos: SqlPosition;
+}
+
+/** A FROM item. `columns` is an alias's column list: `AS t (a, b)`. */
 export type SqlFrom =
-  | { readonly k: 'table'; readonly name: string; readonly alias?: string; readonly pos: SqlPosition }
-  | { readonly k: 'subquery'; readonly query: SqlSelect; readonly alias?: string; readonly pos: SqlPosition }
+  | { readonly k: 'table'; readonly name: string; readonly alias?: string; readonly columns?: readonly SqlName[]; readonly hints?: readonly SqlHint[]; readonly pos: SqlPosition }
+  | { readonly k: 'subquery'; readonly query: SqlQuery; readonly alias?: string; readonly columns?: readonly SqlName[]; readonly lateral?: boolean; readonly pos: SqlPosition }
   | {
       readonly k: 'tvf';
       readonly fn: 'TUMBLE' | 'HOP' | 'CUMULATE' | 'SESSION';
@@ -71,9 +126,13 @@ export type SqlFrom =
       readonly alias?: string;
       readonly pos: SqlPosition;
     }
+  /** `[LATERAL] TABLE(f(args)) [AS] t (a, b)`: a table function call. */
+  | { readonly k: 'tableFunction'; readonly call: Extract<SqlExpr, { k: 'call' }>; readonly lateral: boolean; readonly alias?: string; readonly columns?: readonly SqlName[]; readonly pos: SqlPosition }
+  /** `UNNEST(arr) [WITH ORDINALITY] [AS] t (a)`. */
+  | { readonly k: 'unnest'; readonly args: readonly SqlExpr[]; readonly ordinality: boolean; readonly alias?: string; readonly columns?: readonly SqlName[]; readonly pos: SqlPosition }
   | {
       readonly k: 'join';
-      /** `CROSS`: a comma join (`FROM a, b`), whose join condition is in the WHERE clause. */
+      /** `CROSS`: a comma join (`FROM a, b`) or CROSS JOIN, whose join condition is in the WHERE clause. */
       readonly joinType: 'INNER' | 'LEFT' | 'RIGHT' | 'FULL' | 'CROSS';
       readonly left: SqlFrom;
       readonly right: SqlFrom;
@@ -81,6 +140,8 @@ export type SqlFrom =
       readonly systemTime?: SqlExpr;
       /** The ON condition; absent for a comma join. */
       readonly on?: SqlExpr;
+      /** `USING (a, b)`. */
+      readonly using?: readonly SqlName[];
       readonly pos: SqlPosition;
     };
 
@@ -90,22 +151,104 @@ export interface SqlSelect {
   readonly hints: readonly SqlHint[];
   readonly distinct: boolean;
   readonly items: readonly SqlSelectItem[];
+  /** `SELECT 1` without FROM reads from `(VALUES ())`, one row of no columns. */
   readonly from: SqlFrom;
   readonly where?: SqlExpr;
+  /** The GROUP BY expressions; with grouping sets, every expression any set names, in order. */
   readonly groupBy: readonly SqlExpr[];
+  /**
+   * `GROUP BY GROUPING SETS (…)`, `ROLLUP (…)`, `CUBE (…)` (and plain items beside them),
+   * expanded to the list of grouping sets; absent for a plain GROUP BY.
+   */
+  readonly groupingSets?: readonly (readonly SqlExpr[])[];
   readonly having?: SqlExpr;
   readonly pos: SqlPosition;
 }
 
-/** A column of CREATE TABLE: physical (with a type) or computed (`name AS expr`). */
+/** `left UNION [ALL] right` (INTERSECT, EXCEPT / MINUS likewise). */
+export interface SqlSetOperation {
+  readonly k: 'setOp';
+  readonly op: 'UNION' | 'INTERSECT' | 'EXCEPT';
+  readonly all: boolean;
+  readonly left: SqlQuery;
+  readonly right: SqlQuery;
+  readonly pos: SqlPosition;
+}
+
+/** `VALUES (1, 'a'), (2, 'b')`: each row a list of expressions. */
+export interface SqlValues {
+  readonly k: 'values';
+  readonly rows: readonly (readonly SqlExpr[])[];
+  readonly pos: SqlPosition;
+}
+
+/** One `name [(columns)] AS (query)` of a WITH clause. */
+export interface SqlCte {
+  readonly name: string;
+  readonly columns?: readonly SqlName[];
+  readonly query: SqlQuery;
+  readonly pos: SqlPosition;
+}
+
+/** `WITH a AS (…), b AS (…) body`. */
+export interface SqlWith {
+  readonly k: 'with';
+  readonly ctes: readonly SqlCte[];
+  readonly body: SqlQuery;
+  readonly pos: SqlPosition;
+}
+
+/** `query ORDER BY … [LIMIT n] [OFFSET m]` (also `FETCH FIRST n ROWS ONLY`, read as LIMIT). */
+export interface SqlOrdered {
+  readonly k: 'ordered';
+  readonly query: SqlQuery;
+  readonly orderBy: readonly SqlOrderItem[];
+  readonly limit?: SqlExpr;
+  readonly offset?: SqlExpr;
+  readonly pos: SqlPosition;
+}
+
+/** A query expression. */
+export type SqlQuery = SqlSelect | SqlSetOperation | SqlValues | SqlWith | SqlOrdered;
+
+/** A column of CREATE TABLE: physical (with a type), computed (`name AS expr`) or metadata. */
 export interface SqlColumn {
   readonly name: string;
   readonly type?: string;
   readonly computed?: SqlExpr;
-  /** `METADATA [FROM 'key'] [VIRTUAL]` columns are read as null (no metadata is available). */
+  /** `METADATA [FROM 'key'] [VIRTUAL]`. */
   readonly metadata?: boolean;
+  /** The `FROM 'key'` of a metadata column (absent: the column's name is the key). */
+  readonly metadataKey?: string;
+  /** `VIRTUAL`: read-only, not written to a sink. */
+  readonly virtual?: boolean;
   readonly primaryKey?: boolean;
+  readonly comment?: string;
   readonly pos: SqlPosition;
+}
+
+/** `LIKE source (INCLUDING ALL, EXCLUDING OPTIONS, OVERWRITING WATERMARKS …)` of CREATE TABLE. */
+export interface SqlTableLike {
+  readonly name: string;
+  readonly options: readonly {
+    readonly strategy: 'INCLUDING' | 'EXCLUDING' | 'OVERWRITING';
+    readonly what: 'ALL' | 'CONSTRAINTS' | 'GENERATED' | 'METADATA' | 'OPTIONS' | 'PARTITIONS' | 'WATERMARKS';
+  }[];
+  readonly pos: SqlPosition;
+}
+
+/** An INSERT statement (alone, in a STATEMENT SET, or after EXPLAIN). */
+export interface SqlInsert {
+  readonly k: 'insert';
+  readonly table: string;
+  /** `INSERT OVERWRITE`. */
+  readonly overwrite?: boolean;
+  /** `INSERT INTO t (a, b) …`: the target columns the query's columns go to, in order. */
+  readonly columns?: readonly { readonly name: string; readonly pos: SqlPosition }[];
+  /** A query, or VALUES for `INSERT INTO t VALUES (…)`. */
+  readonly query: SqlQuery;
+  readonly pos: SqlPosition;
+  readonly text: string;
 }
 
 /** A script statement. */
@@ -116,19 +259,29 @@ export type SqlStatement =
       readonly columns: readonly SqlColumn[];
       readonly watermark?: { readonly column: string; readonly expr: SqlExpr; readonly pos: SqlPosition };
       readonly primaryKey?: readonly string[];
+      readonly partitionedBy?: readonly SqlName[];
+      readonly like?: SqlTableLike;
       readonly options: ReadonlyMap<string, { readonly value: string; readonly pos: SqlPosition }>;
       readonly pos: SqlPosition;
       readonly text: string;
     }
-  | { readonly k: 'createView'; readonly name: string; readonly query: SqlSelect; readonly pos: SqlPosition; readonly text: string }
   | {
-      readonly k: 'insert';
-      readonly table: string;
-      /** `INSERT INTO t (a, b) …`: the target columns the query's columns go to, in order. */
-      readonly columns?: readonly { readonly name: string; readonly pos: SqlPosition }[];
-      readonly query: SqlSelect;
+      readonly k: 'createView';
+      readonly name: string;
+      /** `CREATE VIEW v (a, b) AS …`: names for the query's columns. */
+      readonly columns?: readonly SqlName[];
+      readonly query: SqlQuery;
       readonly pos: SqlPosition;
       readonly text: string;
     }
-  | { readonly k: 'select'; readonly query: SqlSelect; readonly pos: SqlPosition; readonly text: string }
-  | { readonly k: 'set'; readonly key: string; readonly value: string; readonly pos: SqlPosition; readonly text: string };
+  /** `CREATE [TEMPORARY [SYSTEM]] FUNCTION name AS 'module.ts#export' [LANGUAGE …]`. */
+  | { readonly k: 'createFunction'; readonly name: string; readonly identifier: string; readonly language?: string; readonly pos: SqlPosition; readonly text: string }
+  | SqlInsert
+  | { readonly k: 'select'; readonly query: SqlQuery; readonly pos: SqlPosition; readonly text: string }
+  /** `EXECUTE STATEMENT SET BEGIN …; END` or `BEGIN STATEMENT SET; …; END`: INSERTs run as one job. */
+  | { readonly k: 'statementSet'; readonly inserts: readonly SqlInsert[]; readonly pos: SqlPosition; readonly text: string }
+  /** `EXPLAIN [PLAN FOR | detail, …] statement`. */
+  | { readonly k: 'explain'; readonly statement: SqlStatement; readonly details: readonly string[]; readonly pos: SqlPosition; readonly text: string }
+  | { readonly k: 'set'; readonly key: string; readonly value: string; readonly pos: SqlPosition; readonly text: string }
+  /** `RESET` (every key) or `RESET 'key'`. */
+  | { readonly k: 'reset'; readonly key?: string; readonly pos: SqlPosition; readonly text: string };

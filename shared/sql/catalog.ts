@@ -5,7 +5,7 @@
 import { parseType } from '../core/type-parse.ts';
 import type { Field, Schema } from '../core/types.ts';
 import type { WatermarkSpec } from '../plan/logical.ts';
-import type { SqlExpr, SqlSelect, SqlStatement } from './ast.ts';
+import type { SqlExpr, SqlQuery, SqlStatement } from './ast.ts';
 import { readConnector, type TableConnector } from './connectors.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { normalizeTypeText } from './expressions.ts';
@@ -30,24 +30,49 @@ export interface CatalogTable {
 /** Tables and views of a script. */
 export interface Catalog {
   readonly tables: Map<string, CatalogTable>;
-  readonly views: Map<string, SqlSelect>;
+  readonly views: Map<string, SqlQuery>;
 }
 
 const UNIT_MS: Readonly<Record<string, number>> = { MILLISECOND: 1, SECOND: 1000, MINUTE: 60_000, HOUR: 3_600_000, DAY: 86_400_000 };
+const UNIT_ORDER = ['DAY', 'HOUR', 'MINUTE', 'SECOND'];
 
-/** Milliseconds of `INTERVAL 'n' UNIT`. @throws SqlError for an unknown unit or a bad number. */
+/**
+ * Milliseconds of `INTERVAL 'n' UNIT` or `INTERVAL 'd hh:mm:ss.fff' DAY TO SECOND` (and the other
+ * ranges of DAY, HOUR, MINUTE, SECOND); a leading `-` makes it negative.
+ *
+ * @throws SqlError for an unknown unit or a value that does not fit the unit.
+ */
 export function intervalMs(e: SqlExpr): number {
   if (e.k !== 'interval') throw new SqlError(e.pos, "expected an INTERVAL such as INTERVAL '10' SECOND");
-  const unit = UNIT_MS[e.unit.replace(/S$/, '')];
-  const n = Number(e.value);
-  if (unit === undefined) throw new SqlError(e.pos, `unsupported interval unit ${e.unit} (use MILLISECOND, SECOND, MINUTE, HOUR or DAY)`);
-  if (!Number.isFinite(n) || n < 0 || !Number.isSafeInteger(n * unit)) throw new SqlError(e.pos, `cannot read INTERVAL '${e.value}' ${e.unit}`);
-  return n * unit;
+  const from = e.unit.replace(/S$/, '');
+  const to = e.toUnit?.replace(/S$/, '') ?? from;
+  const bad = (): never => {
+    throw new SqlError(e.pos, `cannot read INTERVAL '${e.value}' ${e.unit}${e.toUnit ? ` TO ${e.toUnit}` : ''}`);
+  };
+  if (UNIT_MS[from] === undefined || UNIT_MS[to] === undefined) throw new SqlError(e.pos, `unsupported interval unit ${UNIT_MS[from] === undefined ? e.unit : e.toUnit} (use MILLISECOND, SECOND, MINUTE, HOUR or DAY)`);
+  const text = e.value.trim();
+  const negative = text.startsWith('-');
+  const body = negative || text.startsWith('+') ? text.slice(1) : text;
+  const units = from === to ? [from] : UNIT_ORDER.slice(UNIT_ORDER.indexOf(from), UNIT_ORDER.indexOf(to) + 1);
+  if (units.length === 0) bad();
+  const fields = units.length === 1 ? [body] : body.split(/[ :]/);
+  if (fields.length !== units.length) bad();
+  let ms = 0;
+  fields.forEach((f, i) => {
+    const last = i === fields.length - 1;
+    if (!(last ? /^\d+(\.\d+)?$/ : /^\d+$/).test(f)) bad();
+    ms += Number(f) * (UNIT_MS[units[i] as string] as number);
+  });
+  ms = Math.round(ms);
+  if (!Number.isSafeInteger(ms)) bad();
+  return negative ? -ms : ms;
 }
 
 /** Adds a CREATE TABLE statement to the catalog. */
 export function addTable(catalog: Catalog, stmt: Extract<SqlStatement, { k: 'createTable' }>, inputs?: ReadonlyMap<string, string>): void {
   if (catalog.tables.has(stmt.name) || catalog.views.has(stmt.name)) throw new SqlError(stmt.pos, `table '${stmt.name}' is declared twice`);
+  if (stmt.like) throw new SqlError(stmt.like.pos, 'CREATE TABLE … LIKE is not supported yet');
+  if (stmt.partitionedBy) throw new SqlError(stmt.partitionedBy[0]?.pos ?? stmt.pos, 'PARTITIONED BY is not supported yet');
   const fields: Field[] = [];
   const computed: { name: string; expr: SqlExpr }[] = [];
   const proctime: string[] = [];

@@ -20,7 +20,7 @@ import { addTable, type Catalog } from './catalog.ts';
 import type { LookupTableSpec } from './connectors.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { compileExpr, scopeOf } from './expressions.ts';
-import { parseScript } from './grammar-check.ts';
+import { readScript } from './reader/read-script.ts';
 import { compileSelect, type QueryContext, type Relation } from './query.ts';
 import type { SqlStatement } from './ast.ts';
 import { createDatagen } from './datagen.ts';
@@ -31,11 +31,6 @@ export interface CompileSqlOptions {
   readonly inputs?: ReadonlyMap<string, string>;
   /** Pipeline name. @default 'sql' */
   readonly name?: string;
-  /**
-   * Reject scripts dt-sql-parser's Flink grammar rejects. When false, such a script is read by
-   * the hand-written parser.ts instead of failing. @default true
-   */
-  readonly grammarCheck?: boolean;
   /**
    * Accept a script of declarations only (CREATE, SET) — the SQL shell checks each DDL
    * statement this way. @default false: such a script has nothing to run, an error
@@ -68,7 +63,7 @@ export interface SqlProgram {
  *   unsupported constructs.
  */
 export function compileSql(text: string, options: CompileSqlOptions = {}): SqlProgram {
-  const statements = parseScript(text, { grammarCheck: options.grammarCheck !== false });
+  const statements = readScript(text);
   const pipeline = new Pipeline(options.name ?? 'sql');
   const catalog: Catalog = { tables: new Map(), views: new Map() };
   const sources: SourceNode[] = [];
@@ -90,6 +85,7 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
         addTable(catalog, stmt, options.inputs);
         break;
       case 'createView':
+        if (stmt.columns) throw new SqlError(stmt.columns[0]?.pos ?? stmt.pos, 'a column list on CREATE VIEW is not supported yet');
         if (catalog.tables.has(stmt.name) || catalog.views.has(stmt.name)) throw new SqlError(stmt.pos, `view '${stmt.name}' is declared twice`);
         catalog.views.set(stmt.name, stmt.query);
         break;
@@ -106,6 +102,8 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
       case 'insert':
         sinks.push(insertInto(ctx, stmt, compileSelect(stmt.query, ctx)));
         break;
+      default:
+        throw new SqlError(stmt.pos, `${statementName(stmt)} is not supported yet`);
     }
   }
   if (!options.allowNoQuery && statements.every((s) => s.k !== 'select' && s.k !== 'insert')) {
@@ -233,5 +231,21 @@ export function compileSqlFile(path: string, options: Omit<CompileSqlOptions, 'n
       throw wrapped;
     }
     throw e;
+  }
+}
+
+/** What users call a statement kind, for errors about it. */
+function statementName(stmt: SqlStatement): string {
+  switch (stmt.k) {
+    case 'createFunction':
+      return 'CREATE FUNCTION';
+    case 'statementSet':
+      return 'STATEMENT SET';
+    case 'explain':
+      return 'EXPLAIN';
+    case 'reset':
+      return 'RESET';
+    default:
+      return stmt.k;
   }
 }

@@ -122,6 +122,7 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
     case 'null':
       throw new SqlError(e.pos, 'an untyped NULL needs a type: write CAST(NULL AS type)');
     case 'typed': {
+      if (e.type === 'TIME') throw new SqlError(e.pos, 'TIME literals are not supported; use TIMESTAMP \'yyyy-MM-dd HH:mm:ss\'');
       if (e.type === 'DATE') throw new SqlError(e.pos, 'DATE literals are not supported; use TIMESTAMP \'yyyy-MM-dd HH:mm:ss\'');
       const ms = parseTimestamp(e.value.length === 10 ? `${e.value} 00:00:00` : e.value);
       if (ms === undefined) throw new SqlError(e.pos, `cannot read TIMESTAMP '${e.value}' (expected 'yyyy-MM-dd HH:mm:ss[.SSS]')`);
@@ -148,6 +149,7 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
     case 'isnull':
       return call(e.not ? 'IS NOT NULL' : 'IS NULL', sub(e.expr));
     case 'between': {
+      if (e.symmetric) throw new SqlError(e.pos, 'BETWEEN SYMMETRIC is not supported yet');
       const x = sub(e.expr);
       const inRange = call('AND', call('>=', x, sub(e.low)), call('<=', x, sub(e.high)));
       return e.not ? call('NOT', inRange) : inRange;
@@ -157,7 +159,8 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
       return e.not ? call('NOT', c) : c;
     }
     case 'like': {
-      const c = call('LIKE', sub(e.expr), sub(e.pattern));
+      if (e.similar) throw new SqlError(e.pos, 'SIMILAR TO is not supported yet');
+      const c = call('LIKE', sub(e.expr), sub(e.pattern), ...(e.escape ? [sub(e.escape)] : []));
       return e.not ? call('NOT', c) : c;
     }
     case 'case': {
@@ -171,15 +174,42 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
     case 'cast': {
       const type = atPosition(e.pos, () => parseType(normalizeTypeText(e.type)));
       if (e.expr.k === 'null') return lit(null, type);
-      return { kind: 'cast', expr: sub(e.expr), type };
+      return { kind: 'cast', expr: sub(e.expr), type, ...(e.safe === true ? { safe: true } : {}) };
     }
     case 'star':
       throw new SqlError(e.pos, '* is only allowed in the SELECT list and in COUNT(*)');
+    case 'isbool':
+      return call(`IS ${e.not ? 'NOT ' : ''}${e.value ? 'TRUE' : 'FALSE'}`, sub(e.expr));
+    case 'distinctFrom': {
+      const c = call('IS DISTINCT FROM', sub(e.left), sub(e.right));
+      return e.not ? call('NOT', c) : c;
+    }
+    case 'isjson': {
+      const c = call('IS JSON', sub(e.expr), lit(e.kind));
+      return e.not ? call('NOT', c) : c;
+    }
+    case 'keyword':
+      // A function's unit or mode (`HOUR` of EXTRACT, `BOTH` of TRIM): a constant the function reads.
+      return lit(e.word);
+    case 'scalarQuery':
+      throw new SqlError(e.pos, 'a scalar subquery ((SELECT …) as a value) is not supported yet');
+    case 'index':
+      throw new SqlError(e.pos, 'element access with [ ] is not supported yet');
+    case 'field':
+      throw new SqlError(e.pos, `field access .${e.name} on an expression is not supported yet`);
+    case 'constructor':
+      throw new SqlError(e.pos, `the ${e.type} constructor is not supported yet`);
     case 'call': {
       if (e.over) throw new SqlError(e.pos, `${e.name}() OVER (…) is supported only as ROW_NUMBER/RANK/DENSE_RANK in a subquery filtered on the rank (Top-N)`);
       if (AGGREGATES.has(e.name)) throw new SqlError(e.pos, `aggregate ${e.name}() is not allowed here`);
       if (e.filter) throw new SqlError(e.filter.pos, `FILTER (WHERE …) applies to aggregate functions only, not ${e.name}`);
       if (e.name === 'PROCTIME') throw new SqlError(e.pos, 'PROCTIME() is only supported as a computed column of CREATE TABLE');
+      if (e.withinGroup) throw new SqlError(e.pos, `${e.name}(…) WITHIN GROUP (ORDER BY …) is not supported yet`);
+      if (e.name === 'IFNULL') {
+        if (e.args.length !== 2) throw new SqlError(e.pos, 'IFNULL takes two arguments: IFNULL(value, replacement)');
+        return call('COALESCE', ...e.args.map(sub));
+      }
+      if (e.returning !== undefined) return call(e.name, ...e.args.slice(0, 2).map(sub), lit(`RETURNING ${normalizeTypeText(e.returning)}`), ...e.args.slice(2).map(sub));
       // IF(c, a, b) is CASE WHEN c THEN a ELSE b END.
       if (e.name === 'IF') {
         if (e.args.length !== 3) throw new SqlError(e.pos, 'IF takes three arguments: IF(condition, then, else)');

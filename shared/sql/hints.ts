@@ -1,7 +1,7 @@
 /** Optimizer hints (`/*+ LOOKUP('table'='t') *\/`), read from a hint comment's body. */
 import type { SqlHint } from './ast.ts';
 import { SqlError, type SqlPosition } from './errors.ts';
-import { tokenize, type Token } from './lexer.ts';
+import { tokenize, type Token } from './reader/lexer.ts';
 
 /** Reads `LOOKUP('table'='t', 'shuffle'='true'), OTHER(…)` from a hint token. */
 export function parseHints(token: { readonly text: string; readonly line: number; readonly column: number }): SqlHint[] {

@@ -26,6 +26,7 @@ import { PlanError } from '../core/errors.ts';
 import { joinedFieldNames, joinedSchema, type JoinType } from '../operators/join/join-spec.ts';
 import type { Expr } from '../plan/expr.ts';
 import type { SqlExpr, SqlFrom, SqlSelect } from './ast.ts';
+import { plainSelect } from './query-forms.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { compileExpr, resolveColumn, type Scope, type ScopeColumn } from './expressions.ts';
 import { sqlAnd, sqlColumnRefs, sqlConjuncts } from './sql-expr-walk.ts';
@@ -346,7 +347,7 @@ export function semiJoin(input: Relation, condition: SqlExpr, jc: JoinContext): 
   const e = condition.k === 'not' ? condition.arg : condition;
   if (e.k !== 'inQuery' && e.k !== 'exists') throw new SqlError(condition.pos, 'internal: not a subquery condition');
   const anti = negated !== (e.k === 'inQuery' && e.not);
-  const q = e.query;
+  const q = plainSelect(e.query, `in a subquery of ${e.k === 'exists' ? 'EXISTS' : 'IN'}`);
   if (q.groupBy.length > 0 || q.having !== undefined || q.distinct || q.from.k === 'join') {
     throw new SqlError(q.pos, `a subquery of ${e.k === 'exists' ? 'EXISTS' : 'IN'} must be SELECT … FROM one table, view, subquery or window TVF [WHERE …]`);
   }

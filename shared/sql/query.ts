@@ -18,7 +18,8 @@ import { lookupJoinOutputSchema, type LookupOutputColumn } from '../lookup/looku
 import type { LookupJoinNode, LookupSourceDescriptor, WindowSpec } from '../plan/logical.ts';
 import { windowTableFunctionOutputSchema } from '../operators/window-rank/window-table-function.ts';
 import { windowSpecOf, windowedSchema } from './windows.ts';
-import type { SqlExpr, SqlFrom, SqlSelect, SqlSelectItem } from './ast.ts';
+import type { SqlExpr, SqlFrom, SqlQuery, SqlSelect, SqlSelectItem } from './ast.ts';
+import { plainSelect } from './query-forms.ts';
 import type { Catalog } from './catalog.ts';
 import type { LookupTableSpec } from './connectors.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
@@ -74,12 +75,13 @@ function topNCacheSize(ctx: QueryContext): { cacheSize?: number } {
 }
 
 /** Compiles a SELECT into a stream. */
-export function compileSelect(query: SqlSelect, ctx: QueryContext): Relation {
-  const q = rewriteGroupWindow(query);
-  const topN = q.from.k === 'subquery' ? rankItem(q.from.query) : undefined;
+export function compileSelect(query: SqlQuery, ctx: QueryContext): Relation {
+  const q = rewriteGroupWindow(plainSelect(query));
+  const inner = q.from.k === 'subquery' && q.from.query.k === 'select' ? q.from.query : undefined;
+  const topN = inner ? rankItem(inner) : undefined;
   let input: Relation;
-  if (topN && q.from.k === 'subquery') {
-    input = compileTopN(q, q.from.query, topN.index, ctx);
+  if (topN && inner) {
+    input = compileTopN(q, inner, topN.index, ctx);
   } else {
     const conjuncts = sqlConjuncts(q.where);
     const subqueries = conjuncts.filter(isSubqueryCondition);
@@ -129,6 +131,10 @@ function compileFrom(from: SqlFrom, hints: SqlSelect['hints'], ctx: QueryContext
     }
     case 'tvf':
       return compileWindowTvf(from, hints, ctx);
+    case 'tableFunction':
+      throw new SqlError(from.pos, `${from.lateral ? 'LATERAL ' : ''}TABLE(${from.call.name}(…)) is not supported yet`);
+    case 'unnest':
+      throw new SqlError(from.pos, 'UNNEST is not supported yet');
     case 'join':
       if (from.systemTime === undefined) return compileJoin(from, [], joinContext(hints, ctx)).relation;
       return compileTimeTravelJoin(from, hints, ctx);

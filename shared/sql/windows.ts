@@ -7,6 +7,7 @@ import type { WindowSpec } from '../plan/logical.ts';
 import { windowTableFunctionOutputSchema } from '../operators/window-rank/window-table-function.ts';
 import type { Schema } from '../core/types.ts';
 import type { SqlFrom } from './ast.ts';
+import type { SqlExpr } from './ast.ts';
 import { intervalMs } from './catalog.ts';
 import { SqlError, atPosition } from './errors.ts';
 import { resolveColumn, type Scope } from './expressions.ts';
@@ -19,6 +20,11 @@ export function windowSpecOf(tvf: Extract<SqlFrom, { k: 'tvf' }>, input: Scope):
     if (ms.length < min || ms.length > max) throw new SqlError(tvf.pos, `${tvf.fn} takes ${usage}`);
   };
   const offset = (i: number): { offsetMs?: number } => (ms[i] !== undefined ? { offsetMs: ms[i] as number } : {});
+  // Only the offset (the last optional argument) may be negative: `INTERVAL '-1' MINUTE`.
+  const sizes = tvf.fn === 'TUMBLE' ? 1 : tvf.fn === 'SESSION' ? 1 : 2;
+  ms.slice(0, sizes).forEach((v, i) => {
+    if (v <= 0) throw new SqlError((tvf.args[i] as SqlExpr).pos, `${tvf.fn}: a window size must be positive`);
+  });
   switch (tvf.fn) {
     case 'TUMBLE':
       arity(1, 2, 'TABLE t, DESCRIPTOR(ts), size [, offset]');

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { compileSql } from '../../shared/sql/compile-sql.ts';
 import { ORDERS, sqlError } from './helpers.ts';
 
-const compile = (text: string) => compileSql(text, { grammarCheck: false });
+const compile = (text: string) => compileSql(text);
 
 describe('semantic errors', () => {
   it('names the unknown column, its position and the table columns', () => {

@@ -33,7 +33,7 @@ const SAME_GRAPH = ['q7', 'q11', 'q18', 'q19'];
 
 describe.each(['q5', 'q7', 'q11', 'q13', 'q15', 'q18', 'q19'])('Nexmark %s in SQL', (query) => {
   it('matches the reference on generated data at two parallelisms', async () => {
-    const program = compileSql(example(`${query}.sql`), { grammarCheck: false });
+    const program = compileSql(example(`${query}.sql`));
     const expected = data.expected(query);
     expect(canonical(await runOnDir(program.pipeline, data.dir, 1, 1024))).toEqual(canonical(expected));
     expect(canonical(await runOnDir(program.pipeline, data.dir, 3, 7))).toEqual(canonical(expected));
@@ -42,7 +42,7 @@ describe.each(['q5', 'q7', 'q11', 'q13', 'q15', 'q18', 'q19'])('Nexmark %s in SQ
   if (SAME_GRAPH.includes(query)) {
     it('has the same plan and job graph as the API version', async () => {
       const api = await apiVersion(`../../examples/nexmark/${query}.ts`);
-      const sql = compileSql(example(`${query}.sql`), { name: `nexmark-${query}`, grammarCheck: false }).pipeline;
+      const sql = compileSql(example(`${query}.sql`), { name: `nexmark-${query}` }).pipeline;
       const strip = (t: string): string => t.replace(/^Sink\(table=\[\w+\]/, 'Sink(');
       expect(strip(sql.explain())).toBe(strip(api.explain()));
       expect(normalized(sql.jobGraph({ parallelism: 4 }))).toEqual(normalized(api.jobGraph({ parallelism: 4 })));
@@ -58,8 +58,8 @@ describe('Nexmark q11 with the legacy SESSION group window', () => {
        SELECT B.bidder, count(*) AS bid_count, SESSION_START(B.date_time, INTERVAL '10' SECOND) AS starttime, SESSION_END(B.date_time, INTERVAL '10' SECOND) AS endtime
        FROM bid B GROUP BY B.bidder, SESSION(B.date_time, INTERVAL '10' SECOND);`,
     );
-    const legacy = compileSql(text, { grammarCheck: true }).pipeline;
-    expect(legacy.explain()).toBe(compileSql(example('q11.sql'), { grammarCheck: false }).pipeline.explain());
+    const legacy = compileSql(text).pipeline;
+    expect(legacy.explain()).toBe(compileSql(example('q11.sql')).pipeline.explain());
     expect(canonical(await runOnDir(legacy, data.dir, 2, 5))).toEqual(canonical(data.expected('q11')));
   });
 });
@@ -67,14 +67,14 @@ describe('Nexmark q11 with the legacy SESSION group window', () => {
 describe('q15 and q5 against the API plans', () => {
   it('q15: same aggregate calls and $f projections as the API version', async () => {
     const api = (await apiVersion('../../examples/nexmark/q15.ts')).explain();
-    const sql = compileSql(example('q15.sql'), { grammarCheck: false }).pipeline.explain();
+    const sql = compileSql(example('q15.sql')).pipeline.explain();
     const aggregate = (t: string): string | undefined => t.split('\n').find((l) => l.includes('GroupAggregate'));
     expect(aggregate(sql)).toBe(aggregate(api));
   });
 
   it('q5: the same WindowAggregate and WindowRank', async () => {
     const api = (await apiVersion('../../examples/nexmark/q5.ts')).explain();
-    const sql = compileSql(example('q5.sql'), { grammarCheck: false }).pipeline.explain();
+    const sql = compileSql(example('q5.sql')).pipeline.explain();
     const line = (t: string, what: string): string | undefined => t.split('\n').find((l) => l.includes(what))?.replace(/^[ +-]*/, '').replace(/, select=.*$/, '');
     expect(line(sql, 'WindowAggregate(')).toBe(line(api, 'WindowAggregate('));
     expect(line(sql, 'WindowRank(')).toBe(line(api, 'WindowRank('));
@@ -84,7 +84,7 @@ describe('q15 and q5 against the API plans', () => {
 describe('examples/orders/top-merchandise in SQL', () => {
   it('has the same optimized plan and job graph as the API version', async () => {
     const api = await apiVersion('../../examples/orders/top-merchandise.ts');
-    const sql = compileSql(example('top-merchandise.sql'), { name: 'top-merchandise', grammarCheck: false }).pipeline;
+    const sql = compileSql(example('top-merchandise.sql'), { name: 'top-merchandise' }).pipeline;
     expect(sql.explain()).toBe(api.explain());
     expect(normalized(sql.jobGraph({ parallelism: 4 }))).toEqual(normalized(api.jobGraph({ parallelism: 4 })));
   });
@@ -97,7 +97,7 @@ describe('examples/orders/top-merchandise in SQL', () => {
     writeFileSync(file, rows.map((r) => JSON.stringify({ ...r, log_ts: new Date(r['log_ts'] as number).toISOString().replace('T', ' ').replace('Z', '') })).join('\n'));
     const api = new Pipeline('top-merchandise');
     ordersSource(api, options).groupBy('merchandiseId').aggregate({ totalQuantity: sum('quantity') }).topN(10, { orderBy: ['totalQuantity DESC'], rankNumber: 'ranking' }).print('leaderboard', { upsertKey: ['ranking'] });
-    const sql = compileSql(example('top-merchandise.sql'), { inputs: new Map([['orders', file]]), grammarCheck: false }).pipeline;
+    const sql = compileSql(example('top-merchandise.sql'), { inputs: new Map([['orders', file]]) }).pipeline;
     const apiRows = await finalRows(api, new Map());
     expect(apiRows).toHaveLength(10);
     expect(await finalRows(sql, new Map([['orders', file]]))).toEqual(apiRows);

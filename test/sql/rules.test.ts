@@ -7,7 +7,7 @@ import { compileSql, compileSqlFile } from '../../shared/sql/compile-sql.ts';
 import { explainSql } from '../../shared/sql/explain-sql.ts';
 import { ORDERS, example, sqlError } from './helpers.ts';
 
-const compile = (text: string) => compileSql(text, { grammarCheck: false });
+const compile = (text: string) => compileSql(text);
 const plan = (text: string): string => compile(text).pipeline.explain();
 
 describe('Top-N', () => {
@@ -237,7 +237,7 @@ describe('connectors', () => {
       INSERT INTO out SELECT a FROM src;`);
     expect(program.sources[0]?.connector).toEqual({ type: 'kinesis', streamArn: 'arn:aws:kinesis:eu-west-1:1:stream/in' });
     expect(program.sinks[0]).toMatchObject({ connector: { type: 'dynamodb', tableName: 'results' }, upsertKey: ['a'] });
-    const fs = compileSql(`${ORDERS} SELECT * FROM orders;`, { inputs: new Map([['orders', '/data/o.jsonl']]), grammarCheck: false });
+    const fs = compileSql(`${ORDERS} SELECT * FROM orders;`, { inputs: new Map([['orders', '/data/o.jsonl']]) });
     expect(fs.sources[0]?.connector).toEqual({ type: 'jsonl', path: '/data/o.jsonl' });
     expect(fs.sinks[0]?.connector).toEqual({ type: 'print' });
   });

@@ -1,9 +1,9 @@
 /**
- * Tokenizer for the Flink SQL subset. Every token keeps its offset and 1-based line:column so
+ * Tokenizer of the SQL reader. Every token keeps its offset and 1-based line:column so
  * later phases can point errors at it. Comments are dropped, except optimizer hints
  * (`/*+ LOOKUP(…) *\/`), which become `hint` tokens.
  */
-import { SqlError } from './errors.ts';
+import { SqlError } from '../errors.ts';
 
 /** Token kinds. `ident` is a bare word (keywords included), `qident` a back-quoted name. */
 export type TokenKind = 'ident' | 'qident' | 'string' | 'number' | 'op' | 'hint' | 'eof';
@@ -22,7 +22,7 @@ export interface Token {
   readonly column: number;
 }
 
-const OPERATORS = ['<>', '!=', '<=', '>=', '||', '=', '<', '>', '+', '-', '*', '/', '%', '(', ')', ',', '.', ';'];
+const OPERATORS = ['<>', '!=', '<=', '>=', '||', '=>', '=', '<', '>', '+', '-', '*', '/', '%', '(', ')', '[', ']', ',', '.', ';'];
 
 /** Splits SQL text into tokens, ending with an `eof` token. */
 export function tokenize(text: string): Token[] {
@@ -98,8 +98,8 @@ export function tokenize(text: string): Token[] {
       i += m[0].length;
       continue;
     }
-    if (/[A-Za-z_$]/.test(c)) {
-      const m = /^[A-Za-z_$][A-Za-z0-9_$]*/.exec(text.slice(i)) as RegExpExecArray;
+    if (/[\p{L}_$]/u.test(c)) {
+      const m = /^[\p{L}_$][\p{L}\p{N}_$]*/u.exec(text.slice(i)) as RegExpExecArray;
       push('ident', m[0], start, i + m[0].length, at);
       i += m[0].length;
       continue;

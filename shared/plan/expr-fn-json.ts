@@ -1,0 +1,320 @@
+/**
+ * The JSON built-ins with Flink's (SQL/JSON) semantics: JSON_VALUE, JSON_QUERY, JSON_EXISTS,
+ * JSON_OBJECT, JSON_ARRAY and IS JSON. Paths are SQL/JSON paths: an optional `lax` (the default)
+ * or `strict` mode, then `$` and steps `.key`, `."key"`, `['key']`, `[n]`, `[*]`, `.*`. In lax
+ * mode a missing step is an empty result (the ON EMPTY behaviour, NULL by default), in strict
+ * mode an error (the ON ERROR behaviour, NULL by default — FALSE for JSON_EXISTS). The
+ * clauses arrive as keyword operands (`RETURNING INT`, `DEFAULT ON EMPTY` and its value, …)
+ * after the document and the path.
+ */
+import { PlanError, RecordError } from '../core/errors.ts';
+import { formatDecimal } from '../core/decimal.ts';
+import { formatTimestamp } from '../core/timestamp.ts';
+import { parseType } from '../core/type-parse.ts';
+import type { LogicalType, Row, Value } from '../core/types.ts';
+import { castConverter } from './expr-cast.ts';
+import type { Call, Expr } from './expr.ts';
+import { printExpr } from './expr-print.ts';
+import { BOOLEAN, type Builtin, checkArgs, type FnArg, requireRoots, STRING, STRINGS } from './expr-fn.ts';
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+type Step = { readonly key: string } | { readonly index: number } | { readonly wildcard: true };
+interface JsonPath {
+  readonly strict: boolean;
+  readonly steps: readonly Step[];
+}
+
+/** Thrown inside the JSON functions for an error the ON ERROR clause handles. */
+class JsonError extends Error {}
+
+function parsePath(text: string): JsonPath {
+  let s = text.trim();
+  let strict = false;
+  const mode = /^(lax|strict)\s+/i.exec(s);
+  if (mode) {
+    strict = mode[1]!.toLowerCase() === 'strict';
+    s = s.slice(mode[0].length);
+  }
+  if (!s.startsWith('$')) throw new JsonError(`a JSON path starts with $: '${text}'`);
+  const steps: Step[] = [];
+  let i = 1;
+  while (i < s.length) {
+    const c = s[i]!;
+    if (c === ' ') {
+      i++;
+    } else if (c === '.' && s[i + 1] === '[') {
+      // `$.["a.b"]`: the bracket step after a dot.
+      i++;
+    } else if (c === '.') {
+      if (s[i + 1] === '*') {
+        steps.push({ wildcard: true });
+        i += 2;
+      } else if (s[i + 1] === '"') {
+        const close = s.indexOf('"', i + 2);
+        if (close < 0) throw new JsonError(`unterminated key in JSON path '${text}'`);
+        steps.push({ key: s.slice(i + 2, close) });
+        i = close + 1;
+      } else {
+        const m = /^[A-Za-z_$][\w$]*/.exec(s.slice(i + 1));
+        if (!m) throw new JsonError(`expected a key after '.' in JSON path '${text}'`);
+        steps.push({ key: m[0] });
+        i += 1 + m[0].length;
+      }
+    } else if (c === '[') {
+      const close = s.indexOf(']', i);
+      if (close < 0) throw new JsonError(`unterminated [ in JSON path '${text}'`);
+      const inner = s.slice(i + 1, close).trim();
+      if (inner === '*') steps.push({ wildcard: true });
+      else if (/^'.*'$|^".*"$/.test(inner)) steps.push({ key: inner.slice(1, -1) });
+      else if (/^\d+$/.test(inner)) steps.push({ index: Number(inner) });
+      else throw new JsonError(`unsupported step [${inner}] in JSON path '${text}'`);
+      i = close + 1;
+    } else {
+      throw new JsonError(`unexpected '${c}' in JSON path '${text}'`);
+    }
+  }
+  return { strict, steps };
+}
+
+/** The items a path selects (several after a wildcard). */
+function evaluatePath(doc: Json, path: JsonPath): Json[] {
+  let items: Json[] = [doc];
+  for (const step of path.steps) {
+    const next: Json[] = [];
+    for (const item of items) {
+      if ('wildcard' in step) {
+        if (Array.isArray(item)) next.push(...item);
+        else if (item !== null && typeof item === 'object') next.push(...Object.values(item));
+        else if (path.strict) throw new JsonError('a wildcard step on a scalar');
+      } else if ('key' in step) {
+        if (item !== null && typeof item === 'object' && !Array.isArray(item) && Object.hasOwn(item, step.key)) next.push(item[step.key]!);
+        else if (path.strict) throw new JsonError(`no key '${step.key}'`);
+      } else if (Array.isArray(item) && step.index < item.length) {
+        next.push(item[step.index]!);
+      } else if (path.strict) {
+        throw new JsonError(`no element [${step.index}]`);
+      }
+    }
+    items = next;
+  }
+  return items;
+}
+
+function parseJson(text: string): Json {
+  try {
+    return JSON.parse(text) as Json;
+  } catch {
+    throw new JsonError('the input is not JSON');
+  }
+}
+
+/** The clauses after the document and the path. */
+interface Clauses {
+  returning?: LogicalType;
+  wrapper: 'WITHOUT' | 'CONDITIONAL' | 'UNCONDITIONAL';
+  onEmpty: { kind: string; value?: number };
+  onError: { kind: string; value?: number };
+}
+
+function readClauses(call: Call, defaults: { onEmpty: string; onError: string }): Clauses {
+  const out: Clauses = { wrapper: 'WITHOUT', onEmpty: { kind: defaults.onEmpty }, onError: { kind: defaults.onError } };
+  for (let i = 2; i < call.args.length; i++) {
+    const a = call.args[i]!;
+    const word = a.kind === 'literal' && typeof a.value === 'string' ? a.value : undefined;
+    if (word === undefined) throw new PlanError(`unexpected operand ${printExpr(a)} in ${printExpr(call)}`);
+    if (word.startsWith('RETURNING ')) out.returning = parseType(word.slice('RETURNING '.length));
+    else if (word.endsWith(' WRAPPER')) out.wrapper = word === 'WITHOUT WRAPPER' ? 'WITHOUT' : word.includes('UNCONDITIONAL') ? 'UNCONDITIONAL' : 'CONDITIONAL';
+    else {
+      const m = /^(.*) ON (EMPTY|ERROR)$/.exec(word);
+      if (!m) throw new PlanError(`unexpected clause '${word}' in ${printExpr(call)}`);
+      const behaviour = { kind: m[1]!, ...(m[1] === 'DEFAULT' ? { value: ++i } : {}) };
+      if (m[2] === 'EMPTY') out.onEmpty = behaviour;
+      else out.onError = behaviour;
+    }
+  }
+  return out;
+}
+
+/** The value of an ON EMPTY / ON ERROR behaviour. */
+function behave(b: { kind: string; value?: number }, args: readonly FnArg[], row: Row, what: string): Value {
+  switch (b.kind) {
+    case 'NULL':
+    case 'UNKNOWN':
+      return null;
+    case 'TRUE':
+      return true;
+    case 'FALSE':
+      return false;
+    case 'EMPTY ARRAY':
+      return '[]';
+    case 'EMPTY OBJECT':
+      return '{}';
+    case 'DEFAULT':
+      return args[b.value!]!.fn(row);
+    default:
+      throw new RecordError(what);
+  }
+}
+
+/** A scalar JSON item as SQL text (JSON_VALUE's STRING result). */
+function scalarText(v: Json): string | null {
+  if (v === null) return null;
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+/** A SQL value as a JSON value's text, for JSON_OBJECT and JSON_ARRAY. */
+function toJsonText(v: Value, t: LogicalType, raw: boolean): string {
+  if (v === null) return 'null';
+  if (raw) return v as string;
+  switch (t.root) {
+    case 'STRING':
+      return JSON.stringify(v);
+    case 'DECIMAL':
+      return formatDecimal(v as bigint, t.scale ?? 0);
+    case 'TIMESTAMP':
+      return JSON.stringify(formatTimestamp(v as number));
+    default:
+      return String(v);
+  }
+}
+
+/** Arguments that are JSON already (nested JSON_OBJECT / JSON_ARRAY / JSON_QUERY) go in unquoted. */
+function isJsonCall(e: Expr | undefined): boolean {
+  return e?.kind === 'call' && ['JSON_OBJECT', 'JSON_ARRAY', 'JSON_QUERY'].includes(e.fn.toUpperCase());
+}
+
+function jsonQueryLike(kind: 'VALUE' | 'QUERY' | 'EXISTS'): Builtin {
+  const defaults = kind === 'EXISTS' ? { onEmpty: 'FALSE', onError: 'FALSE' } : { onEmpty: 'NULL', onError: 'NULL' };
+  return {
+    type: (call, types) => {
+      checkArgs(call, 2, Infinity);
+      requireRoots(call, types.slice(0, 2), STRINGS);
+      if (kind === 'EXISTS') return types[0]!.nullable ? { ...BOOLEAN, nullable: true } : BOOLEAN;
+      const c = readClauses(call, defaults);
+      return { ...(c.returning ?? STRING), nullable: true };
+    },
+    evaluator: ({ call, args, where }) => {
+      const c = readClauses(call, defaults);
+      const toType = c.returning && c.returning.root !== 'STRING' ? castConverter(STRING, c.returning, where) : undefined;
+      const fdoc = args[0]!.fn;
+      const fpath = args[1]!.fn;
+      return (row) => {
+        const text = fdoc(row);
+        const pathText = fpath(row);
+        if (text === null || pathText === null) return null;
+        let items: Json[];
+        try {
+          items = evaluatePath(parseJson(text as string), parsePath(pathText as string));
+        } catch (err) {
+          if (!(err instanceof JsonError)) throw err;
+          return behave(c.onError, args, row, `${err.message} in ${where}`);
+        }
+        if (kind === 'EXISTS') return items.length > 0;
+        if (items.length === 0) return behave(c.onEmpty, args, row, `the path selects nothing in ${where}`);
+        try {
+          if (kind === 'VALUE') {
+            const item = items[0]!;
+            if (items.length > 1 || (item !== null && typeof item === 'object')) throw new JsonError('JSON_VALUE selects a non-scalar value');
+            const s = scalarText(item);
+            if (s === null || toType === undefined) return s;
+            try {
+              return toType(s);
+            } catch {
+              throw new JsonError(`'${s}' is not a ${c.returning!.root}`);
+            }
+          }
+          const isContainer = (j: Json): boolean => j !== null && typeof j === 'object';
+          const wrap = c.wrapper === 'UNCONDITIONAL' || (c.wrapper === 'CONDITIONAL' && (items.length > 1 || !isContainer(items[0]!)));
+          if (wrap) return JSON.stringify(items);
+          if (items.length > 1 || !isContainer(items[0]!)) throw new JsonError('JSON_QUERY selects a scalar or several values (use WITH ARRAY WRAPPER)');
+          return JSON.stringify(items[0]);
+        } catch (err) {
+          if (!(err instanceof JsonError)) throw err;
+          return behave(c.onError, args, row, `${err.message} in ${where}`);
+        }
+      };
+    },
+  };
+}
+
+/** The trailing `NULL ON NULL` / `ABSENT ON NULL` of JSON_OBJECT / JSON_ARRAY, and the operand count before it. */
+function onNull(call: Call, absentByDefault: boolean): { absent: boolean; count: number } {
+  const last = call.args[call.args.length - 1];
+  if (last?.kind === 'literal' && (last.value === 'NULL ON NULL' || last.value === 'ABSENT ON NULL')) {
+    return { absent: last.value === 'ABSENT ON NULL', count: call.args.length - 1 };
+  }
+  return { absent: absentByDefault, count: call.args.length };
+}
+
+/** The JSON built-ins by name. */
+export const JSON_FUNCTIONS: Readonly<Record<string, Builtin>> = {
+  JSON_VALUE: jsonQueryLike('VALUE'),
+  JSON_QUERY: jsonQueryLike('QUERY'),
+  JSON_EXISTS: jsonQueryLike('EXISTS'),
+  JSON_OBJECT: {
+    // Default NULL ON NULL; keys must be strings.
+    type: (call, types) => {
+      const { count } = onNull(call, false);
+      if (count % 2 !== 0) throw new PlanError(`JSON_OBJECT takes KEY … VALUE … pairs in ${printExpr(call)}`);
+      for (let i = 0; i < count; i += 2) if (types[i]!.root !== 'STRING') throw new PlanError(`a JSON_OBJECT key must be a STRING in ${printExpr(call)}`);
+      return STRING;
+    },
+    evaluator: ({ call, args, where }) => {
+      const { absent, count } = onNull(call, false);
+      return (row) => {
+        const parts: string[] = [];
+        for (let i = 0; i < count; i += 2) {
+          const k = args[i]!.fn(row);
+          if (k === null) throw new RecordError(`a JSON_OBJECT key is NULL in ${where}`);
+          const v = args[i + 1]!.fn(row);
+          if (v === null && absent) continue;
+          parts.push(`${JSON.stringify(k)}:${toJsonText(v, args[i + 1]!.type, isJsonCall(call.args[i + 1]))}`);
+        }
+        return `{${parts.join(',')}}`;
+      };
+    },
+  },
+  JSON_ARRAY: {
+    // Default ABSENT ON NULL.
+    type: () => STRING,
+    evaluator: ({ call, args }) => {
+      const { absent, count } = onNull(call, true);
+      return (row) => {
+        const parts: string[] = [];
+        for (let i = 0; i < count; i++) {
+          const v = args[i]!.fn(row);
+          if (v === null && absent) continue;
+          parts.push(toJsonText(v, args[i]!.type, isJsonCall(call.args[i])));
+        }
+        return `[${parts.join(',')}]`;
+      };
+    },
+  },
+  'IS JSON': {
+    // FALSE for NULL, as for any text that is not JSON of the kind.
+    type: (call, types) => {
+      checkArgs(call, 2, 2);
+      requireRoots(call, types, STRINGS);
+      return BOOLEAN;
+    },
+    evaluator: ({ args }) => {
+      const kind = args[1]!.constant?.value as string;
+      const f = args[0]!.fn;
+      return (row) => {
+        const s = f(row);
+        if (s === null) return false;
+        let j: Json;
+        try {
+          j = JSON.parse(s as string) as Json;
+        } catch {
+          return false;
+        }
+        const container = j !== null && typeof j === 'object';
+        if (kind === 'SCALAR') return !container;
+        if (kind === 'ARRAY') return Array.isArray(j);
+        if (kind === 'OBJECT') return container && !Array.isArray(j);
+        return true;
+      };
+    },
+  },
+};
