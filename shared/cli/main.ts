@@ -121,6 +121,7 @@ supported.`,
     .option('-p, --parallelism <n>', 'shards per stage', '1')
     .option('--changelog-mode', 'show the changelog mode of every node')
     .option('--json', 'print the job graph as JSON')
+    .option('--cost-rate <events/s>', 'append the monthly cost at this rate, per stage and operator, beside Managed Flink (runs a sample on the local emulators)')
     .action(async (file: string, opts: Record<string, unknown>) => {
       exitCode = await explainCommand(
         file,
@@ -128,6 +129,7 @@ supported.`,
           parallelism: parsePositiveInt('--parallelism', opts.parallelism as string, 10_000),
           changelogMode: Boolean(opts.changelogMode),
           json: Boolean(opts.json),
+          ...(opts.costRate !== undefined ? { costRate: parsePositiveInt('--cost-rate', opts.costRate as string, 100_000_000) } : {}),
         },
         io,
       );
