@@ -65,7 +65,7 @@ export const STATE_IO_BATCH = 500;
 const blackhole = { connector: { type: 'blackhole' as const } };
 
 /** The cases: q19 (Top-10 price per auction, as examples/nexmark/q19.ts), tumble-agg (10 s TUMBLE count and sum per auction) and group-agg. */
-const CASES: readonly { readonly name: string; readonly build: (p: Pipeline) => void }[] = [
+export const STATE_IO_CASES: readonly { readonly name: string; readonly build: (p: Pipeline) => void }[] = [
   {
     name: 'q19',
     build: (p) =>
@@ -228,7 +228,7 @@ export async function runStateIoSuite(events: number, progress: (line: string) =
       .map((line, i) => decodeJsonLine(line, decoder, `bid:${i + 1}`));
     if (rows.length !== events) throw new PlanError(`state-io read ${rows.length} of ${events} events`);
     const results: BenchResult[] = [];
-    for (const c of CASES) {
+    for (const c of STATE_IO_CASES) {
       const p = new Pipeline(`bench-state-io-${c.name}`);
       c.build(p);
       const graph = p.jobGraph({ parallelism: 1 });

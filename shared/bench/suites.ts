@@ -12,6 +12,8 @@
  * - `state-io`: DynamoDB requests and billing units per 1,000 events of the DynamoDB state
  *   backend against a write-through baseline, on dynalite (state-io.ts; loaded only when asked
  *   for, since it pulls in the AWS SDK).
+ * - `aws-cost`: billing units per 1,000 events and monthly dollars beside Managed Flink, through
+ *   the stage handlers on the emulators (aws-cost.ts; loaded only when asked for).
  * - `lookup`: lookup join cache hit rate and dimension lookups, hashed by the join key vs
  *   forward (lookup.ts); `lookup-l2`: lookups after a cold start with the DynamoDB L2 (lookup-l2.ts).
  * - `nexmark`: q0 and the examples/nexmark queries (nexmark.ts).
@@ -145,6 +147,8 @@ export const SUITES: Readonly<Record<string, readonly BenchCase[]>> = {
 
 /** The suite that counts DynamoDB requests instead of timing the embedded runtime. */
 export const STATE_IO_SUITE = 'state-io';
+/** The cost suite's name (aws-cost.ts). */
+export const AWS_COST_SUITE = 'aws-cost';
 
 /** The window suite (windows.ts): TUMBLE, HOP and SESSION over 100,000 keys, with timers and live state. */
 export const WINDOWS_SUITE = 'windows';
@@ -159,14 +163,14 @@ export const LOOKUP_SUITE = 'lookup';
 export const NEXMARK_SUITE = 'nexmark';
 
 /** Every suite name, in the order help and errors list them. */
-export const SUITE_NAMES: readonly string[] = [...Object.keys(SUITES), WINDOWS_SUITE, STATE_IO_SUITE, NEXMARK_SUITE, LOOKUP_SUITE, LOOKUP_L2_SUITE];
+export const SUITE_NAMES: readonly string[] = [...Object.keys(SUITES), WINDOWS_SUITE, STATE_IO_SUITE, AWS_COST_SUITE, NEXMARK_SUITE, LOOKUP_SUITE, LOOKUP_L2_SUITE];
 
 /** Default input events per suite (state-io runs on dynalite, which is slow: about 55 s here). */
 export function defaultEvents(suite: string): number {
   if (suite === LOOKUP_SUITE) return 1_000_000;
   if (suite === NEXMARK_SUITE) return 200_000;
   if (suite === LOOKUP_L2_SUITE) return 100_000;
-  return suite === STATE_IO_SUITE ? 20_000 : 300_000;
+  return suite === STATE_IO_SUITE || suite === AWS_COST_SUITE ? 20_000 : 300_000;
 }
 
 /** Builds a case's pipeline. */
@@ -207,6 +211,10 @@ export async function runSuite(suite: string, options: BenchOptions): Promise<Be
   if (suite === STATE_IO_SUITE) {
     const { runStateIoSuite } = await import('./state-io.ts');
     return runStateIoSuite(options.events, (line) => process.stderr.write(line));
+  }
+  if (suite === AWS_COST_SUITE) {
+    const { runAwsCostSuite } = await import('./aws-cost.ts');
+    return runAwsCostSuite(options.events, (line) => process.stderr.write(line));
   }
   if (suite === WINDOWS_SUITE) {
     const { runWindowsSuite } = await import('./windows.ts');

@@ -1,6 +1,7 @@
 /**
- * `flambda explain <pipeline> [--parallelism N] [--changelog-mode] [--json]`: prints the plan
- * tree as Flink does, followed by the stages of the job graph; `--json` prints the job graph.
+ * `flambda explain <pipeline> [--parallelism N] [--changelog-mode] [--json] [--cost-rate N]`: prints the plan
+ * tree as Flink does, followed by the stages of the job graph; `--json` prints the job graph;
+ * `--cost-rate` appends the cost section of `flambda cost` at that rate (cost-command.ts).
  */
 import type { JobGraph } from '../plan/job-graph.ts';
 import { formatDistribution } from '../plan/planner.ts';
@@ -14,6 +15,8 @@ export interface ExplainCommandOptions {
   readonly parallelism: number;
   readonly changelogMode?: boolean;
   readonly json?: boolean;
+  /** Append a cost section at this many events/s (a sample run on the local emulators, as `flambda cost`). */
+  readonly costRate?: number;
 }
 
 /** Prints the plan of a pipeline module or SQL script (for SQL, Flink's three EXPLAIN sections). */
@@ -31,6 +34,11 @@ export async function explainCommand(file: string, options: ExplainCommandOption
     io.stdout.write(`== Physical Plan ==\n${pipeline.explain({ changelogMode: options.changelogMode ?? false })}\n\n`);
   }
   io.stdout.write(`== Stages ==\n${formatStages(graph)}\n`);
+  if (options.costRate !== undefined) {
+    const { costCommand } = await import('./cost-command.ts');
+    io.stdout.write('\n');
+    return costCommand(file, { rate: options.costRate }, io);
+  }
   return 0;
 }
 

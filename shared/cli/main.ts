@@ -133,6 +133,7 @@ supported.`,
     .option('-p, --parallelism <n>', 'shards per stage', '1')
     .option('--changelog-mode', 'show the changelog mode of every node')
     .option('--json', 'print the job graph as JSON')
+    .option('--cost-rate <events/s>', 'append the monthly cost at this rate, per stage and operator, beside Managed Flink (runs a sample on the local emulators)')
     .action(async (file: string, opts: Record<string, unknown>) => {
       exitCode = await explainCommand(
         file,
@@ -140,6 +141,33 @@ supported.`,
           parallelism: parsePositiveInt('--parallelism', opts.parallelism as string, 10_000),
           changelogMode: Boolean(opts.changelogMode),
           json: Boolean(opts.json),
+          ...(opts.costRate !== undefined ? { costRate: parsePositiveInt('--cost-rate', opts.costRate as string, 100_000_000) } : {}),
+        },
+        io,
+      );
+    });
+
+  program
+    .command('cost')
+    .description('monthly AWS cost of a pipeline at a rate, per stage and operator, beside Managed Service for Apache Flink (from a sample run on the local emulators)')
+    .argument('<pipeline>', 'pipeline module (.ts or .js) or SQL script')
+    .requiredOption('--rate <events/s>', 'average input events per second')
+    .option('--event-bytes <n>', 'bytes per input event', '1024')
+    .option('--keys <n>', 'distinct values per column of generated sample input', '10000')
+    .option('--sample <n>', 'events of the sample run', '5000')
+    .option('-i, --input <name=file>', 'sample input of a source or lookup table (repeatable; else generated)', collect, [])
+    .action(async (file: string, opts: Record<string, unknown>) => {
+      const { costCommand } = await import('./cost-command.ts');
+      const rate = Number(opts.rate);
+      if (!(Number.isFinite(rate) && rate > 0)) throw new FlambdaError(`--rate must be a positive number of events per second (given ${String(opts.rate)})`, 'user', 'fail');
+      exitCode = await costCommand(
+        file,
+        {
+          rate,
+          eventBytes: parsePositiveInt('--event-bytes', opts.eventBytes as string, 1024 * 1024),
+          keys: parsePositiveInt('--keys', opts.keys as string),
+          sample: parsePositiveInt('--sample', opts.sample as string, 10_000_000),
+          input: opts.input as string[],
         },
         io,
       );
@@ -147,7 +175,7 @@ supported.`,
 
   program
     .command('bench')
-    .description('run a benchmark suite (passthrough, group-agg, topn, windows, state-io, nexmark, lookup, lookup-l2)')
+    .description('run a benchmark suite (passthrough, group-agg, topn, windows, state-io, aws-cost, nexmark, lookup, lookup-l2)')
     .argument('<suite>', 'suite name')
     .option('--json', 'one JSON object per result line')
     .option('--events <n>', 'input events per case')

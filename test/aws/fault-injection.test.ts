@@ -10,8 +10,9 @@
  * checks fault-free): no loss, no double counting; a sink batch re-sent under the same id must
  * carry identical rows; no dead letters.
  *
- * Each schedule draws its batch sizes (7..20 per stage) and whether the input arrives in one or
- * two puts from its seed; the injector draws each invocation's fault from `seed/stage/shard`. On
+ * Each schedule draws its batch sizes (7..20 per stage), whether the input arrives in one or
+ * two puts, and its state settings (half the schedules: pages materialized every few commits,
+ * a state cache of a few keys and small page caches — state larger than the cache) from its seed; the injector draws each invocation's fault from `seed/stage/shard`. On
  * a mismatch the seed and the injected faults are printed. Timing across shards is not
  * deterministic, so a seed reproduces the same draws, not always the same interleaving.
  *
@@ -138,6 +139,7 @@ describe.each<NexmarkQuery>(['q15', 'q19', 'join'])('Nexmark %s under random fau
     let handlerErrors = 0;
     let sinkRepeats = 0;
     let rangeOverlaps = 0;
+    let materializations = 0;
     let next = 0;
     const started = Date.now();
 
@@ -145,6 +147,13 @@ describe.each<NexmarkQuery>(['q15', 'q19', 'join'])('Nexmark %s under random fau
       const seed = FIRST_SEED + index;
       const prng = new Prng(seed);
       const batchSizes = job.graph.stages.map(() => prng.int(7, 20));
+      // State settings: half the schedules materialize pages every few commits (a tiny changelog
+      // bound) and keep less state in memory than the job has (a few cached keys, small pages),
+      // so materialization, page reloads and evictions all run under the faults.
+      const small = prng.chance(0.5);
+      const stateSettings = small
+        ? { materializeAfterBytes: prng.int(200, 3_000), pageCacheBytes: prng.int(1_000, 20_000), stateStore: { sleep: noWait, maxCachedKeys: prng.int(2, 12) } }
+        : { stateStore: { sleep: noWait } };
       const cut = prng.chance(0.5) ? prng.int(1, lines.length - 1) : lines.length;
       // The join reads auctions too: some in the first put, the rest with the second.
       const auctionCut = query === 'join' ? (cut < lines.length ? prng.int(0, auctions.length) : auctions.length) : 0;
@@ -166,12 +175,13 @@ describe.each<NexmarkQuery>(['q15', 'q19', 'join'])('Nexmark %s under random fau
           name: `fi-${query}-${seed}`,
           batchSize: (stage) => batchSizes[job.graph.stages.indexOf(stage)] ?? 7,
           invoker: injector.invoker,
-          handlerOptions: { stateStore: { sleep: noWait } },
+          handlerOptions: stateSettings,
           drainTimeoutMs: 30_000,
           pollIntervalMs: Number(process.env.FAULT_POLL_MS ?? 5_000),
           phases,
         });
         handlerErrors += result.errors.length;
+        materializations += result.materializations;
         if (result.deadLetters.length > 0) {
           const first = result.deadLetters[0]!;
           problems.push(`${result.deadLetters.length} dead letters, first: ${first.kind} on ${first.stage} ${first.shardId}: ${first.reason}`);
@@ -193,7 +203,7 @@ describe.each<NexmarkQuery>(['q15', 'q19', 'join'])('Nexmark %s under random fau
       addStats(totals, injector.stats);
       if (process.env.FAULT_VERBOSE) console.log(`${query} seed ${seed}:\n${injector.describe()}`);
       if (problems.length > 0) {
-        const settings = `${query} seed ${seed} (batch sizes ${batchSizes.join('/')}, input cut at ${cut})`;
+        const settings = `${query} seed ${seed} (batch sizes ${batchSizes.join('/')}, input cut at ${cut}, state ${JSON.stringify({ ...stateSettings, stateStore: undefined, maxCachedKeys: stateSettings.stateStore.maxCachedKeys })})`;
         failures.push({
           seed,
           summary: `${settings}: ${(problems[0] ?? '').split('\n')[0]!.slice(0, 160)}`,
@@ -216,7 +226,8 @@ describe.each<NexmarkQuery>(['q15', 'q19', 'join'])('Nexmark %s under random fau
       `fault injection ${query}: ${SCHEDULES} schedules (seeds ${FIRST_SEED}..${FIRST_SEED + SCHEDULES - 1}) in ${elapsed.toFixed(1)} s; ` +
         `${totals.invocations} invocations, ${total} faults injected: ${injected}; ` +
         `${totals.timeouts} containers timed out, ${totals.containers} containers, ${handlerErrors} handler errors reported, ` +
-        `${sinkRepeats} sink batches re-sent and dropped, ${rangeOverlaps} applied sink batches overlapping an earlier one's input range; ` +
+        `${sinkRepeats} sink batches re-sent and dropped, ${rangeOverlaps} applied sink batches overlapping an earlier one's input range, ` +
+        `${materializations} state materializations; ` +
         `${failures.length} schedules failed`,
     );
     if (failures.length > 0) {
@@ -229,6 +240,7 @@ describe.each<NexmarkQuery>(['q15', 'q19', 'join'])('Nexmark %s under random fau
       );
     }
     for (const kind of KINDS) expect.soft(totals.injected[kind], `faults of kind ${kind}`).toBeGreaterThanOrEqual(MIN_PER_KIND);
+    expect(materializations, 'state materializations').toBeGreaterThan(0);
     expect(failures.map((f) => f.summary)).toEqual([]);
   }, 600_000);
 });

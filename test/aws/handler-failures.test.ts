@@ -81,6 +81,7 @@ describe('StageHandler: failures', () => {
     const handler1 = new StageHandler({
       ...common,
       stageId: stage1.id,
+      kinesis,
       sink: (rows: readonly ChangeRow[]) => {
         if (!sinkThrew) {
           sinkThrew = true;

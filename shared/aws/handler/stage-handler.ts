@@ -47,19 +47,20 @@ import type { Context, KinesisStreamBatchResponse, KinesisStreamEvent, KinesisSt
 import { FlambdaError, PlanError, TransientError } from '../../core/errors.ts';
 import type { ChangeRow } from '../../core/row.ts';
 import type { Row, Schema } from '../../core/types.ts';
-import type { HashKeyRange } from '../../partition/shard-ranges.ts';
-import type { Timer } from '../../state/state.ts';
 import type { JobGraph, JobStage } from '../../plan/job-graph.ts';
 import { createOperator } from '../../operators/registry.ts';
 import type { UserCode } from '../../operators/registry.ts';
 import { CheckpointStore } from '../checkpoint/checkpoint-store.ts';
 import type { Checkpoint, RedoRef } from '../checkpoint/checkpoint-store.ts';
-import { countWrites, decodeRedo, encodeRedo } from '../checkpoint/redo-codec.ts';
+import { decodeRedo } from '../checkpoint/redo-codec.ts';
 import { settleSkippedRange } from '../checkpoint/skipped-range.ts';
 import { createKinesisClient } from '../kinesis/client.ts';
 import { KinesisStageWriter } from '../kinesis/kinesis-writer.ts';
-import { shardHashRange } from '../kinesis/shard-range.ts';
-import { TimerJournal, loadTimers } from '../state/timer-journal.ts';
+import { shardLineages } from '../kinesis/shard-range.ts';
+import type { ShardLineage } from '../kinesis/shard-range.ts';
+import { ShardState } from '../state/shard-state.ts';
+import type { StagedState, StateRef, TimerChange } from '../state/shard-state.ts';
+import { TimerJournal } from '../state/timer-journal.ts';
 import { DynamoDbStateStore } from '../state/dynamodb-state-store.ts';
 import type { DynamoDbStateStats, DynamoDbStateStoreOptions, PreparedFlush } from '../state/dynamodb-state-store.ts';
 import { sleep as realSleep } from '../state/concurrency.ts';
@@ -158,6 +159,10 @@ export interface StageHandlerOptions {
   readonly stateStore?: Omit<DynamoDbStateStoreOptions, 'client' | 'tableName' | 'operatorId' | 'keyGroups' | 'clock'>;
   /** Lease and fencing settings. */
   readonly checkpoint?: CheckpointOptions;
+  /** Changelog bytes since the last materialization before a commit materializes pages (state/shard-state.ts). @default 512 KiB */
+  readonly materializeAfterBytes?: number;
+  /** Most decoded page bytes a shard's state keeps in memory (state/shard-state.ts). @default 64 MiB */
+  readonly pageCacheBytes?: number;
 }
 
 /** Counters of a {@link StageHandler}, summed over its shards. */
@@ -203,6 +208,13 @@ export interface StageHandlerStats {
   sideRowsRouted: number;
   /** Side-output rows no sink takes (no route in the job graph, or no `sideSink`). */
   sideRowsDropped: number;
+  /** Compressed state changelog bytes committed (segments, and pages when materializing). */
+  stateCommitBytes: number;
+  /** Commits that materialized pages. */
+  materializations: number;
+  /** Changelog segments read at cold starts, and the most read by one cold start. */
+  coldStartSegments: number;
+  maxColdStartSegments: number;
 }
 
 /** Operator metric names the handler sums into its stats. */
@@ -227,6 +239,8 @@ interface CommittedData {
   readonly reader: StageInputSnapshot;
   /** The chain's output watermark. */
   readonly watermark: number;
+  /** Where the operators' state is (stages with operators). */
+  readonly state?: StateRef;
 }
 
 /** The per-shard working set of a warm container. */
@@ -241,6 +255,8 @@ interface ShardTask {
   /** Records the executor set aside during the current step. */
   readonly failures: RecordFailure<KinesisOrigin>[];
   readonly stores: readonly DynamoDbStateStore[];
+  /** The durable state of the operators (undefined for a stage without operators). */
+  readonly state: ShardState | undefined;
   /** Timer journals of the operators that persist timers. */
   readonly journals: readonly TimerJournal[];
   readonly writer: KinesisStageWriter | undefined;
@@ -296,8 +312,10 @@ export class StageHandler {
   private readonly tasks = new Map<string, ShardTask>();
   private readonly checkpoints = new Map<string, CheckpointStore>();
   private readonly redoIo: IoCounters = newIoCounters();
-  /** Input shard hash ranges, looked up once per container. */
-  private readonly shardRanges = new Map<string, HashKeyRange>();
+  /** Raw state-change bytes committed per operator. */
+  private readonly stateBytes = new Map<string, number>();
+  /** Input shards' hash ranges and parents, by stream, looked up once per container (again for a shard not listed yet). */
+  private readonly lineages = new Map<string, Map<string, ShardLineage>>();
   private inputKinesis: Pick<KinesisClient, 'send'> | undefined;
   private readonly counters: StageHandlerStats = {
     invocations: 0,
@@ -322,6 +340,10 @@ export class StageHandler {
     watermarkLagMs: undefined,
     sideRowsRouted: 0,
     sideRowsDropped: 0,
+    stateCommitBytes: 0,
+    materializations: 0,
+    coldStartSegments: 0,
+    maxColdStartSegments: 0,
   };
   /** `operatorId \0 tag` → the sink the job graph routes that side output to. */
   private readonly sideSinks: ReadonlyMap<string, string>;
@@ -359,6 +381,13 @@ export class StageHandler {
    */
   shardTasks(): { shardId: string; runners: readonly OperatorRunner[]; input: StageInputSnapshot; watermark: number; state: readonly DynamoDbStateStats[] }[] {
     return [...this.tasks.values()].map((t) => ({ shardId: t.shardId, runners: t.runners, input: t.reader.snapshot(), watermark: t.watermark, state: t.stores.map((store) => store.stats()) }));
+  }
+
+  /** Raw (uncompressed) bytes of state changes each operator committed, over this handler's shards. */
+  stateBytesByOperator(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const [op, bytes] of this.stateBytes) out.set(op, bytes);
+    return out;
   }
 
   /** DynamoDB requests of the protocol itself (checkpoints, redo logs and their application), summed over shards. */
@@ -617,22 +646,20 @@ export class StageHandler {
       for (const store of task.stores) prepared.push(store.prepareFlush());
       phases = [[], [], []];
       for (const p of prepared) p.phases.forEach((phase, i) => (phases[i] as WriteRequest[]).push(...phase));
-      // Timer items are small and independent of the state items: they go with the heads.
-      for (const journal of task.journals) (phases[1] as WriteRequest[]).push(...journal.drain());
     } catch (error) {
       for (const p of prepared) p.failed();
       throw error;
     }
-    const data: CommittedData = { reader: task.reader.snapshot(), watermark: task.watermark };
     const version = task.version + 1;
     let ref: RedoRef | undefined;
     try {
-      ref = await checkpoints.commit(version, data, countWrites(phases) > 0 ? encodeRedo(phases) : undefined);
+      const staged = await this.stageState(task, version, checkpoints, phases, prepared);
+      const data: CommittedData = { reader: task.reader.snapshot(), watermark: task.watermark, ...(staged === undefined ? {} : { state: staged.ref }) };
+      ref = await checkpoints.commit(version, data, undefined);
       task.version = version;
       task.committed = data;
       this.counters.commits++;
-      await checkpoints.keepLease();
-      await this.applyWrites(phases);
+      if (staged !== undefined) await this.afterStateCommit(staged, checkpoints, task.shardId);
     } catch (error) {
       for (const p of prepared) p.failed();
       throw error;
@@ -661,23 +688,51 @@ export class StageHandler {
     if (Number.isFinite(task.watermark)) this.counters.watermarkLagMs = this.clock() - task.watermark;
   }
 
-  /** The persisted timers of an operator whose keys this shard owns. */
-  private async loadTimers(operatorId: string, streamName: string, shardId: string): Promise<Timer[]> {
-    const client = (this.inputKinesis ??= this.options.kinesis ?? createKinesisClient());
-    let range = this.shardRanges.get(shardId);
-    if (range === undefined) {
-      range = await shardHashRange(client, streamName, shardId);
-      this.shardRanges.set(shardId, range);
-    }
-    return loadTimers({ client: this.options.dynamoDb, tableName: this.options.tableName, operatorId, keyGroups: this.options.graph.keyGroups, range, io: this.redoIo });
+  /**
+   * The state-commit hook: makes the batch's state changes (the stores' item writes and the
+   * timer changes) durable in the shard's changelog (state/shard-state.ts) before the checkpoint
+   * commit that names them. Undefined for a stage without operators.
+   */
+  private async stageState(task: ShardTask, version: number, checkpoints: CheckpointStore, phases: readonly WriteRequest[][], prepared: readonly PreparedFlush[]): Promise<StagedState | undefined> {
+    if (task.state === undefined) return undefined;
+    const keys = new Map<string, string>();
+    for (const p of prepared) for (const [pk, key] of p.partitionKeys) keys.set(pk, key);
+    const timers: TimerChange[] = [];
+    for (const journal of task.journals) for (const c of journal.drainChanges()) timers.push({ operatorId: journal.operatorId, ...c });
+    const always = task.journals.length > 0 || task.stores.some((s) => s.hasStates);
+    const staged = await task.state.stage(version, checkpoints.currentEpoch ?? 0, { writes: phases.flat(), keys, timers }, always, () => checkpoints.keepLease());
+    this.counters.stateCommitBytes += staged.bytes;
+    for (const [op, bytes] of staged.rawBytesByOperator) this.stateBytes.set(op, (this.stateBytes.get(op) ?? 0) + bytes);
+    if (staged.materialized) this.counters.materializations++;
+    return staged;
   }
 
-  /** Writes redo phases in order (each phase's items are distinct). */
-  private async applyWrites(phases: readonly (readonly WriteRequest[])[]): Promise<void> {
+  /** After the checkpoint commit: the state forgets its changelog if it materialized; replaced pages are deleted (a failure there only leaves garbage). */
+  private async afterStateCommit(staged: StagedState, checkpoints: CheckpointStore, shardId: string): Promise<void> {
+    try {
+      await staged.committed(() => checkpoints.keepLease());
+    } catch (error) {
+      (this.options.onError ?? defaultOnError)(error, shardId);
+    }
+  }
+
+  /** The range and parents of an input shard (ListShards, cached; listed again for a shard not seen yet). */
+  private async lineage(streamName: string, shardId: string): Promise<ShardLineage> {
+    const client = (this.inputKinesis ??= this.options.kinesis ?? createKinesisClient());
+    let shards = this.lineages.get(streamName);
+    if (shards?.get(shardId) === undefined) {
+      shards = await shardLineages(client, streamName);
+      this.lineages.set(streamName, shards);
+    }
+    const lineage = shards.get(shardId);
+    if (lineage === undefined) throw new FlambdaError(`stream '${streamName}' has no shard '${shardId}' with a hash-key range`, 'external', 'fail');
+    return lineage;
+  }
+
+  /** Batch write settings from the state-store options. */
+  private writeOptions(): Omit<BatchWriteOptions, 'client' | 'tableName'> {
     const store = this.options.stateStore;
-    const options: BatchWriteOptions = {
-      client: this.options.dynamoDb,
-      tableName: this.options.tableName,
+    return {
       concurrency: store?.writeConcurrency ?? 8,
       maxAttempts: store?.maxWriteAttempts ?? 8,
       baseMs: store?.backoffBaseMs ?? 50,
@@ -685,6 +740,11 @@ export class StageHandler {
       random: store?.random ?? Math.random,
       sleep: store?.sleep ?? realSleep,
     };
+  }
+
+  /** Writes redo phases in order (each phase's items are distinct): a redo log left by a version that applied state as items. */
+  private async applyWrites(phases: readonly (readonly WriteRequest[])[]): Promise<void> {
+    const options: BatchWriteOptions = { ...this.writeOptions(), client: this.options.dynamoDb, tableName: this.options.tableName };
     for (const phase of phases) if (phase.length > 0) await batchWrite(phase, options, this.redoIo);
   }
 
@@ -699,6 +759,30 @@ export class StageHandler {
     const runners: OperatorRunner[] = [];
     const journals: TimerJournal[] = [];
     const watermark = committed?.watermark ?? -Infinity;
+    const state =
+      stage.operators.length === 0
+        ? undefined
+        : ShardState.open(
+            {
+              client: this.options.dynamoDb,
+              tableName: this.options.tableName,
+              stage: stage.id,
+              shardId,
+              keyGroups: graph.keyGroups,
+              range: async () => (await this.lineage(streamName, shardId)).range,
+              onLoaded: (loaded) => {
+                this.counters.coldStartSegments += loaded.segments;
+                this.counters.maxColdStartSegments = Math.max(this.counters.maxColdStartSegments, loaded.segments);
+              },
+              io: this.redoIo,
+              write: this.writeOptions(),
+              now: this.leaseNow,
+              ...(this.options.materializeAfterBytes === undefined ? {} : { materializeAfterBytes: this.options.materializeAfterBytes }),
+              ...(this.options.pageCacheBytes === undefined ? {} : { pageCacheBytes: this.options.pageCacheBytes }),
+            },
+            { ref: committed?.state, version },
+            async (id) => (await this.lineage(streamName, id)).parents,
+          );
     for (const op of stage.operators) {
       const store = new DynamoDbStateStore({
         ...this.options.stateStore,
@@ -707,6 +791,7 @@ export class StageHandler {
         operatorId: op.id,
         keyGroups: graph.keyGroups,
         clock: this.clock,
+        ...(state === undefined ? {} : { partitions: (pk: string) => state.partition(pk) }),
       });
       const runner = new OperatorRunner(() => createOperator(op, this.options.code), {
         operatorId: op.id,
@@ -718,7 +803,7 @@ export class StageHandler {
       await runner.open();
       if (TIMER_OPERATOR_TYPES.has(op.type)) {
         runner.timers.setWatermark(watermark);
-        for (const timer of await this.loadTimers(op.id, streamName, shardId)) {
+        for (const timer of await (state as ShardState).timers(op.id)) {
           if (timer.domain === 'event') runner.timers.registerEventTimeTimer(timer.key, timer.namespace, timer.timestamp);
           else runner.timers.registerProcessingTimeTimer(timer.key, timer.namespace, timer.timestamp);
         }
@@ -750,7 +835,7 @@ export class StageHandler {
             producerShard: shardId,
           })
         : undefined;
-    return { shardId, streamName, reader, runners, executor, failures, stores, journals, writer, watermark, emittedWatermark: -Infinity, version, committed, appliedVersion: -1, reported: zeroReported() };
+    return { shardId, streamName, reader, runners, executor, failures, stores, state, journals, writer, watermark, emittedWatermark: -Infinity, version, committed, appliedVersion: -1, reported: zeroReported() };
   }
 }
 

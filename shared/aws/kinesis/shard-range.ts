@@ -20,3 +20,27 @@ export async function shardHashRange(client: Pick<KinesisClient, 'send'>, stream
   if (start === undefined || end === undefined) throw new FlambdaError(`stream '${streamName}' has no shard '${shardId}' with a hash-key range`, 'external', 'fail');
   return { startingHashKey: BigInt(start), endingHashKey: BigInt(end) };
 }
+
+/** A shard's hash-key range and the shards it was split or merged from. */
+export interface ShardLineage {
+  readonly range: HashKeyRange;
+  /** ParentShardId and AdjacentParentShardId, when the stream still lists them. */
+  readonly parents: readonly string[];
+}
+
+/**
+ * Every shard of `streamName` (open and closed, as ListShards returns them) with its range and
+ * parents, by shard id: a stage handler reads its shard's range and, for a shard without a
+ * checkpoint, its parents' state (state/shard-state.ts).
+ */
+export async function shardLineages(client: Pick<KinesisClient, 'send'>, streamName: string): Promise<Map<string, ShardLineage>> {
+  const out = new Map<string, ShardLineage>();
+  for (const shard of await listShardsOf(client, streamName)) {
+    const start = shard.HashKeyRange?.StartingHashKey;
+    const end = shard.HashKeyRange?.EndingHashKey;
+    if (shard.ShardId === undefined || start === undefined || end === undefined) continue;
+    const parents = [shard.ParentShardId, shard.AdjacentParentShardId].filter((p): p is string => p !== undefined && p !== '');
+    out.set(shard.ShardId, { range: { startingHashKey: BigInt(start), endingHashKey: BigInt(end) }, parents });
+  }
+  return out;
+}

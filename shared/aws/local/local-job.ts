@@ -34,6 +34,8 @@ import type { JobGraph, JobStage } from '../../plan/job-graph.ts';
 import { createDynamoDbClient } from '../clients.ts';
 import { LocalEventSourceMapping } from '../esm/local-event-source-mapping.ts';
 import { StageHandler } from '../handler/stage-handler.ts';
+import type { StageHandlerOptions } from '../handler/stage-handler.ts';
+import type { DynamoDbSender } from '../state/table-io.ts';
 import { writeHeartbeats } from '../heartbeat/heartbeat-writer.ts';
 import { createKinesisClient } from '../kinesis/client.ts';
 import type { DeadLetter } from '../stage-input/types.ts';
@@ -62,6 +64,26 @@ export interface LocalStageReport {
   readonly elapsedMs: number;
 }
 
+/** What the cost benchmark changes in the stage handlers: client wrappers (meters), settings, an invocation timer. */
+export interface LocalHandlerSetup {
+  /** Wraps the DynamoDB client of a stage's handler. */
+  readonly dynamoDb?: (client: DynamoDBClient, stageId: string) => DynamoDbSender;
+  /** Wraps the Kinesis client of a stage's handler (exchange output, shard lookups). */
+  readonly kinesis?: (client: KinesisClient, stageId: string) => KinesisClient;
+  /** Extra handler settings. */
+  readonly options?: Pick<StageHandlerOptions, 'stateStore' | 'checkpoint'>;
+  /** Called after every invocation with its measured duration. */
+  readonly onInvocation?: (stageId: string, records: number, durationMs: number) => void;
+  /**
+   * Start each stage's mapping only once the stage upstream drained, so stages run one at a
+   * time: on one thread, a stage's invocations would otherwise count the other stages' work in
+   * their durations. @default false
+   */
+  readonly sequentialStages?: boolean;
+  /** With `sequentialStages`: each stage's BatchSize, asked when the stage starts. @default the job's batchSize */
+  readonly batchSizeFor?: (stage: JobStage) => number;
+}
+
 /** Options of {@link runLocalJob}. */
 export interface LocalJobOptions {
   readonly graph: JobGraph;
@@ -88,6 +110,8 @@ export interface LocalJobOptions {
   readonly onHandlers?: (handlers: ReadonlyMap<string, StageHandler>) => void;
   /** Stops the job (while it drains): it rejects with the signal's reason. */
   readonly signal?: AbortSignal;
+  /** Handler client wrappers and settings. @default the plain clients */
+  readonly handlerSetup?: LocalHandlerSetup;
 }
 
 /** What {@link runLocalJob} did. */
@@ -202,6 +226,7 @@ export async function runLocalJob(options: LocalJobOptions): Promise<LocalJobRes
     const sinkRows = new Map<string, number>(graph.sinks.map((s) => [s.name, 0]));
     const appliedBatches = new Set<string>();
     const handlers = new Map<string, StageHandler>();
+    const mappingFactories: (() => LocalEventSourceMapping)[] = [];
     // An idempotent sink: a replayed batch carries the id (and rows) it had before.
     const deliver = (rows: readonly ChangeRow[], info: { sink: string; id: string }): void => {
       if (appliedBatches.has(info.id)) return;
@@ -212,14 +237,16 @@ export async function runLocalJob(options: LocalJobOptions): Promise<LocalJobRes
     for (const stage of graph.stages) {
       const output = stage.output;
       const source = sourceOfStage.get(stage.id);
+      const setup = options.handlerSetup;
       const handler = new StageHandler({
+        ...setup?.options,
         graph,
         stageId: stage.id,
         code: options.code,
-        dynamoDb: dynamoClient,
+        dynamoDb: setup?.dynamoDb?.(dynamoClient, stage.id) ?? dynamoClient,
         tableName,
         // Every stage lists its input shards (timers are loaded by shard hash range).
-        kinesis: kinesisClient,
+        kinesis: setup?.kinesis?.(kinesisClient, stage.id) ?? kinesisClient,
         ...(output.type === 'exchange' ? { outputStreams: new Map([[output.toStage, inputStreams.get(output.toStage) as string]]) } : { sink: deliver }),
         // Late rows and other side outputs go to the sinks the job graph routes them to.
         sideSink: deliver,
@@ -229,12 +256,12 @@ export async function runLocalJob(options: LocalJobOptions): Promise<LocalJobRes
         },
       });
       handlers.set(stage.id, handler);
-      mappings.push(
+      const makeMapping = (): LocalEventSourceMapping =>
         new LocalEventSourceMapping({
           client: kinesisClient,
           streamName: inputStreams.get(stage.id) as string,
           startingPosition: 'TRIM_HORIZON',
-          batchSize: options.batchSize ?? 500,
+          batchSize: setup?.sequentialStages === true && setup.batchSizeFor !== undefined ? setup.batchSizeFor(stage) : (options.batchSize ?? 500),
           pollIntervalMs: 20,
           shardDiscoveryIntervalMs: 1_000,
           retryDelayMs: 50,
@@ -243,11 +270,21 @@ export async function runLocalJob(options: LocalJobOptions): Promise<LocalJobRes
           onFailure: (record) => {
             discarded.set(stage.id, (discarded.get(stage.id) ?? 0) + record.KinesisBatchInfo.batchSize);
           },
-          handler: (event) => handler.handle(event),
-        }),
-      );
+          handler: async (event) => {
+            const started = performance.now();
+            try {
+              return await handler.handle(event);
+            } finally {
+              setup?.onInvocation?.(stage.id, event.Records.length, performance.now() - started);
+            }
+          },
+        });
+      // Sequential stages get their mapping when they start (its batch size may depend on what ran upstream).
+      mappings.push(setup?.sequentialStages === true ? (undefined as unknown as LocalEventSourceMapping) : makeMapping());
+      mappingFactories.push(makeMapping);
     }
-    await settleAll(mappings.map((m) => m.start()));
+    // Sequential stages start one at a time below, each after the one upstream drained.
+    if (options.handlerSetup?.sequentialStages !== true) await settleAll(mappings.map((m) => m.start()));
     options.onHandlers?.(handlers);
     const stopped = new Promise<never>((_resolve, reject) => {
       if (options.signal?.aborted) reject(options.signal.reason);
@@ -258,6 +295,10 @@ export async function runLocalJob(options: LocalJobOptions): Promise<LocalJobRes
     // ── drain upstream first: once a stage drained, all it wrote is in the next stream ──
     const reports: LocalStageReport[] = [];
     for (const [i, stage] of graph.stages.entries()) {
+      if (options.handlerSetup?.sequentialStages === true) {
+        mappings[i] = (mappingFactories[i] as () => LocalEventSourceMapping)();
+        await (mappings[i] as LocalEventSourceMapping).start();
+      }
       const mapping = mappings[i] as LocalEventSourceMapping;
       await Promise.race([mapping.drain({ timeoutMs: options.drainTimeoutMs ?? 600_000 }), stopped]);
       const stats = (handlers.get(stage.id) as StageHandler).stats();
@@ -293,7 +334,7 @@ export async function runLocalJob(options: LocalJobOptions): Promise<LocalJobRes
       errors,
     };
   } finally {
-    await Promise.allSettled(mappings.map((m) => m.stop()));
+    await Promise.allSettled(mappings.filter((m) => m !== undefined).map((m) => m.stop()));
     if (external.kinesis && kinesis !== undefined) {
       const client = kinesis;
       await Promise.allSettled(createdStreams.map((s) => client.send(new DeleteStreamCommand({ StreamName: s, EnforceConsumerDeletion: true }))));

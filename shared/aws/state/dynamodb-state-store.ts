@@ -52,7 +52,7 @@ import type {
 import { forEachLimited, sleep as realSleep } from './concurrency.ts';
 import { ATTR, DEFAULT_TTL_ATTRIBUTE } from './constants.ts';
 import { buildEntryItems, deleteRequest, parseItems } from './item-codec.ts';
-import type { LoadedEntry, StoredInfo } from './item-codec.ts';
+import type { Item, LoadedEntry, StoredInfo } from './item-codec.ts';
 import { checkOperatorId, checkStateName, chunkSortKey, mapSortKey, partitionKey, valueSortKey } from './item-keys.ts';
 import { batchWrite, newIoCounters, queryPartition } from './table-io.ts';
 import type { BatchWriteOptions, DynamoDbSender, IoCounters } from './table-io.ts';
@@ -92,6 +92,11 @@ export interface DynamoDbStateStoreOptions {
   readonly sleep?: (ms: number) => Promise<void>;
   /** Uniform [0, 1) jitter source; injected by tests. @default Math.random */
   readonly random?: () => number;
+  /**
+   * Where a key's items are read from instead of a Query of its partition: the stage handler's
+   * changelog state (shard-state.ts), whose pages and changelog hold the items. @default a Query
+   */
+  readonly partitions?: (pk: string) => Promise<Item[]>;
 }
 
 /** What one {@link DynamoDbStateStore.flush} wrote. */
@@ -115,6 +120,8 @@ export interface FlushResult {
  */
 export interface PreparedFlush {
   readonly phases: readonly [chunkPuts: readonly WriteRequest[], heads: readonly WriteRequest[], cleanup: readonly WriteRequest[]];
+  /** The state key of every partition key written. */
+  readonly partitionKeys: ReadonlyMap<string, string>;
   /** Keys that had dirty entries. */
   readonly keys: number;
   readonly puts: number;
@@ -688,6 +695,7 @@ export class DynamoDbStateStore implements KeyedStateStore {
   private readonly readConcurrency: number;
   private readonly writeOptions: BatchWriteOptions;
   private readonly internals: StoreInternals;
+  private readonly partitions: ((pk: string) => Promise<Item[]>) | undefined;
 
   private readonly states: AnyState[] = [];
   private readonly byName = new Map<string, AnyState>();
@@ -729,6 +737,7 @@ export class DynamoDbStateStore implements KeyedStateStore {
     this.maxKeys = positiveInt('maxCachedKeys', options.maxCachedKeys, 10_000, Number.MAX_SAFE_INTEGER);
     this.maxBytes = positiveInt('maxCachedBytes', options.maxCachedBytes, 64 * 1024 * 1024, Number.MAX_SAFE_INTEGER);
     this.readConcurrency = positiveInt('readConcurrency', options.readConcurrency, 16, 256);
+    this.partitions = options.partitions;
     const baseMs = options.backoffBaseMs ?? 50;
     const maxMs = options.backoffMaxMs ?? 5_000;
     if (!(baseMs >= 0 && maxMs >= baseMs)) throw new PlanError(`backoff must satisfy 0 <= backoffBaseMs <= backoffMaxMs (given ${baseMs}, ${maxMs})`);
@@ -765,6 +774,11 @@ export class DynamoDbStateStore implements KeyedStateStore {
           { cause },
         ),
     };
+  }
+
+  /** Whether the operator declared any state (a stage whose operators declare none writes no changelog). */
+  get hasStates(): boolean {
+    return this.states.length > 0;
   }
 
   /** Declares (or returns the already declared) ValueState `name`. */
@@ -949,7 +963,7 @@ export class DynamoDbStateStore implements KeyedStateStore {
 
   private async loadKey(key: string, generation: number): Promise<void> {
     const pk = partitionKey(this.operatorId, keyGroupOf(key, this.keyGroups), key);
-    const items = await queryPartition(this.client, this.tableName, pk, this.io);
+    const items = this.partitions === undefined ? await queryPartition(this.client, this.tableName, pk, this.io) : await this.partitions(pk);
     // invalidate() ran meanwhile: what was read may predate the writes it is about.
     if (generation !== this.generation) return;
     const loaded = parseItems(pk, items, this.ttlAttribute);
@@ -1015,7 +1029,7 @@ export class DynamoDbStateStore implements KeyedStateStore {
   prepareFlush(): PreparedFlush {
     if (this.flushing) throw new FlambdaError(`prepareFlush() of operator '${this.operatorId}' called while another flush is running`, 'internal', 'fail');
     if (this.dirtyKeys.size === 0) {
-      return { phases: [[], [], []], keys: 0, puts: 0, deletes: 0, landed: () => this.endBatch(), failed: () => undefined };
+      return { phases: [[], [], []], partitionKeys: new Map(), keys: 0, puts: 0, deletes: 0, landed: () => this.endBatch(), failed: () => undefined };
     }
     this.flushing = true;
     try {
@@ -1119,6 +1133,7 @@ export class DynamoDbStateStore implements KeyedStateStore {
     };
     return {
       phases: [chunkPuts, heads, cleanup],
+      partitionKeys: new Map(keys.map((entry) => [entry.pk, entry.key])),
       keys: keys.length,
       puts,
       deletes,

@@ -50,7 +50,8 @@ export class TimerJournal implements TimerListener {
   private readonly changes = new Map<string, { timer: Timer; pending: boolean }>();
 
   constructor(
-    private readonly operatorId: string,
+    /** The operator whose timers these are. */
+    readonly operatorId: string,
     private readonly keyGroups: number,
   ) {}
 
@@ -89,6 +90,13 @@ export class TimerJournal implements TimerListener {
     }
     this.changes.clear();
     return writes;
+  }
+
+  /** The changes since the last drain (one per timer: registered or removed), and forgets them. */
+  drainChanges(): { timer: Timer; pending: boolean }[] {
+    const changes = [...this.changes.values()];
+    this.changes.clear();
+    return changes;
   }
 
   /** Forgets the changes (the batch that made them is discarded). */

@@ -145,6 +145,8 @@ export interface JobRunResult {
   /** Each stage's mapping statistics, by stage id. */
   readonly mappings: ReadonlyMap<string, EventSourceMappingStats>;
   readonly elapsedMs: number;
+  /** State materializations (page writes) over every handler the run created. */
+  readonly materializations: number;
 }
 
 /**
@@ -305,6 +307,7 @@ export async function runJobOnEmulators(options: JobRunOptions): Promise<JobRunR
 
   const sinks = new Map(graph.sinks.map((s) => [s.name, new IdempotentSink(s)]));
   const errors: unknown[] = [];
+  const created: StageHandler[] = [];
   const deadLetters: DeadLetter[] = [];
   const invoker = options.invoker ?? warmInvoker;
   const mappings: LocalEventSourceMapping[] = [];
@@ -330,14 +333,16 @@ export async function runJobOnEmulators(options: JobRunOptions): Promise<JobRunR
             code: options.code,
             dynamoDb: overrides.dynamoDb ?? dynamoDb,
             tableName,
-            ...(output.type === 'exchange'
-              ? { kinesis: overrides.kinesis ?? kinesis, outputStreams: new Map([[output.toStage, inputStreams.get(output.toStage) as string]]) }
-              : { sink }),
+            // Every stage lists its input shards (its state's range and parents).
+            kinesis: overrides.kinesis ?? kinesis,
+            ...(output.type === 'exchange' ? { outputStreams: new Map([[output.toStage, inputStreams.get(output.toStage) as string]]) } : { sink }),
             onDeadLetters: (letters) => void deadLetters.push(...letters),
             onError: (error) => void errors.push(error),
             ...(overrides.checkpoint ? { checkpoint: overrides.checkpoint } : {}),
           };
-          return new StageHandler(handlerOptions);
+          const handler = new StageHandler(handlerOptions);
+          created.push(handler);
+          return handler;
         },
       };
       const batchSize = typeof options.batchSize === 'function' ? options.batchSize(stage) : (options.batchSize ?? 7);
@@ -388,5 +393,6 @@ export async function runJobOnEmulators(options: JobRunOptions): Promise<JobRunR
     deadLetters,
     mappings: new Map(graph.stages.map((s, i) => [s.id, (mappings[i] as LocalEventSourceMapping).stats()])),
     elapsedMs: Date.now() - started,
+    materializations: created.reduce((sum, h) => sum + h.stats().materializations, 0),
   };
 }

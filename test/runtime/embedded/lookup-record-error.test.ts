@@ -32,7 +32,7 @@ describe('a lookup RecordError in the embedded runtime', () => {
       source: {
         fn: (keys) => {
           if (keys.some((k) => k.id === REJECTED)) throw new RecordError(`product id ${REJECTED} is out of range for the products store`);
-          return keys.map((k) => ({ id: k.id, title: `p${String(k.id)}` }));
+          return keys.map((k) => ({ id: k.id ?? null, title: `p${String(k.id)}` }));
         },
       },
       cache: { type: 'PARTIAL', maxRows: 100 },
