@@ -82,8 +82,8 @@ describe('flambda bench state-io --json', () => {
   let stateIo: CliResult;
 
   beforeAll(async () => {
-    stateIo = await runCli(['bench', 'state-io', '--json', '--events', '2000'], { timeoutMs: 120_000 });
-  }, 120_000);
+    stateIo = await runCli(['bench', 'state-io', '--json', '--events', '2000'], { timeoutMs: 300_000 });
+  }, 300_000);
 
   it('prints one JSON line per case with request rates and billing units of both backends and the write reduction', () => {
     expect(stateIo.code, stateIo.stderr).toBe(0);

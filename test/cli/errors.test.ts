@@ -193,7 +193,8 @@ describe('flambda error messages', () => {
     const all = await mapLimited([...cases.map((c) => c.args), ['run', Q15, '--input', BID_FILE, '-q']], 4, (args) => runCli(args));
     cases.forEach((c, i) => results.set(c.name, all[i] as CliResult));
     bare = all[cases.length] as CliResult;
-  });
+    // Dozens of CLI processes, four at a time: generous for a loaded two-core machine.
+  }, 300_000);
 
   for (const c of cases) {
     it(`${c.name}: exits ${c.code} with a message`, () => {

@@ -1,5 +1,6 @@
 /** The SQL reader: tokens, every statement and construct as AST, and its error positions. */
 import { readdirSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SqlExpr, SqlQuery, SqlStatement } from '../../shared/sql/ast.ts';
 import { tokenize } from '../../shared/sql/reader/lexer.ts';
@@ -42,6 +43,11 @@ describe('tokenizer', () => {
     expect(tokens.map((t) => t.kind)).toEqual(['ident', 'hint', 'qident', 'op', 'string', 'ident', 'ident', 'eof']);
     expect(tokens[4]).toMatchObject({ text: "it's", line: 2, column: 3 });
     expect(tokens[5]).toMatchObject({ upper: 'FROM', line: 3, column: 1 });
+  });
+
+  it('reads doubled back-quotes inside quoted names', () => {
+    expect(tokenize('SELECT `a``b`, `x` FROM t').filter((t) => t.kind === 'qident').map((t) => t.text)).toEqual(['a`b', 'x']);
+    expect(sqlError(() => tokenize('SELECT `ab')).message).toBe('line 1:8: unterminated quoted identifier');
   });
 
   it('points at unterminated strings', () => {
@@ -303,6 +309,56 @@ describe('expressions', () => {
     expect(shape(expr('NOT a = 1 OR b AND c'))).toMatchObject({ k: 'bin', op: 'OR', left: { k: 'not', arg: { k: 'bin', op: '=' } }, right: { op: 'AND' } });
     expect(shape(expr('1 + 2 * 3 - -x'))).toMatchObject({ op: '-', left: { op: '+', right: { op: '*' } }, right: { k: 'neg' } });
     expect(shape(expr("a || 'b' LIKE 'x%'"))).toMatchObject({ k: 'like', expr: { op: '||' } });
+  });
+});
+
+/** Prints an expression fully parenthesized, in the syntax the reader reads. */
+function print(e: SqlExpr): string {
+  switch (e.k) {
+    case 'num':
+      return e.text;
+    case 'id':
+      return e.parts.join('.');
+    case 'str':
+      return `'${e.value.replace(/'/g, "''")}'`;
+    case 'bin':
+      return `(${print(e.left)} ${e.op} ${print(e.right)})`;
+    case 'not':
+      return `(NOT ${print(e.arg)})`;
+    case 'isnull':
+      return `(${print(e.expr)} IS ${e.not ? 'NOT ' : ''}NULL)`;
+    case 'call':
+      return `${e.name}(${e.args.map(print).join(', ')})`;
+    default:
+      throw new Error(`no printer for ${e.k}`);
+  }
+}
+
+describe('reading back printed expressions (property)', () => {
+  const at = { line: 1, column: 1 };
+  const leaf = fc.oneof(
+    fc.nat({ max: 999 }).map((n): SqlExpr => ({ k: 'num', text: String(n), pos: at })),
+    fc.constantFrom('a', 'b', 't.c').map((n): SqlExpr => ({ k: 'id', parts: n.split('.'), pos: at })),
+    fc.string({ maxLength: 4 }).map((v): SqlExpr => ({ k: 'str', value: v, pos: at })),
+  );
+  const tree = fc.letrec<{ e: SqlExpr }>((tie) => ({
+    e: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      leaf,
+      fc.record({ op: fc.constantFrom('+', '-', '*', '/', '%', '||', '=', '<>', '<', '>=', 'AND', 'OR'), left: tie('e'), right: tie('e') }).map((r): SqlExpr => ({ k: 'bin', ...r, pos: at })),
+      tie('e').map((arg): SqlExpr => ({ k: 'not', arg, pos: at })),
+      fc.record({ expr: tie('e'), not: fc.boolean() }).map((r): SqlExpr => ({ k: 'isnull', ...r, pos: at })),
+      fc.array(tie('e'), { maxLength: 3 }).map((args): SqlExpr => ({ k: 'call', name: 'F', args, distinct: false, star: false, pos: at })),
+    ),
+  }));
+
+  it('gives the same tree, whatever the nesting', () => {
+    fc.assert(
+      fc.property(tree.e, (e) => {
+        expect(shape(expr(print(e)))).toEqual(shape(e));
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

@@ -86,10 +86,23 @@ export function tokenize(text: string): Token[] {
       continue;
     }
     if (c === '`') {
-      const close = text.indexOf('`', i + 1);
-      if (close < 0) throw new SqlError(at, 'unterminated quoted identifier');
-      push('qident', text.slice(i + 1, close), start, close + 1, at);
-      i = close + 1;
+      // A doubled back-quote stands for one inside the name: `a``b` is a`b.
+      let name = '';
+      let j = i + 1;
+      for (;;) {
+        const close = text.indexOf('`', j);
+        if (close < 0) throw new SqlError(at, 'unterminated quoted identifier');
+        name += text.slice(j, close);
+        if (text[close + 1] !== '`') {
+          j = close + 1;
+          break;
+        }
+        name += '`';
+        j = close + 2;
+      }
+      push('qident', name, start, j, at);
+      advanceLines(start, j);
+      i = j;
       continue;
     }
     if (/[0-9]/.test(c) || (c === '.' && /[0-9]/.test(text[i + 1] ?? ''))) {
