@@ -2,8 +2,9 @@
  * Loads a pipeline: a .ts or .js module whose default export is a `Pipeline` (or a function
  * returning one), or a Flink SQL script (.sql), compiled by shared/sql/ into the same Pipeline.
  */
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { isScalarFunction, type ScalarFunction } from '../api/user-functions.ts';
 import { pathToFileURL } from 'node:url';
 import { PlanError } from '../core/errors.ts';
 import { Pipeline } from '../api/pipeline.ts';
@@ -15,7 +16,7 @@ export async function loadPipeline(file: string, onWarning?: (message: string) =
   if (isSqlFile(path)) {
     // Loaded on demand: the SQL grammar is large and only SQL pipelines need it.
     const { compileSqlFile } = await import('../sql/compile-sql.ts');
-    const program = compileSqlFile(path);
+    const program = compileSqlFile(path, { functions: await sqlUserFunctions(path) });
     for (const warning of program.warnings) onWarning?.(`${file}: ${warning}`);
     return program.pipeline;
   }
@@ -44,6 +45,40 @@ export async function loadPipeline(file: string, onWarning?: (message: string) =
     throw new PlanError(`${file} must default-export a Pipeline (export default pipeline), found ${describe(exported)}`);
   }
   return exported;
+}
+
+/**
+ * Imports the modules of a script's `CREATE FUNCTION name AS 'module.ts#export'` statements,
+ * relative to the script, and returns their exports by identifier.
+ *
+ * @throws PlanError for a module that does not load or an export that is not a scalarFunction().
+ */
+async function sqlUserFunctions(path: string): Promise<Map<string, ScalarFunction>> {
+  const { readScript } = await import('../sql/reader/read-script.ts');
+  const out = new Map<string, ScalarFunction>();
+  let statements: ReturnType<typeof readScript>;
+  try {
+    statements = readScript(readFileSync(path, 'utf8'));
+  } catch {
+    return out; // the compiler reports the syntax error with its position
+  }
+  for (const stmt of statements) {
+    if (stmt.k !== 'createFunction' || out.has(stmt.identifier)) continue;
+    const [file, name = 'default'] = stmt.identifier.split('#');
+    const modulePath = resolve(dirname(path), file ?? '');
+    let module: Record<string, unknown>;
+    try {
+      module = (await import(pathToFileURL(modulePath).href)) as Record<string, unknown>;
+    } catch (error) {
+      throw new PlanError(`CREATE FUNCTION ${stmt.name}: cannot load '${stmt.identifier}' (${modulePath}): ${(error as Error).message}`, { cause: error });
+    }
+    const fn = module[name];
+    if (!isScalarFunction(fn)) {
+      throw new PlanError(`CREATE FUNCTION ${stmt.name}: export '${name}' of ${file} must be a scalarFunction(resultType, fn) from flambda's API, found ${describe(fn)}`);
+    }
+    out.set(stmt.identifier, fn);
+  }
+  return out;
 }
 
 function describe(value: unknown): string {

@@ -26,6 +26,8 @@ import { compileQuery, type QueryContext, type Relation } from './query.ts';
 import type { SqlStatement } from './ast.ts';
 import { createDatagen } from './datagen.ts';
 import { settingWarning } from './settings.ts';
+import type { ScalarFunction } from '../api/user-functions.ts';
+import { withUserFunctions } from './user-functions.ts';
 
 /** Options of {@link compileSql}. */
 export interface CompileSqlOptions {
@@ -38,6 +40,11 @@ export interface CompileSqlOptions {
    * statement this way. @default false: such a script has nothing to run, an error
    */
   readonly allowNoQuery?: boolean;
+  /**
+   * The user functions `CREATE FUNCTION name AS 'module.ts#export'` names, by that quoted
+   * identifier (the CLI imports the modules, relative to the script, before compiling).
+   */
+  readonly functions?: ReadonlyMap<string, ScalarFunction>;
 }
 
 /** A compiled script. */
@@ -81,6 +88,8 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
     source: (name, pos) => declareSource(ctx, name, pos, sources),
   };
   let prints = 0;
+  const userFunctions = new Map<string, ScalarFunction>();
+  withUserFunctions(userFunctions, pipeline, () => {
   for (const stmt of statements) {
     switch (stmt.k) {
       case 'createTable':
@@ -108,6 +117,15 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
       case 'insert':
         sinks.push(insertInto(ctx, stmt, compileQuery(stmt.query, ctx)));
         break;
+      case 'createFunction': {
+        const fn = options.functions?.get(stmt.identifier);
+        if (fn === undefined) {
+          throw new SqlError(stmt.pos, `CREATE FUNCTION ${stmt.name}: '${stmt.identifier}' is not loaded (flambda run and explain import 'module.ts#export' relative to the script)`);
+        }
+        if (userFunctions.has(stmt.name.toUpperCase())) throw new SqlError(stmt.pos, `function '${stmt.name}' is declared twice`);
+        userFunctions.set(stmt.name.toUpperCase(), fn);
+        break;
+      }
       case 'statementSet':
         // The INSERTs of a statement set run as one job, as every INSERT of a script does here.
         for (const insert of stmt.inserts) sinks.push(insertInto(ctx, insert, compileQuery(insert.query, ctx)));
@@ -116,6 +134,7 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
         throw new SqlError(stmt.pos, `${statementName(stmt)} is not supported yet`);
     }
   }
+  });
   if (!options.allowNoQuery && statements.every((s) => s.k !== 'select' && s.k !== 'insert' && s.k !== 'statementSet')) {
     throw new SqlError({ line: 1, column: 1 }, 'the script has no INSERT INTO or SELECT statement: nothing to run');
   }

@@ -12,6 +12,10 @@ import { call, interval, lit } from '../plan/expr-build.ts';
 import type { IntervalUnit } from '../plan/expr.ts';
 import { intervalMs } from './catalog.ts';
 import { inferType } from '../plan/expr-types.ts';
+import { compileExpr as compilePlanExpr } from '../plan/expr-compile.ts';
+import { printExpr } from '../plan/expr-print.ts';
+import type { Row } from '../core/types.ts';
+import { userFunction } from './user-functions.ts';
 import type { SqlExpr } from './ast.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 
@@ -215,10 +219,26 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
         if (e.args.length !== 3) throw new SqlError(e.pos, 'IF takes three arguments: IF(condition, then, else)');
         return call('CASE', ...e.args.map(sub));
       }
+      const user = userFunction(e.name);
+      if (user) return userCall(e, user, e.args.map(sub), scope.schema);
       const name = FUNCTION_ALIASES[e.name] ?? e.name;
       return call(name, ...e.args.map(sub));
     }
   }
+}
+
+/**
+ * A call of a user function: a `udf` expression whose registered function evaluates the
+ * arguments over the row and calls the user's function with their values.
+ */
+function userCall(e: Extract<SqlExpr, { k: 'call' }>, user: NonNullable<ReturnType<typeof userFunction>>, args: readonly Expr[], schema: Schema): Expr {
+  const evaluators = args.map((a) => atPosition(e.pos, () => compilePlanExpr(a, schema, new Map())));
+  const fn = user.fn;
+  const ref = user.pipeline.registerFunction(((row: Row) => {
+    const result = fn.eval(...evaluators.map((ev) => ev(row)));
+    return result === undefined ? null : result;
+  }) as never);
+  return { kind: 'udf', ref, display: `${e.name}(${args.map(printExpr).join(', ')})`, type: fn.resultType };
 }
 
 /** `a AND b AND c` as one flat call, as Flink prints it. */

@@ -38,7 +38,7 @@ export interface Relation {
    * into a window Top-N / deduplication, reading `base` directly; anything else materializes
    * the TVF (WindowTableFunction) through `stream`.
    */
-  readonly window?: { readonly spec: WindowSpec; readonly base: Stream<Row>; readonly baseScope: Scope };
+  readonly window?: { readonly spec: WindowSpec; readonly base: Stream<Row>; readonly baseScope: Scope; readonly proctime?: boolean };
 }
 
 /** State shared by the queries of one script. */
@@ -662,21 +662,22 @@ function mentionsWindowColumn(e: SqlExpr): boolean {
 }
 
 /** A pending window TVF over `base`: the stream (WindowTableFunction) is built only if used. */
-function windowRelation(spec: WindowSpec, base: Stream<Row>, baseScope: Scope, description: string, qualifiers: readonly string[]): Relation {
+function windowRelation(spec: WindowSpec, base: Stream<Row>, baseScope: Scope, description: string, qualifiers: readonly string[], proctime = false): Relation {
   // SESSION windows merge, so only their aggregate has window columns; the scope still needs them.
   const ts = { root: 'TIMESTAMP', nullable: false, precision: 3 } as const;
   const schema: Schema =
-    spec.type === 'SESSION'
+    spec.type === 'SESSION' || proctime
       ? { fields: [...base.schema.fields, { name: 'window_start', type: ts }, { name: 'window_end', type: ts }, { name: 'window_time', type: ts, timeAttribute: 'rowtime' }] }
       : windowTableFunctionOutputSchema({ window: spec }, base.schema);
   let built: Stream<Row> | undefined;
   return {
     get stream(): Stream<Row> {
+      if (proctime) throw new SqlError({ line: 1, column: 1 }, `a ${spec.type} window over a PROCTIME() attribute is supported under GROUP BY window_start, window_end (a processing-time window aggregate) only`);
       built ??= base.window(spec).withWindowColumns() as unknown as Stream<Row>;
       return built;
     },
     scope: scopeOf(schema, description, qualifiers),
-    window: { spec, base, baseScope },
+    window: { spec, base, baseScope, ...(proctime ? { proctime } : {}) },
   };
 }
 
@@ -684,8 +685,17 @@ function compileWindowTvf(from: Extract<SqlFrom, { k: 'tvf' }>, hints: SqlSelect
   const input = compileFrom(from.input, hints, ctx);
   if (input.window) throw new SqlError(from.pos, 'window functions cannot be nested');
   const spec = windowSpecOf(from, input.scope);
-  if (spec.type !== 'SESSION') windowedSchema(from, spec, input.stream.schema);
   const qualifiers = from.alias ? [from.alias] : input.scope.columns[0]?.qualifiers ?? [];
+  const time = resolveColumn(input.scope, [from.timeColumn.name], from.timeColumn.pos);
+  if (time.proctime) {
+    // A processing-time window (Nexmark q12): the PROCTIME() attribute is materialized as the
+    // time the row is processed, and the window aggregate fires on the clock.
+    const projection = [...input.stream.schema.fields.map((f) => ({ name: f.name, expr: { kind: 'ref', name: f.name } as Expr })), { name: time.field, expr: { kind: 'call', fn: 'CURRENT_TIMESTAMP', args: [] } as Expr }];
+    const base = atPosition(from.timeColumn.pos, () => input.stream.calc(projection));
+    const baseScope = { ...input.scope, schema: base.schema, columns: input.scope.columns.map((c) => (c.field === time.field ? { ...c, proctime: false } : c)) };
+    return windowRelation(spec, base, baseScope, `${from.fn} window`, qualifiers, true);
+  }
+  if (spec.type !== 'SESSION') windowedSchema(from, spec, input.stream.schema);
   return windowRelation(spec, input.stream, input.scope, `${from.fn} window`, qualifiers);
 }
 
@@ -729,7 +739,7 @@ function compileWindowAggregate(q: SqlSelect, input: Relation, window: NonNullab
   // GROUP BY without aggregate calls (Nexmark q8) keeps one row per group and window: the
   // aggregate counts rows in a column the projection below leaves out.
   if (Object.keys(aggregates).length === 0) aggregates.$rows = { fn: 'COUNT', distinct: false };
-  const out = atPosition(q.pos, () => window.base.window(window.spec).aggregate(aggregates, { groupBy: keys })) as unknown as Stream<Row>;
+  const out = atPosition(q.pos, () => window.base.window(window.spec, window.proctime ? { timeDomain: 'processing' } : {}).aggregate(aggregates, { groupBy: keys })) as unknown as Stream<Row>;
   const qualifiers = input.scope.columns[0]?.qualifiers ?? [];
   let rel = relation(out, qualifiers, 'window aggregate');
   const hooks = {

@@ -1,0 +1,27 @@
+/**
+ * The user functions visible while one script compiles (`CREATE FUNCTION`, or given to
+ * compileSql). Compilation is synchronous and one script at a time, so the expression compiler
+ * reads them here rather than threading them through every scope.
+ */
+import type { ScalarFunction } from '../api/user-functions.ts';
+import type { Pipeline } from '../api/pipeline.ts';
+
+/** The functions of the script being compiled, by upper-case name, and the pipeline they register into. */
+let current: { readonly functions: Map<string, ScalarFunction>; readonly pipeline: Pipeline } | undefined;
+
+/** Runs `body` with `functions` visible to the expression compiler. */
+export function withUserFunctions<T>(functions: Map<string, ScalarFunction>, pipeline: Pipeline, body: () => T): T {
+  const saved = current;
+  current = { functions, pipeline };
+  try {
+    return body();
+  } finally {
+    current = saved;
+  }
+}
+
+/** The user function called `name` in the script being compiled, and its pipeline. */
+export function userFunction(name: string): { readonly fn: ScalarFunction; readonly pipeline: Pipeline } | undefined {
+  const fn = current?.functions.get(name.toUpperCase());
+  return fn && current ? { fn, pipeline: current.pipeline } : undefined;
+}
