@@ -15,6 +15,7 @@ import { FinalCollector, bindInputs, bindSinkFiles, checkOutputPath, describeSch
 import { loadPipeline } from './load-pipeline.ts';
 import type { CliIo } from './run-command.ts';
 import type { StageHandler } from '../aws/handler/stage-handler.ts';
+import { localBilling } from '../aws/local/local-billing.ts';
 import { localProbe } from '../aws/local/local-probe.ts';
 import { openJobPage } from '../ui/job-page.ts';
 
@@ -73,6 +74,7 @@ export async function localCommand(file: string, options: LocalOptions, io: CliI
   const firstReasons: string[] = [];
   const quiet = options.quiet ?? false;
   const page = options.ui ? await openJobPage(graph, 'local', options.port ?? 0, (line) => io.stderr.write(`${line}\n`)) : undefined;
+  const meters = page ? localBilling() : undefined;
   let result;
   try {
     result = await runLocalJob({
@@ -106,7 +108,10 @@ export async function localCommand(file: string, options: LocalOptions, io: CliI
           });
         }
       },
-      ...(page ? { onHandlers: (handlers: ReadonlyMap<string, StageHandler>) => page.monitor.attach(localProbe(handlers)), signal: page.stop } : {}),
+      // The page shows billed units and $ per 1,000 events: meter the handlers' clients.
+      ...(page && meters
+        ? { handlerSetup: meters.handlerSetup, onHandlers: (handlers: ReadonlyMap<string, StageHandler>) => page.monitor.attach(localProbe(handlers, meters.billing)), signal: page.stop }
+        : {}),
       onEndpoints: (e) => {
         if (!quiet) io.stderr.write(`flambda local: Kinesis at ${e.kinesis}, DynamoDB at ${e.dynamoDb}\n`);
       },

@@ -38,7 +38,8 @@ describe('flambda local --ui', () => {
         totals: { recordsRead: number };
         sinks: Record<string, { rows: number }>;
         operators: Record<string, { total: { recordsIn: number }; shards: { label: string; stateScope: string }[] }>;
-        stages: Record<string, { watermark: unknown; shards: { label: string; input: { channels?: { channel: string; from: string }[] } }[] }>;
+        stages: Record<string, { watermark: unknown; billing: { units: Record<string, number>; usd: number; usdPer1000Events: number } | null; shards: { label: string; input: { channels?: { channel: string; from: string }[] } }[] }>;
+        billing: { units: Record<string, number>; usd: number; usdPer1000Events: number } | null;
       };
       const read = Number(/read (\d+) records/.exec(stderr)?.[1]);
       expect(m.totals.recordsRead).toBe(read);
@@ -54,6 +55,15 @@ describe('flambda local --ui', () => {
         ['shardId-000000000000', 'stage-0 shardId-000000000000'],
         ['shardId-000000000001', 'stage-0 shardId-000000000001'],
       ]);
+      // Billed units from the metered handler clients: every stage was invoked, the window stage
+      // wrote its state, the first stage put exchange records; the total is the stages' sum.
+      const stageBilling = ['stage-0', 'stage-1', 'stage-2'].map((id) => m.stages[id]?.billing);
+      for (const b of stageBilling) expect(b?.units.lambdaRequests).toBeGreaterThan(0);
+      expect(stageBilling[1]?.units.dynamodbWriteUnits).toBeGreaterThan(0);
+      expect(stageBilling[0]?.units.kinesisPutPayloadUnits).toBeGreaterThan(0);
+      expect(m.billing?.usd).toBeGreaterThan(0);
+      expect(m.billing?.usd).toBeCloseTo(stageBilling.reduce((a, b) => a + (b?.usd ?? 0), 0), 12);
+      expect(m.billing?.usdPer1000Events).toBeCloseTo(((m.billing?.usd ?? 0) * 1000) / read, 12);
       const tap = (await (await fetch(new URL(`api/taps/${encodeURIComponent('op:Calc_5->sink:q5')}`, url))).json()) as { total: number; rows: { op: string }[] };
       expect(tap.total).toBe(sinkRows);
       expect(tap.rows.every((r) => r.op === '+I')).toBe(true);

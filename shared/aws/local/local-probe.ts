@@ -4,12 +4,13 @@
  * ids and appear with their first batch; exchange channels are named by the producing shard.
  */
 import type { StageHandler } from '../handler/stage-handler.ts';
-import type { JobProbe, ShardInput, ShardProbe, StageProbe } from '../../runtime/job-probe.ts';
+import type { JobProbe, ShardInput, ShardProbe, StageBilling, StageProbe } from '../../runtime/job-probe.ts';
 
-/** Builds the probe over the handlers of a local job, by stage id. */
-export function localProbe(handlers: ReadonlyMap<string, StageHandler>): JobProbe {
+/** Builds the probe over the handlers of a local job, by stage id; `billing` from shared/aws/local/local-billing.ts. */
+export function localProbe(handlers: ReadonlyMap<string, StageHandler>, billing?: () => ReadonlyMap<string, StageBilling>): JobProbe {
   return {
     runtime: 'local',
+    ...(billing ? { billing } : {}),
     stages: [...handlers].map(([stageId, handler]): StageProbe => ({
       stageId,
       shards: () =>
