@@ -32,7 +32,7 @@ function tables(options: NexmarkOptions): NexmarkTables {
 }
 
 const sqlPath = (query: string): string => fileURLToPath(new URL(`../../examples/sql/nexmark/${query}.sql`, import.meta.url));
-const QUERIES = ['q3', 'q4', 'q5', 'q7', 'q8', 'q9', 'q20'] as const;
+const QUERIES = ['q3', 'q4', 'q5', 'q6', 'q7', 'q8', 'q9', 'q20'] as const;
 
 async function run(query: string, nexmark: NexmarkOptions, parallelism: number): Promise<string[]> {
   const program = compileSqlFile(sqlPath(query));

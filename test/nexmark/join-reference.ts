@@ -1,6 +1,6 @@
 /**
  * Independent plain-TypeScript references of the Nexmark join queries (examples/sql/nexmark/
- * q3, q4, q5, q7, q8, q9, q20 in the benchmark's own formulation): loops, maps and sorts over the
+ * q3, q4, q5, q6, q7, q8, q9, q20 in the benchmark's own formulation): loops, maps and sorts over the
  * generated person, auction and bid rows, no engine code. Timestamps are epoch ms numbers, as in
  * the engine's rows; results are multisets (compare with `canonicalRows`).
  */
@@ -52,6 +52,28 @@ export function q4(t: NexmarkTables): RefRow[] {
     perCategory.set(a.category, s);
   }
   return [...perCategory].map(([category, s]) => ({ id: category, final: Math.trunc(s.sum / s.count) }));
+}
+
+/**
+ * q6: per seller, the average (BIGINT, truncated) closing price of the seller's last 10 closed
+ * auctions, by closing time (the auction's last bid while open), equal closing times by price.
+ */
+export function q6(t: NexmarkTables): RefRow[] {
+  return [...closingBySeller(t)].map(([seller, closed]) => {
+    const last10 = closed.slice(0, 10);
+    return { seller, avg_price: Math.trunc(last10.reduce((a, c) => a + c.final, 0) / last10.length) };
+  });
+}
+
+/** Each seller's closed auctions (final price, closing time), latest first. */
+function closingBySeller(t: NexmarkTables): Map<number, { final: number; closedAt: number }[]> {
+  const bySeller = new Map<number, { final: number; closedAt: number }[]>();
+  for (const [a, bids] of bidsWhileOpen(t)) {
+    const closed = { final: Math.max(...bids.map((b) => b.price)), closedAt: Math.max(...bids.map((b) => b.date_time)) };
+    bySeller.set(a.seller, [...(bySeller.get(a.seller) ?? []), closed]);
+  }
+  for (const closed of bySeller.values()) closed.sort((x, y) => y.closedAt - x.closedAt || y.final - x.final);
+  return bySeller;
 }
 
 /** Windows of a HOP(slide, size) containing `ts`, by start (aligned to the slide from the epoch). */
@@ -185,4 +207,4 @@ export function q9Ties(t: NexmarkTables): number {
 }
 
 /** The join queries' references by name. */
-export const JOIN_REFERENCES: Readonly<Record<string, (t: NexmarkTables) => RefRow[]>> = { q3, q4, q5, q7, q8, q9, q20 };
+export const JOIN_REFERENCES: Readonly<Record<string, (t: NexmarkTables) => RefRow[]>> = { q3, q4, q5, q6, q7, q8, q9, q20 };
