@@ -13,7 +13,7 @@ import { basename } from 'node:path';
 import { Pipeline } from '../api/pipeline.ts';
 import type { Stream } from '../api/stream.ts';
 import { ERROR_POLICY_OPTION, parseErrorPolicy } from '../core/errors.ts';
-import type { Row, TypeRoot } from '../core/types.ts';
+import type { LogicalType, Row, TypeRoot } from '../core/types.ts';
 import type { Expr } from '../plan/expr.ts';
 import { lit } from '../plan/expr-build.ts';
 import type { SinkConnector, SinkNode, SourceNode } from '../plan/logical.ts';
@@ -225,18 +225,28 @@ function insertInto(ctx: QueryContext, stmt: Extract<SqlStatement, { k: 'insert'
   });
   // Rename (and cast where the types differ); skip the Calc when nothing changes.
   let stream = r.stream;
-  const same = target.every((f, i) => sourceOf[i] === i && f.name === got[i]?.name && f.type.root === got[i]?.type.root);
+  const same = target.every((f, i) => sourceOf[i] === i && f.name === got[i]?.name && got[i] !== undefined && sameSinkType(got[i].type, f.type));
   if (!same) {
     const projection = target.map((f, i) => {
       const index = sourceOf[i];
       if (index === undefined) return { name: f.name, expr: lit(null, { ...f.type, nullable: true }) as Expr };
       const from = got[index] as (typeof got)[number];
       const ref: Expr = { kind: 'ref', name: from.name };
-      return { name: f.name, expr: from.type.root === f.type.root ? ref : ({ kind: 'cast', expr: ref, type: f.type } as Expr) };
+      return { name: f.name, expr: sameSinkType(from.type, f.type) ? ref : ({ kind: 'cast', expr: ref, type: f.type } as Expr) };
     });
     stream = atPosition(stmt.query.pos, () => r.stream.calc(projection));
   }
   return addSink(stream, stmt.table, sink, table.primaryKey, stmt.pos);
+}
+
+/**
+ * Whether a query column's values are already the sink column's: the same root, and for DECIMAL
+ * the same precision and scale (a DECIMAL value is held scaled by its type's scale, so DECIMAL(5, 0)
+ * into DECIMAL(10, 2) must be cast, or 3 would read as 0.03).
+ */
+function sameSinkType(from: LogicalType, to: LogicalType): boolean {
+  if (from.root !== to.root) return false;
+  return from.root !== 'DECIMAL' || (from.precision === to.precision && from.scale === to.scale);
 }
 
 /** Flink's implicit casts between our type roots: the same root, or a widening of numbers. */

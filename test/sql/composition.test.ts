@@ -107,6 +107,28 @@ describe('silent wrong results made right or errors', () => {
     expect(await run(text, 1, 1)).toEqual(['a, 1704067200000', 'b, 1704067210000', 'c, 1704067200000']);
   });
 
+  it('casts a DECIMAL column to the precision and scale of its sink column (3 stays 3, not 0.03)', async () => {
+    const text = `${AB()} CREATE TABLE o (id BIGINT, d DECIMAL(10, 2)) WITH ('connector' = 'print');
+      INSERT INTO o SELECT id, CAST(id AS DECIMAL(5, 0)) FROM a`;
+    const program = compileSql(text);
+    const graph = program.pipeline.jobGraph({ parallelism: 1 });
+    const rows: [unknown, unknown][] = [];
+    await runEmbeddedJob(graph, {
+      sinkSetup: { quiet: true },
+      observers: new Map([['o', [{ write: (changes: readonly ChangeRow[]) => changes.forEach((c) => rows.push([c.row.id, c.row.d])) }]]]),
+    });
+    // DECIMAL(10, 2) values are held scaled by 10^2.
+    expect(graph.sinks[0]?.schema.fields.map((f) => [f.name, f.type.root, f.type.scale])).toEqual([
+      ['id', 'BIGINT', undefined],
+      ['d', 'DECIMAL', 2],
+    ]);
+    expect(rows.sort((x, y) => Number(x[0]) - Number(y[0]))).toEqual([
+      [1, 100n],
+      [2, 200n],
+      [5, 500n],
+    ]);
+  });
+
   it('rejects DOUBLE into an INT sink column, warns about unknown SET keys, reads file metadata', async () => {
     DATA.d = [{ x: 0.5 }];
     const d = () => `CREATE TABLE d (x DOUBLE, f STRING METADATA FROM 'file.name' VIRTUAL) ${fs('d')};`;
