@@ -167,7 +167,7 @@ const cases: readonly ErrorCase[] = [
     name: 'unknown bench suite lists the suites',
     args: ['bench', 'nosuch', '--events', '10'],
     code: 1,
-    message: "flambda: error: unknown benchmark suite 'nosuch' (suites: passthrough, group-agg, topn, windows, state-io, nexmark, lookup, lookup-l2)",
+    message: "flambda: error: unknown benchmark suite 'nosuch' (suites: passthrough, group-agg, topn, windows, state-io, aws-cost, nexmark, lookup, lookup-l2)",
   },
 ];
 
