@@ -7,6 +7,7 @@ import { parseType } from '../core/type-parse.ts';
 import type { Field, Row, Schema, Value } from '../core/types.ts';
 import { groupAggregateOutputSchema } from '../operators/aggregate/group-aggregate.ts';
 import { calcOutputSchema } from '../operators/calc/calc-operator.ts';
+import { unnestOutputSchema, type UnnestSpec } from '../operators/unnest/unnest-operator.ts';
 import type { Expr } from '../plan/expr.ts';
 import { inferType } from '../plan/expr-types.ts';
 import type { CalcNode, LogicalNode, RankRange, SinkConnector, SortField } from '../plan/logical.ts';
@@ -147,6 +148,18 @@ export class Stream<T> {
       display: name ?? (fn.name || ref),
       schema: { fields },
     });
+  }
+
+  /**
+   * One row per element of the ARRAY (or entry of the MAP) `spec.expr` evaluates to: this
+   * stream's columns, then the element's (SQL's `CROSS JOIN UNNEST`, and with `outer` the
+   * `LEFT JOIN UNNEST … ON TRUE`); see shared/operators/unnest/unnest-operator.ts.
+   *
+   * @throws PlanError for a non-collection expression or a column name that clashes.
+   */
+  unnest(spec: UnnestSpec): Stream<Row> {
+    const schema = unnestOutputSchema(spec, this.schema);
+    return new Stream<Row>(this.pipeline, { type: 'Unnest', id: this.pipeline.nextId(), input: this.node, ...spec, schema });
   }
 
   /** Groups by key columns; follow with `.aggregate({...})`. */

@@ -19,6 +19,7 @@ import type { JoinInputSpec } from '../operators/join/record-state-views.ts';
 import type { AggCallSpec } from '../operators/aggregate/agg-call.ts';
 import type { OverFrame } from '../operators/over/over-aggregate.ts';
 import type { CalcColumn } from '../operators/calc/calc-operator.ts';
+import type { UnnestSpec } from '../operators/unnest/unnest-operator.ts';
 
 /**
  * The kinds of rows a node may emit (Flink's ChangelogMode). `['+I']` is insert-only;
@@ -141,6 +142,12 @@ export interface MapNode extends NodeBase {
   readonly input: LogicalNode;
   readonly ref: string;
   readonly display: string;
+}
+
+/** One row per element of an ARRAY or MAP the input row holds (SQL's `CROSS JOIN UNNEST`). */
+export interface UnnestNode extends NodeBase, UnnestSpec {
+  readonly type: 'Unnest';
+  readonly input: LogicalNode;
 }
 
 /** Unbounded group aggregation with retraction. */
@@ -441,6 +448,7 @@ export type LogicalNode =
   | SourceNode
   | CalcNode
   | MapNode
+  | UnnestNode
   | GroupAggregateNode
   | RankNode
   | DeduplicateNode
