@@ -5,6 +5,7 @@
  * partitioned by window_start, window_end), ROW_NUMBER … = 1 by a rowtime column → Deduplicate,
  * `JOIN … FOR SYSTEM_TIME AS OF` → LookupJoin.
  */
+import { expandGroupingSetsQuery } from './grouping-sets.ts';
 import { withL2 } from '../api/lookup-table.ts';
 import type { Pipeline } from '../api/pipeline.ts';
 import type { AggregateSpec } from '../api/aggregates.ts';
@@ -92,6 +93,8 @@ export function compileQuery(query: SqlQuery, ctx: QueryContext): Relation {
 
 /** Compiles a SELECT block into a stream. */
 export function compileSelect(query: SqlSelect, ctx: QueryContext): Relation {
+  const expanded = expandGroupingSetsQuery(query);
+  if (expanded) return compileQuery(expanded, ctx);
   const q = rewriteGroupWindow(query);
   const inner = q.from.k === 'subquery' && q.from.query.k === 'select' ? q.from.query : undefined;
   const topN = inner ? rankItem(inner) : undefined;
