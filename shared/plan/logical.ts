@@ -17,6 +17,7 @@ import type { WindowTriggerSpec } from '../operators/window/triggers.ts';
 import type { JoinType, OuterJoinType } from '../operators/join/join-spec.ts';
 import type { JoinInputSpec } from '../operators/join/record-state-views.ts';
 import type { AggCallSpec } from '../operators/aggregate/agg-call.ts';
+import type { AggFunctionName } from '../operators/aggregate/agg-function.ts';
 import type { OverFrame } from '../operators/over/over-aggregate.ts';
 import type { CalcColumn } from '../operators/calc/calc-operator.ts';
 import type { UnnestSpec } from '../operators/unnest/unnest-operator.ts';
@@ -78,10 +79,12 @@ export interface WatermarkSpec {
 
 /** One aggregate call of a GroupAggregate; arguments and filters are input columns, as in Flink. */
 export interface AggCall {
-  readonly fn: 'COUNT' | 'SUM' | 'MIN' | 'MAX' | 'AVG';
+  readonly fn: AggFunctionName;
   /** Input column; absent for COUNT(*). */
   readonly arg?: string;
   readonly distinct: boolean;
+  /** LISTAGG's separator; `,` when absent. */
+  readonly separator?: string;
   /** BOOLEAN input column holding the FILTER (WHERE …) predicate, e.g. `$f3`. */
   readonly filterField?: string;
   /** Output column name. */
