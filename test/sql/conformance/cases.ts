@@ -498,9 +498,6 @@ export const NOT_SUPPORTED: ReadonlyMap<string, string> = new Map<string, string
   ["JSON_STRING(1)", "line 1:8: unknown function 'JSON_STRING' in JSON_STRING(1)"],
   ["UUID() IS NOT NULL", "line 1:15: unknown function 'UUID' in UUID()"],
   ["RAND() < 1", "line 1:15: unknown function 'RAND' in RAND()"],
-  ["ARRAY[1, 2, 3]", "line 1:8: the ARRAY constructor is not supported yet"],
-  ["MAP['k', 1]", "line 1:8: the MAP constructor is not supported yet"],
-  ["ROW(1, 'a')", "line 1:8: the ROW constructor is not supported yet"],
   ["COLLECT(amount)", "line 2:8: unknown function 'COLLECT' in COLLECT(amount)"],
   ["STDDEV of a DECIMAL", "line 2:1: STDDEV_SAMP(DECIMAL(10, 2)) is not supported in STDDEV_SAMP(price) AS EXPR$0: STDDEV_SAMP accepts INT, BIGINT or DOUBLE (DECIMAL is not supported yet: CAST it to DOUBLE)"],
 ]);
