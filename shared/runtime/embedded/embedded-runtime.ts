@@ -22,7 +22,7 @@ import { existsSync } from 'node:fs';
 import { FlambdaError, PlanError, RecordError, type ErrorPolicy } from '../../core/errors.ts';
 import type { RetryOptions } from '../../core/retry.ts';
 import { StageExecutor, type OriginOf, type RecordFailure } from '../stage-executor.ts';
-import { createRowDecoder, decodeJsonLine } from '../../core/codec.ts';
+import { createLineDecoder, type LineDecoder } from '../../core/formats.ts';
 import type { ChangeRow } from '../../core/row.ts';
 import type { Row, Value } from '../../core/types.ts';
 import type { UdfRegistry } from '../../plan/expr-compile.ts';
@@ -653,7 +653,7 @@ async function* readSource(
   if (!path) {
     throw new PlanError(`source '${source.name}' has no input: pass --input ${source.name}=<file.jsonl>`);
   }
-  const decoder = createRowDecoder(source.schema);
+  const decoder = createLineDecoder(source.schema, connector.format);
   if (!existsSync(path)) throw new PlanError(`source '${source.name}': input file not found: ${path}`);
   const files = inputPartitions(path);
   const decoded = (file: string) => decodeLines(source.name, file, decoder, batchSize, deadLetter, options.signal);
@@ -681,7 +681,7 @@ interface DecodedBatch {
 async function* decodeLines(
   source: string,
   path: string,
-  decoder: ReturnType<typeof createRowDecoder>,
+  decoder: LineDecoder,
   batchSize: number,
   deadLetter: (letter: DeadLetter) => void,
   signal: AbortSignal | undefined,
@@ -694,7 +694,10 @@ async function* decodeLines(
       const line = batch.lines[i] as string;
       const position = `${path}:${batch.lineNumbers[i]}`;
       try {
-        rows.push(decodeJsonLine(line, decoder, position));
+        const row = decoder(line, position);
+        // A line the format skips (a csv comment, an ignored parse error) is no record.
+        if (row === undefined) continue;
+        rows.push(row);
         lines.push(line);
         positions.push(position);
       } catch (error) {
