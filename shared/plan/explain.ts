@@ -96,7 +96,9 @@ export function describePlanNode(node: LogicalNode): string {
         ['where', node.condition ? `[${printExpr(node.condition)}]` : undefined],
       ])})`;
     case 'Map':
-      return `Map(${attrs([['function', `[${node.display}]`], ['fields', fields(outNames)]])})`;
+      return node.flat
+        ? `Correlate(${attrs([['invocation', `[${node.display}]`], ['fields', fields(outNames)]])})`
+        : `Map(${attrs([['function', `[${node.display}]`], ['fields', fields(outNames)]])})`;
     case 'GroupAggregate':
       return `GroupAggregate(${attrs([
         ['groupBy', node.groupBy.length > 0 ? fields(node.groupBy) : undefined],
