@@ -337,7 +337,7 @@ function toJobOperator(node: LogicalNode, plan: PlannedPipeline): JobOperator {
         spec: { projection: node.projection, ...(node.condition ? { condition: node.condition } : {}) },
       };
     case 'Map':
-      return { ...common, type: 'Map', spec: { ref: node.ref, display: node.display } };
+      return { ...common, type: 'Map', spec: { ref: node.ref, display: node.display, ...(node.flat ? { flat: true } : {}) } };
     case 'Unnest':
       return {
         ...common,

@@ -139,12 +139,18 @@ export interface CalcNode extends NodeBase {
   readonly condition?: Expr;
 }
 
-/** A user row function from a TypeScript pipeline (`stream.map(schema, fn)`). */
+/**
+ * A user row function from a TypeScript pipeline (`stream.map(schema, fn)`), or, with `flat`, a
+ * row → rows function: a join with a table function (`LATERAL TABLE(f(x))`, Flink's Correlate),
+ * each output row keeping the kind of its input row.
+ */
 export interface MapNode extends NodeBase {
   readonly type: 'Map';
   readonly input: LogicalNode;
   readonly ref: string;
   readonly display: string;
+  /** The function returns an array of rows (zero or more per input row). */
+  readonly flat?: boolean;
 }
 
 /** One row per element of an ARRAY or MAP the input row holds (SQL's `CROSS JOIN UNNEST`). */

@@ -22,7 +22,7 @@ const example = (name: string): string => readFileSync(new URL(`../../examples/s
 /** The data set as the nested events file and the three flat files. */
 function dataSet(options: NexmarkOptions, tag: string): { events: string; flat: Record<string, string> } {
   const events = files.file(`${tag}-events`, [...nexmarkEventJsonLines(options)]);
-  const flat = Object.fromEntries(NEXMARK_TABLES.map((t) => [t, files.file(`${tag}-${t}`, [...generateTable(options, t)].map((r) => nexmarkJsonLine(r)))]));
+  const flat = Object.fromEntries(NEXMARK_TABLES.map((t) => [t, files.file(`${tag}-${t}`, [...generateTable(options, t)].map((r) => nexmarkJsonLine(r as unknown as Record<string, unknown>)))]));
   return { events, flat };
 }
 
