@@ -19,6 +19,7 @@ import { createDeduplicateOperator } from './dedup/deduplicate-operator.ts';
 import { createMapOperator } from './map/map-operator.ts';
 import { createRankOperator } from './rank/rank-operator.ts';
 import type { Operator } from './operator.ts';
+import { createConstraintEnforcer } from './sink/constraint-enforcer.ts';
 import { createUnionOperator } from './union/union-operator.ts';
 import { createOverAggregateOperator } from './over/over-aggregate.ts';
 import { PlanError } from '../core/errors.ts';
@@ -180,5 +181,7 @@ export function createOperator(op: JobOperator, code: UserCode): Operator {
       return createWindowJoinOperator(op.spec, code.functions as UdfRegistry);
     case 'Union':
       return createUnionOperator();
+    case 'ConstraintEnforcer':
+      return createConstraintEnforcer(op.spec);
   }
 }
