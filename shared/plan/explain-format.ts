@@ -7,8 +7,9 @@ import type { AggCall, RankRange, RankStrategy, SortField } from './logical.ts';
 /** `COUNT(DISTINCT bidder) FILTER $f3 AS total_bidders`, as Flink prints aggregate calls. */
 export function formatAggCall(call: AggCall): string {
   const arg = call.arg === undefined ? '*' : `${call.distinct ? 'DISTINCT ' : ''}${call.arg}`;
+  const separator = call.separator === undefined ? '' : `, '${call.separator}'`;
   const filter = call.filterField === undefined ? '' : ` FILTER ${call.filterField}`;
-  return `${call.fn}(${arg})${filter} AS ${call.name}`;
+  return `${call.fn}(${arg}${separator})${filter} AS ${call.name}`;
 }
 
 /** `price DESC`, `a ASC NULLS LAST`, as Flink prints order keys. */

@@ -16,7 +16,9 @@ import type { WindowTriggerSpec } from '../operators/window/triggers.ts';
 import type { JoinType, OuterJoinType } from '../operators/join/join-spec.ts';
 import type { JoinInputSpec } from '../operators/join/record-state-views.ts';
 import type { AggCallSpec } from '../operators/aggregate/agg-call.ts';
+import type { AggFunctionName } from '../operators/aggregate/agg-function.ts';
 import type { OverFrame } from '../operators/over/over-aggregate.ts';
+import type { CalcColumn } from '../operators/calc/calc-operator.ts';
 
 /**
  * How the Top-N result is maintained (Flink's RankProcessStrategy):
@@ -72,14 +74,24 @@ export interface WatermarkSpec {
   readonly outOfOrdernessMs: number;
   /** A source shard with no records for this long stops holding back the watermark. */
   readonly idleTimeoutMs?: number;
+  /**
+   * The event time as an expression over the source's physical columns, when the watermark is
+   * declared on a computed column (`rowtime AS TO_TIMESTAMP(ts), WATERMARK FOR rowtime …`): the
+   * source shards evaluate it to track the watermark, and `column` names the computed column the
+   * Calc after the source defines by the same expression (Flink's WatermarkAssigner after the
+   * computed-column Calc, here folded into the source's watermark generator).
+   */
+  readonly expr?: Expr;
 }
 
 /** One aggregate call of a GroupAggregate; arguments and filters are input columns, as in Flink. */
 export interface AggCall {
-  readonly fn: 'COUNT' | 'SUM' | 'MIN' | 'MAX' | 'AVG';
+  readonly fn: AggFunctionName;
   /** Input column; absent for COUNT(*). */
   readonly arg?: string;
   readonly distinct: boolean;
+  /** LISTAGG's separator; `,` when absent. */
+  readonly separator?: string;
   /** BOOLEAN input column holding the FILTER (WHERE …) predicate, e.g. `$f3`. */
   readonly filterField?: string;
   /** Output column name. */
@@ -130,7 +142,7 @@ export interface SourceNode extends NodeBase {
 export interface CalcNode extends NodeBase {
   readonly type: 'Calc';
   readonly input: LogicalNode;
-  readonly projection: readonly { readonly name: string; readonly expr: Expr }[];
+  readonly projection: readonly CalcColumn[];
   readonly condition?: Expr;
 }
 

@@ -89,9 +89,10 @@ const FUNCTION_ALIASES: Readonly<Record<string, string>> = {
   SUBSTR: 'SUBSTRING',
 };
 
-const AGGREGATES = new Set(['COUNT', 'SUM', 'MIN', 'MAX', 'AVG']);
+/** The aggregate functions of group and window aggregation (STDDEV and VARIANCE are synonyms). */
+const AGGREGATES = new Set(['COUNT', 'SUM', 'MIN', 'MAX', 'AVG', 'LISTAGG', 'FIRST_VALUE', 'LAST_VALUE', 'VAR_POP', 'VAR_SAMP', 'VARIANCE', 'STDDEV_POP', 'STDDEV_SAMP', 'STDDEV']);
 
-/** True for COUNT/SUM/MIN/MAX/AVG calls (not window functions). */
+/** True for calls of aggregate functions (COUNT, SUM, …, LISTAGG, STDDEV; not window functions). */
 export function isAggregateCall(e: SqlExpr): e is Extract<SqlExpr, { k: 'call' }> {
   return e.k === 'call' && AGGREGATES.has(e.name) && e.over === undefined;
 }
