@@ -20,6 +20,7 @@ import { createUnnestOperator } from './unnest/unnest-operator.ts';
 import { createMapOperator } from './map/map-operator.ts';
 import { createRankOperator } from './rank/rank-operator.ts';
 import type { Operator } from './operator.ts';
+import { createConstraintEnforcer } from './sink/constraint-enforcer.ts';
 import { createUnionOperator } from './union/union-operator.ts';
 import { createOverAggregateOperator } from './over/over-aggregate.ts';
 import { PlanError } from '../core/errors.ts';
@@ -183,5 +184,7 @@ export function createOperator(op: JobOperator, code: UserCode): Operator {
       return createWindowJoinOperator(op.spec, code.functions as UdfRegistry);
     case 'Union':
       return createUnionOperator();
+    case 'ConstraintEnforcer':
+      return createConstraintEnforcer(op.spec);
   }
 }

@@ -10,7 +10,7 @@
  * Planned nodes are new objects; the declared nodes are never mutated.
  */
 import { PlanError } from '../core/errors.ts';
-import type { RankStrategy } from '../operators/rank/rank-spec.ts';
+import type { RankStrategy } from './logical.ts';
 import type {
   ChangelogMode,
   DeduplicateNode,
