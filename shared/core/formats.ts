@@ -13,11 +13,13 @@
  *   unless `csv.ignore-parse-errors`, where (as in Flink) such fields are NULL and missing
  *   fields too. `csv.allow-comments` skips lines starting with `#`. ROW, ARRAY and MAP columns
  *   are not supported in csv.
+ * - `debezium-json` (Flink's format of Debezium change events): see {@link ChangeDecoder}.
  */
 import { parse } from 'csv-parse/sync';
 import { createRowDecoder, decodeJsonLine, type RowDecoder } from './codec.ts';
 import { PlanError, RecordError } from './errors.ts';
 import { formatType } from './type-parse.ts';
+import type { ChangeRow } from './row.ts';
 import type { Row, Schema, Value } from './types.ts';
 
 /** Flink's csv format options that Flambda reads. */
@@ -36,7 +38,73 @@ export interface CsvFormat {
 }
 
 /** How a source's records are encoded. */
-export type RecordFormat = { readonly type: 'json' } | CsvFormat;
+export type RecordFormat = { readonly type: 'json' } | CsvFormat | { readonly type: 'debezium-json' };
+
+/** True for formats whose records are changes (`debezium-json`), not rows to insert. */
+export function isChangelogFormat(format: RecordFormat | undefined): boolean {
+  return format?.type === 'debezium-json';
+}
+
+/**
+ * Decodes one record's text into the changes it carries: one `+I` row for json and csv (none
+ * for a skipped line); for `debezium-json` (Flink's format: `{"before": …, "after": …, "op":
+ * …}`, optionally inside `{"payload": …}` as Debezium writes with its schema) `c` and `r` →
+ * `+I` after, `u` → `-U` before and `+U` after, `d` → `-D` before.
+ *
+ * @throws RecordError for a record that does not decode, an unknown `op`, or an update or delete
+ *   without `before` (Debezium sends it only with the table's full replica identity, which
+ *   Flink requires too).
+ */
+export type ChangeDecoder = (line: string, position?: string) => ChangeRow[];
+
+/** Compiles the change decoder of a format for a schema. @throws PlanError as {@link createLineDecoder}. */
+export function createChangeDecoder(schema: Schema, format: RecordFormat = { type: 'json' }): ChangeDecoder {
+  if (format.type !== 'debezium-json') {
+    const decode = createLineDecoder(schema, format);
+    return (line, position) => {
+      const row = decode(line, position);
+      return row === undefined ? [] : [{ kind: '+I', row }];
+    };
+  }
+  const decoder = createRowDecoder(schema);
+  return (line, position) => {
+    const at = position === undefined ? '' : `${position}: `;
+    const fail = (problem: string): never => {
+      throw new RecordError(`${at}${problem}`, position === undefined ? {} : { position });
+    };
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch (err) {
+      return fail(`invalid JSON (${err instanceof Error ? err.message : String(err)}): ${line.slice(0, 60)}`);
+    }
+    let record = json as Record<string, unknown> | null;
+    if (typeof record !== 'object' || record === null || Array.isArray(record)) return fail('expected a Debezium change event (a JSON object)');
+    if (!('op' in record) && typeof record['payload'] === 'object' && record['payload'] !== null) record = record['payload'] as Record<string, unknown>;
+    const op = record['op'];
+    const image = (key: 'before' | 'after'): Row => {
+      const value = record[key];
+      if (value === null || value === undefined) {
+        return fail(`Debezium '${String(op)}' event without '${key}'${key === 'before' ? " (set the source table's REPLICA IDENTITY to FULL, as Flink requires)" : ''}`);
+      }
+      return decoder(value, position);
+    };
+    switch (op) {
+      case 'c':
+      case 'r':
+        return [{ kind: '+I', row: image('after') }];
+      case 'u':
+        return [
+          { kind: '-U', row: image('before') },
+          { kind: '+U', row: image('after') },
+        ];
+      case 'd':
+        return [{ kind: '-D', row: image('before') }];
+      default:
+        return fail(`unknown Debezium op ${JSON.stringify(op)} (expected c, r, u or d)`);
+    }
+  };
+}
 
 /**
  * Decodes one record's text; `undefined` for a line the format skips (a csv comment).
@@ -46,6 +114,7 @@ export type LineDecoder = (line: string, position?: string) => Row | undefined;
 
 /** Compiles the decoder of a format for a schema. @throws PlanError for options or columns the format cannot take. */
 export function createLineDecoder(schema: Schema, format: RecordFormat = { type: 'json' }): LineDecoder {
+  if (format.type === 'debezium-json') throw new PlanError("'debezium-json' records are changes: read them with createChangeDecoder");
   if (format.type === 'json') {
     const decoder = createRowDecoder(schema);
     return (line, position) => decodeJsonLine(line, decoder, position);

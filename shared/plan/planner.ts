@@ -9,6 +9,7 @@
  *
  * Planned nodes are new objects; the declared nodes are never mutated.
  */
+import { isChangelogFormat } from '../core/formats.ts';
 import { PlanError } from '../core/errors.ts';
 import type { RankStrategy } from './logical.ts';
 import type {
@@ -277,7 +278,8 @@ function deriveTraits(node: LogicalNode, traits: ReadonlyMap<LogicalNode, NodeTr
   switch (node.type) {
     case 'Source':
       return {
-        changelogMode: INSERT_ONLY,
+        // A source of change events (debezium-json) is a full retract changelog, as in Flink.
+        changelogMode: node.connector.type !== 'generator' && isChangelogFormat(node.connector.format) ? RETRACT : INSERT_ONLY,
         upsertKeys: node.primaryKey !== undefined && node.primaryKey.length > 0 ? [node.primaryKey] : [],
         distribution: node.parallelism === 1 ? { type: 'single' } : undefined,
       };

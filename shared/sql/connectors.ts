@@ -110,14 +110,14 @@ export function readConnector(table: string, options: TableOptions, at: SqlPosit
       const format = readFormat(table, options, at);
       return {
         name: connector,
-        source: { type: 'kinesis', ...(name ? { streamName: name } : {}), ...(arn ? { streamArn: arn } : {}), ...(format.type === 'csv' ? { format } : {}) },
+        source: { type: 'kinesis', ...(name ? { streamName: name } : {}), ...(arn ? { streamArn: arn } : {}), ...(format.type !== 'json' ? { format } : {}) },
         sink: { type: 'kinesis', ...(name ? { streamName: name } : arn ? { streamName: arn.split('/').pop() as string } : {}) },
       };
     }
     case 'filesystem': {
       const format = readFormat(table, options, at);
       const path = inputOverride ?? get('path');
-      if (format.type === 'csv') {
+      if (format.type !== 'json') {
         // Reading only: the file sink and the lookup store write and read JSON lines.
         return { name: connector, source: { type: 'jsonl', ...(path ? { path } : {}), format } };
       }
@@ -244,7 +244,8 @@ function readFormat(table: string, options: TableOptions, at: SqlPosition): Reco
   const format = options.get('format') ?? options.get('value.format');
   const name = format?.value.toLowerCase() ?? 'json';
   if (name === 'json') return { type: 'json' };
-  if (name !== 'csv') throw new SqlError(format?.pos ?? at, `table '${table}': 'format' = '${format?.value}' is not supported (use 'json' or 'csv')`);
+  if (name === 'debezium-json') return { type: 'debezium-json' };
+  if (name !== 'csv') throw new SqlError(format?.pos ?? at, `table '${table}': 'format' = '${format?.value}' is not supported (use 'json', 'csv' or 'debezium-json')`);
   const text = (key: string): string | undefined => options.get(`csv.${key}`)?.value;
   const flag = (key: string): boolean | undefined => {
     const v = text(key)?.toLowerCase();

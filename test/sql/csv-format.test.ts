@@ -82,7 +82,7 @@ describe("'format' = 'csv'", () => {
     expect(sqlError(() => compileSql(t('a STRING', ", 'csv.field-delimiter' = ';;'"))).message).toMatch(/'csv.field-delimiter' must be a single character \(given ';;'\)/);
     expect(sqlError(() => compileSql(t('a STRING', ", 'csv.quote' = 'x'"))).message).toMatch(/unknown csv option 'csv.quote'/);
     expect(sqlError(() => compileSql(`CREATE TABLE c (a STRING) WITH ('connector' = 'filesystem', 'path' = 'x.csv', 'format' = 'avro'); SELECT * FROM c`)).message).toMatch(
-      /'format' = 'avro' is not supported \(use 'json' or 'csv'\)/,
+      /'format' = 'avro' is not supported \(use 'json', 'csv' or 'debezium-json'\)/,
     );
   });
 });

@@ -63,7 +63,7 @@
  */
 import type { KinesisStreamRecord } from 'aws-lambda';
 import { createRowDecoder } from '../../core/codec.ts';
-import { createLineDecoder, type LineDecoder, type RecordFormat } from '../../core/formats.ts';
+import { createChangeDecoder, createLineDecoder, type ChangeDecoder, type LineDecoder, type RecordFormat } from '../../core/formats.ts';
 import type { RowDecoder } from '../../core/codec.ts';
 import { FlambdaError, PlanError, RecordError } from '../../core/errors.ts';
 import type { ChangeRow } from '../../core/row.ts';
@@ -105,6 +105,8 @@ export class SourceInputReader extends InputReaderBase implements StageInputRead
   private readonly decoder: RowDecoder;
   /** The csv decoder, when the records are csv (heartbeats are JSON whatever the format). */
   private readonly csv: LineDecoder | undefined;
+  /** The change decoder, when the records are change events (debezium-json). */
+  private readonly changes: ChangeDecoder | undefined;
   /** Decodes heartbeats (whose format does not depend on the schema). */
   private readonly heartbeats: BundleCodec;
   private readonly utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -131,6 +133,7 @@ export class SourceInputReader extends InputReaderBase implements StageInputRead
     super(options);
     this.decoder = createRowDecoder(options.schema);
     this.csv = options.format?.type === 'csv' ? createLineDecoder(options.schema, options.format) : undefined;
+    this.changes = options.format?.type === 'debezium-json' ? createChangeDecoder(options.schema, options.format) : undefined;
     this.heartbeats = new BundleCodec(options.schema);
     const spec = options.watermark;
     if (spec !== undefined && spec.expr === undefined) {
@@ -186,6 +189,18 @@ export class SourceInputReader extends InputReaderBase implements StageInputRead
       this.readHeartbeat(record, text, position, batch);
       return;
     }
+    if (this.changes !== undefined) {
+      let changes: ChangeRow[];
+      try {
+        changes = this.changes(text, position);
+      } catch (err) {
+        if (!(err instanceof RecordError)) throw err;
+        this.deadLetter(batch, record, 'schema-invalid', err.message);
+        return;
+      }
+      for (const change of changes) this.accept(record, change);
+      return;
+    }
     let row;
     try {
       row = this.csv === undefined ? this.decoder(json, position) : this.csv(text, position);
@@ -196,6 +211,12 @@ export class SourceInputReader extends InputReaderBase implements StageInputRead
     }
     // A record the format skips (a csv comment, an ignored parse error) is no row.
     if (row === undefined) return;
+    this.accept(record, { kind: '+I', row });
+  }
+
+  /** Adds one decoded change of `record` to the open run, observing its event time. */
+  private accept(record: KinesisStreamRecord, change: ChangeRow): void {
+    const row = change.row;
     const arrival = arrivalMillisOf(record);
     this.since ??= arrival;
     if (arrival > this.now) this.now = arrival;
@@ -203,7 +224,7 @@ export class SourceInputReader extends InputReaderBase implements StageInputRead
     if (this.rowtime !== undefined) this.generator.observe(this.rowtime(row));
     if (this.run.length === 0) this.runFirst = record.kinesis.sequenceNumber;
     this.runLast = record.kinesis.sequenceNumber;
-    this.run.push({ kind: '+I', row });
+    this.run.push(change);
     this.runRecords.push(record);
   }
 
