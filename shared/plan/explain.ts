@@ -81,7 +81,7 @@ export function describePlanNode(node: LogicalNode): string {
       return `Source(${attrs([
         ['table', `[${node.name}]`],
         ['fields', fields(outNames)],
-        ['watermark', wm ? `[-(${wm.column}, ${wm.outOfOrdernessMs}:INTERVAL MILLISECOND)]` : undefined],
+        ['watermark', wm ? `[-(${wm.expr ? `${wm.column}=${printExpr(wm.expr)}` : wm.column}, ${wm.outOfOrdernessMs}:INTERVAL MILLISECOND)]` : undefined],
       ])})`;
     }
     case 'Calc':

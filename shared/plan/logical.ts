@@ -19,6 +19,7 @@ import type { JoinInputSpec } from '../operators/join/record-state-views.ts';
 import type { AggCallSpec } from '../operators/aggregate/agg-call.ts';
 import type { AggFunctionName } from '../operators/aggregate/agg-function.ts';
 import type { OverFrame } from '../operators/over/over-aggregate.ts';
+import type { CalcColumn } from '../operators/calc/calc-operator.ts';
 
 /**
  * The kinds of rows a node may emit (Flink's ChangelogMode). `['+I']` is insert-only;
@@ -65,6 +66,14 @@ export interface WatermarkSpec {
   readonly outOfOrdernessMs: number;
   /** A source shard with no records for this long stops holding back the watermark. */
   readonly idleTimeoutMs?: number;
+  /**
+   * The event time as an expression over the source's physical columns, when the watermark is
+   * declared on a computed column (`rowtime AS TO_TIMESTAMP(ts), WATERMARK FOR rowtime …`): the
+   * source shards evaluate it to track the watermark, and `column` names the computed column the
+   * Calc after the source defines by the same expression (Flink's WatermarkAssigner after the
+   * computed-column Calc, here folded into the source's watermark generator).
+   */
+  readonly expr?: Expr;
 }
 
 /** One aggregate call of a GroupAggregate; arguments and filters are input columns, as in Flink. */
@@ -125,7 +134,7 @@ export interface SourceNode extends NodeBase {
 export interface CalcNode extends NodeBase {
   readonly type: 'Calc';
   readonly input: LogicalNode;
-  readonly projection: readonly { readonly name: string; readonly expr: Expr }[];
+  readonly projection: readonly CalcColumn[];
   readonly condition?: Expr;
 }
 

@@ -16,6 +16,8 @@ import { ERROR_POLICY_OPTION, parseErrorPolicy } from '../core/errors.ts';
 import type { LogicalType, Row, TypeRoot } from '../core/types.ts';
 import type { Expr } from '../plan/expr.ts';
 import { lit } from '../plan/expr-build.ts';
+import { inferType } from '../plan/expr-types.ts';
+import type { CalcColumn } from '../operators/calc/calc-operator.ts';
 import type { SinkConnector, SinkNode, SourceNode } from '../plan/logical.ts';
 import { addTable, type Catalog } from './catalog.ts';
 import type { LookupTableSpec } from './connectors.ts';
@@ -156,10 +158,20 @@ function declareSource(ctx: QueryContext, name: string, pos: SqlPosition, source
   const known = ctx.usedSources.get(name);
   if (known) return known;
   const columns = Object.fromEntries(table.physical.fields.map((f) => [f.name, f.type]));
+  // Computed columns compile over the physical columns only, as in Flink.
+  const physicalScope = scopeOf(table.physical, `table '${name}'`, [name]);
+  const computedExprs = table.computed.map((col) => ({ name: col.name, expr: compileExpr(col.expr, physicalScope) }));
+  // A watermark on a computed column: the source tracks event time by its expression.
+  const rowtimeExpr = computedExprs.find((c) => c.name === table.watermark?.column)?.expr;
+  if (rowtimeExpr !== undefined) {
+    const type = atPosition(table.pos, () => inferType(rowtimeExpr, table.physical));
+    if (type.root !== 'TIMESTAMP') throw new SqlError(table.pos, `watermark column '${table.watermark?.column}' of table '${name}' must be TIMESTAMP(3) (its expression is ${type.root})`);
+  }
+  const watermark = table.watermark && rowtimeExpr ? { ...table.watermark, expr: rowtimeExpr } : table.watermark;
   const stream = atPosition(pos, () =>
     ctx.pipeline.source(name, {
       schema: columns,
-      ...(table.watermark ? { watermark: table.watermark } : {}),
+      ...(watermark ? { watermark } : {}),
       ...(c.source ? { connector: c.source } : {}),
       ...(c.datagen ? { generator: createDatagen(table.physical, c.datagen) } : {}),
       ...(table.parallelism !== undefined ? { parallelism: table.parallelism } : {}),
@@ -169,10 +181,9 @@ function declareSource(ctx: QueryContext, name: string, pos: SqlPosition, source
   sources.push(stream.node as SourceNode);
   let rel: Relation = { stream, scope: scopeOf(stream.schema, `table '${name}'`, [name], table.proctime) };
   if (table.computed.length > 0) {
-    const projection: { name: string; expr: Expr }[] = stream.schema.fields.map((f) => ({ name: f.name, expr: { kind: 'ref', name: f.name } }));
-    for (const col of table.computed) {
-      const scope = scopeOf(stream.schema, `table '${name}'`, [name]);
-      projection.push({ name: col.name, expr: compileExpr(col.expr, scope) });
+    const projection: CalcColumn[] = stream.schema.fields.map((f) => ({ name: f.name, expr: { kind: 'ref', name: f.name } }));
+    for (const col of computedExprs) {
+      projection.push(col.expr === rowtimeExpr ? { ...col, timeAttribute: 'rowtime' } : col);
     }
     const computed = atPosition(table.pos, () => stream.calc(projection));
     rel = { stream: computed, scope: scopeOf(computed.schema, `table '${name}'`, [name], table.proctime) };

@@ -478,7 +478,6 @@ export const NOT_SUPPORTED: ReadonlyMap<string, string> = new Map<string, string
   ["ORDER BY a time attribute", "line 2:38: unknown column 'order_time' in ORDER BY (columns: order_id)"],
   ["ORDER BY a time attribute … LIMIT", "line 2:38: unknown column 'order_time' in ORDER BY (columns: order_id)"],
   ["LIMIT without ORDER BY", "line 2:35: LIMIT without ORDER BY (the first rows to arrive) is not supported yet: add ORDER BY"],
-  ["a WATERMARK on a computed column", "line 1:88: watermark column 'rowtime' of table 'Events' is a computed column (declare it as a physical TIMESTAMP(3) column)"],
   ["CREATE TABLE … LIKE", "line 2:90: CREATE TABLE … LIKE is not supported yet"],
   ["CREATE TABLE … AS SELECT", "line 2:46: CREATE TABLE … AS SELECT is not supported: declare the table, then INSERT INTO it"],
   ["EXPLAIN PLAN FOR", "line 2:1: EXPLAIN is not supported yet"],
