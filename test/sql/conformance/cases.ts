@@ -466,8 +466,6 @@ export const NOT_SUPPORTED: ReadonlyMap<string, string> = new Map<string, string
   ["SESSION without an aggregation", "line 2:1: The SESSION window table function needs an aggregation (GROUP BY window_start, window_end, …): session windows merge, so rows cannot be assigned to them one by one"],
   ["window_time in GROUP BY and the select list", "line 2:1: GROUP BY window_time is not supported; window_time is in the output of a window aggregate"],
   ["cascading window aggregation over window_time", "line 2:24: GROUP BY window_time is not supported; window_time is in the output of a window aggregate"],
-  ["keep the first row per key (processing time)", "line 2:108: unknown column 'proctime' in table 'POrders' (columns: order_id, user, product, amount)"],
-  ["keep the last row per key (processing time)", "line 2:108: unknown column 'proctime' in table 'POrders' (columns: order_id, user, product, amount)"],
   ["JOIN … USING", "line 3:8: column 'order_id' is ambiguous in join of table 'Orders' and table 'Shipments': qualify it (Orders.order_id, Shipments.order_id)"],
   ["INTERSECT", "line 3:18: INTERSECT is not supported yet (UNION and UNION ALL are)"],
   ["INTERSECT ALL", "line 3:18: INTERSECT is not supported yet (UNION and UNION ALL are)"],
