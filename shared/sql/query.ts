@@ -732,7 +732,6 @@ function compileWindowAggregate(q: SqlSelect, input: Relation, window: NonNullab
   if (!names.includes('window_start') || !names.includes('window_end')) {
     throw new SqlError(q.pos, 'a window aggregate must GROUP BY both window_start and window_end');
   }
-  if (names.includes('window_time')) throw new SqlError(q.pos, 'GROUP BY window_time is not supported; window_time is in the output of a window aggregate');
   const keys = names.filter((n) => !WINDOW_COLUMNS.has(n));
   const aggregates: Record<string, AggregateSpec> = {};
   const aggNames = new Map<string, string>();
