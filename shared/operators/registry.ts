@@ -140,7 +140,7 @@ export function createOperator(op: JobOperator, code: UserCode): Operator {
     case 'Map':
       return createMapOperator(op.spec, code.functions);
     case 'GroupAggregate':
-      return createGroupAggregateOperator(op.spec, op.inputSchema);
+      return createGroupAggregateOperator(op.spec, op.inputSchema, code.functions);
     case 'Rank':
       return createRankOperator(op.spec, op.inputSchema);
     case 'Deduplicate':

@@ -162,7 +162,7 @@ export function formatAggCall(call: AggCall): string {
   const arg = call.arg === undefined ? '*' : `${call.distinct ? 'DISTINCT ' : ''}${call.arg}`;
   const separator = call.separator === undefined ? '' : `, '${call.separator}'`;
   const filter = call.filterField === undefined ? '' : ` FILTER ${call.filterField}`;
-  return `${call.fn}(${arg}${separator})${filter} AS ${call.name}`;
+  return `${call.user?.name ?? call.fn}(${arg}${separator})${filter} AS ${call.name}`;
 }
 
 /** `RetractStrategy`, `AppendFastStrategy`, `UpdateFastStrategy[key]` as Flink prints them. */

@@ -258,6 +258,9 @@ const USER_FUNCTIONS: ConformanceCase[] = [
   { page: UDF, name: 'a table function with its declared column names (CROSS JOIN LATERAL)', tables: ['Docs'], sql: "CREATE FUNCTION split_words AS 'split.ts#splitWords';\nSELECT id, word, len FROM Docs CROSS JOIN LATERAL TABLE(split_words(line))", rows: ['1, a, 1', '1, b, 1', '3, c, 1'] },
   { page: UDF, name: 'a table function in JOIN … ON TRUE, renamed', tables: ['Docs'], sql: "CREATE FUNCTION split_words AS 'split.ts#splitWords';\nSELECT id, UPPER(T.w) FROM Docs JOIN LATERAL TABLE(split_words(line)) AS T(w, l) ON TRUE WHERE id < 3", rows: ['1, A', '1, B'] },
   { page: UDF, name: 'a table function over an updating input', tables: ['Orders'], sql: "CREATE FUNCTION split_words AS 'split.ts#splitWords';\nSELECT `user`, word FROM (SELECT `user`, LISTAGG(product, ' ') AS products FROM Orders GROUP BY `user`), LATERAL TABLE(split_words(products)) AS T(word, len) WHERE `user` = 'bob'", rows: ['bob, apple', 'bob, pear', 'bob, plum'] },
+  { page: UDF, name: 'an aggregate function', tables: ['Orders'], sql: "CREATE FUNCTION my_avg AS 'avg.ts#myAvg';\nSELECT product, my_avg(price) FROM Orders GROUP BY product", rows: ['apple, 1.5', 'pear, 2.0', 'plum, 3.0'] },
+  { page: UDF, name: 'an aggregate function with retraction', tables: ['Orders'], sql: "CREATE FUNCTION my_avg AS 'avg.ts#myAvg';\nSELECT my_avg(CAST(cnt AS DOUBLE)) FROM (SELECT product, COUNT(*) AS cnt FROM Orders GROUP BY product)", changelog: ['+I[1.0]', '-U[1.0]', '+U[1.5]', '-U[1.5]', '+U[2.0]', '-U[2.0]', '+U[2.5]', '-U[2.5]', '+U[2.0]', '-U[2.0]', '+U[2.3333333333333335]', '-U[2.3333333333333335]', '+U[3.0]', '-U[3.0]', '+U[2.6666666666666665]'] },
+  { page: UDF, name: 'an aggregate function in a window aggregation', tables: ['Bid'], sql: "CREATE FUNCTION my_avg AS 'avg.ts#myAvg';\nSELECT window_start, my_avg(CAST(price AS DOUBLE)) FROM TABLE(TUMBLE(TABLE Bid, DESCRIPTOR(bidtime), INTERVAL '10' MINUTES)) GROUP BY window_start, window_end", rows: [`${ts('08:00:00')}, 2.75`, `${ts('08:10:00')}, 4.333333333333333`, `${ts('08:30:00')}, 7.0`] },
   { page: UDF, name: 'LEFT JOIN LATERAL with a condition is rejected', tables: ['Docs'], sql: "CREATE FUNCTION split_words AS 'split.ts#splitWords';\nSELECT id FROM Docs LEFT JOIN LATERAL TABLE(split_words(line)) AS T(w, l) ON l > 1", error: 'line 3:80: LEFT JOIN with a table function supports only ON TRUE (as in Flink)' },
 ];
 
@@ -509,6 +512,7 @@ export const NOT_SUPPORTED: ReadonlyMap<string, string> = new Map<string, string
   ["ROW(1, 'a')", "line 1:8: the ROW constructor is not supported yet"],
   ["COLLECT(amount)", "line 2:8: unknown function 'COLLECT' in COLLECT(amount)"],
   ["STDDEV of a DECIMAL", "line 2:1: STDDEV_SAMP(DECIMAL(10, 2)) is not supported in STDDEV_SAMP(price) AS EXPR$0: STDDEV_SAMP accepts INT, BIGINT or DOUBLE (DECIMAL is not supported yet: CAST it to DOUBLE)"],
+  ["an aggregate function in a window aggregation", "line 3:22: the aggregate user function MY_AVG is supported in GROUP BY aggregation, not yet in window aggregation"],
 ]);
 
 /** The part of an error message the suite asserts. */
