@@ -8,7 +8,7 @@
 import { PlanError } from '../core/errors.ts';
 import type { Field, Row, Value } from '../core/types.ts';
 import type { Pipeline } from './pipeline.ts';
-import { Stream } from './stream.ts';
+import type { Stream } from './stream.ts';
 import { tableFunctionValues, type TableFunction } from './user-functions.ts';
 
 /** How a lateral join reads its function's arguments and names its columns. */
@@ -50,7 +50,7 @@ export function correlate<T>(input: Stream<T>, fn: TableFunction, args: readonly
   };
   const pipeline: Pipeline = input.pipeline;
   const ref = pipeline.registerFunction(apply as never);
-  return new Stream<Row>(pipeline, {
+  return input.derive<Row>({
     type: 'Map',
     id: pipeline.nextId(),
     input: input.node,

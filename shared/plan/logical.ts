@@ -12,7 +12,6 @@ import type { LookupCacheSpec } from '../lookup/cache-spec.ts';
 import type { LookupOutputColumn } from '../lookup/lookup-join-spec.ts';
 import type { LookupRetrySpec } from '../lookup/resilient-source.ts';
 import type { Expr } from './expr.ts';
-import type { RankStrategy } from '../operators/rank/rank-spec.ts';
 import type { WindowTriggerSpec } from '../operators/window/triggers.ts';
 import type { JoinType, OuterJoinType } from '../operators/join/join-spec.ts';
 import type { JoinInputSpec } from '../operators/join/record-state-views.ts';
@@ -20,6 +19,16 @@ import type { AggCallSpec, UserAggregateRef } from '../operators/aggregate/agg-c
 import type { AggFunctionName } from '../operators/aggregate/agg-function.ts';
 import type { OverFrame } from '../operators/over/over-aggregate.ts';
 import type { CalcColumn } from '../operators/calc/calc-operator.ts';
+import type { UnnestSpec } from '../operators/unnest/unnest-operator.ts';
+
+/**
+ * How the Top-N result is maintained (Flink's RankProcessStrategy):
+ * - `AppendFast`: insert-only input; only the top rows are kept.
+ * - `Retract`: any input; all rows of a partition are kept with a sorted count map.
+ * - `UpdateFast`: upsert input whose sort key only moves rows towards the top (monotonic in the
+ *   direction opposite to the order, e.g. a growing COUNT ordered DESC).
+ */
+export type RankStrategy = 'AppendFast' | 'Retract' | 'UpdateFast';
 
 /**
  * The kinds of rows a node may emit (Flink's ChangelogMode). `['+I']` is insert-only;
@@ -152,6 +161,12 @@ export interface MapNode extends NodeBase {
   readonly display: string;
   /** The function returns an array of rows (zero or more per input row). */
   readonly flat?: boolean;
+}
+
+/** One row per element of an ARRAY or MAP the input row holds (SQL's `CROSS JOIN UNNEST`). */
+export interface UnnestNode extends NodeBase, UnnestSpec {
+  readonly type: 'Unnest';
+  readonly input: LogicalNode;
 }
 
 /** Unbounded group aggregation with retraction. */
@@ -452,6 +467,7 @@ export type LogicalNode =
   | SourceNode
   | CalcNode
   | MapNode
+  | UnnestNode
   | GroupAggregateNode
   | RankNode
   | DeduplicateNode

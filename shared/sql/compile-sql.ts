@@ -13,7 +13,7 @@ import { basename } from 'node:path';
 import { Pipeline } from '../api/pipeline.ts';
 import type { Stream } from '../api/stream.ts';
 import { ERROR_POLICY_OPTION, parseErrorPolicy } from '../core/errors.ts';
-import type { LogicalType, Row, TypeRoot } from '../core/types.ts';
+import type { Field, LogicalType, Row, TypeRoot } from '../core/types.ts';
 import type { Expr } from '../plan/expr.ts';
 import { lit } from '../plan/expr-build.ts';
 import { inferType } from '../plan/expr-types.ts';
@@ -243,11 +243,12 @@ function insertInto(ctx: QueryContext, stmt: Extract<SqlStatement, { k: 'insert'
       if (index === undefined) return { name: f.name, expr: lit(null, { ...f.type, nullable: true }) as Expr };
       const from = got[index] as (typeof got)[number];
       const ref: Expr = { kind: 'ref', name: from.name };
-      return { name: f.name, expr: sameSinkType(from.type, f.type) ? ref : ({ kind: 'cast', expr: ref, type: f.type } as Expr) };
+      // The cast keeps the query column's nullability: a NULL into a NOT NULL column is the sink's check.
+      return { name: f.name, expr: sameSinkType(from.type, f.type) ? ref : ({ kind: 'cast', expr: ref, type: { ...f.type, nullable: from.type.nullable } } as Expr) };
     });
     stream = atPosition(stmt.query.pos, () => r.stream.calc(projection));
   }
-  return addSink(stream, stmt.table, sink, table.primaryKey, stmt.pos);
+  return addSink(stream, stmt.table, sink, table.primaryKey, stmt.pos, target);
 }
 
 /**
@@ -272,14 +273,17 @@ function implicitlyCastable(from: TypeRoot, to: TypeRoot): boolean {
 }
 
 /** Adds a sink node as `Stream.sinkTo` does, keeping the node (the planner's root). */
-function addSink(stream: Stream<Row>, name: string, connector: SinkConnector, upsertKey: readonly string[] | undefined, pos: SqlPosition): SinkNode {
+function addSink(stream: Stream<Row>, name: string, connector: SinkConnector, upsertKey: readonly string[] | undefined, pos: SqlPosition, declared?: readonly Field[]): SinkNode {
+  // A declared NOT NULL column stays NOT NULL in the sink's schema: the job graph then enforces it.
+  const notNull = new Set((declared ?? []).filter((f) => !f.type.nullable).map((f) => f.name));
+  const schema = notNull.size === 0 ? stream.schema : { fields: stream.schema.fields.map((f) => (notNull.has(f.name) && f.type.nullable ? { ...f, type: { ...f.type, nullable: false } } : f)) };
   const node: SinkNode = {
     type: 'Sink',
     id: stream.pipeline.nextId(),
     input: stream.node,
     name,
     connector,
-    schema: stream.schema,
+    schema,
     ...(upsertKey ? { upsertKey } : {}),
   };
   atPosition(pos, () => stream.pipeline.addSink(node));

@@ -190,7 +190,7 @@ function compileFrom(from: SqlFrom, hints: SqlSelect['hints'], ctx: QueryContext
     case 'tableFunction':
       throw new SqlError(from.pos, `${from.lateral ? 'LATERAL ' : ''}TABLE(${from.call.name}(…)) is not supported yet`);
     case 'unnest':
-      throw new SqlError(from.pos, 'UNNEST is not supported yet');
+      throw new SqlError(from.pos, 'UNNEST is supported joined to the table whose collection it unnests (FROM t CROSS JOIN UNNEST(t.arr) AS u (x)), not on its own yet');
     case 'join':
       if (isLateralJoin(from)) {
         const lateral = compileLateralJoin(from, compileFrom(from.left, hints, ctx));

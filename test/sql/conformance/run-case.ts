@@ -7,6 +7,8 @@
  */
 import type { ChangeRow } from '../../../shared/core/row.ts';
 import type { Field, LogicalType, Value } from '../../../shared/core/types.ts';
+import { nestedText } from '../../../shared/plan/expr-cast.ts';
+import { isNested } from '../../../shared/plan/expr-types.ts';
 import { runEmbeddedJob } from '../../../shared/runtime/embedded/embedded-runtime.ts';
 import { MaterializedView } from '../../../shared/runtime/materialized-view.ts';
 import { compileSql } from '../../../shared/sql/compile-sql.ts';
@@ -26,6 +28,8 @@ export function formatValue(value: Value | undefined, type: LogicalType): string
     const text = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
     return negative ? `-${text}` : text;
   }
+  // ROW, ARRAY and MAP as Flink prints them: (1, a), [1, 2], {k=1}.
+  if (isNested(type)) return nestedText(value, type);
   return String(value);
 }
 
