@@ -29,6 +29,7 @@ import type { PlannedPipeline } from '../plan/planner.ts';
 import { planPipeline } from '../plan/planner.ts';
 import type { RowOf, SchemaSpec } from './schema-spec.ts';
 import { Stream } from './stream.ts';
+import { isScalarFunction, isTableFunction, type FunctionArgument, type ScalarFunction, type TableFunction, type TableFunctionCall, type UserFunctionDefinition } from './user-functions.ts';
 import { LookupTable, createLookupTable, type LookupTableOptions } from './lookup-table.ts';
 
 /** Context handed to a generator source: which source shard to produce. */
@@ -186,6 +187,30 @@ export class Pipeline {
     }
     this.lookupTables.set(name, table);
     return table;
+  }
+
+  /**
+   * A user function for the API's expressions, by name (`pipeline.function('count_char',
+   * countChar)`): a scalar function gives a builder of its calls, an expression for `select`,
+   * `filter` and the like; a table function gives calls for `stream.joinLateral(…)`. Arguments
+   * are input columns by name or `lit(…)` values (compute other expressions in a `select` first).
+   *
+   * @throws PlanError for a definition that is neither `scalarFunction(…)` nor `tableFunction(…)`.
+   */
+  function(name: string, definition: ScalarFunction): (...args: FunctionArgument[]) => Expr;
+  function(name: string, definition: TableFunction): (...args: FunctionArgument[]) => TableFunctionCall;
+  function(name: string, definition: UserFunctionDefinition): ((...args: FunctionArgument[]) => Expr) | ((...args: FunctionArgument[]) => TableFunctionCall) {
+    if (isTableFunction(definition)) return (...args: FunctionArgument[]): TableFunctionCall => ({ fn: definition, name, args });
+    if (!isScalarFunction(definition)) throw new PlanError(`pipeline.function('${name}'): the definition must be a scalarFunction(…) or tableFunction(…)`);
+    return (...args: FunctionArgument[]): Expr => {
+      const values = args.map((a) => (typeof a === 'string' ? (row: Row) => row[a] ?? null : () => a.value));
+      const ref = this.registerFunction(((row: Row) => {
+        const result = definition.eval(...values.map((v) => v(row)));
+        return result === undefined ? null : result;
+      }) as UserFunction);
+      const display = `${name}(${args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a.value))).join(', ')})`;
+      return { kind: 'udf', ref, display, type: definition.resultType };
+    };
   }
 
   /** Registers a user function and returns its stable reference. @internal */

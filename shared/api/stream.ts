@@ -7,6 +7,7 @@ import { parseType } from '../core/type-parse.ts';
 import type { Field, Row, Schema, Value } from '../core/types.ts';
 import { groupAggregateOutputSchema } from '../operators/aggregate/group-aggregate.ts';
 import { calcOutputSchema } from '../operators/calc/calc-operator.ts';
+import { unnestOutputSchema, type UnnestSpec } from '../operators/unnest/unnest-operator.ts';
 import type { Expr } from '../plan/expr.ts';
 import { inferType } from '../plan/expr-types.ts';
 import type { CalcNode, LogicalNode, SinkConnector } from '../plan/logical.ts';
@@ -23,6 +24,8 @@ import { buildJoin, intervalJoin as intervalJoinNode, temporalJoin as temporalJo
 import type { Duration } from './windows.ts';
 import { overAggregateOutputSchema, type OverFrame } from '../operators/over/over-aggregate.ts';
 import { parseDuration } from './windows.ts';
+import { correlate } from './lateral.ts';
+import type { TableFunctionCall } from './user-functions.ts';
 
 /** Options of {@link Stream.sinkTo}. */
 export interface SinkOptions {
@@ -156,6 +159,34 @@ export class Stream<T> {
       display: name ?? (fn.name || ref),
       schema: { fields },
     });
+  }
+
+  /**
+   * One row per element of the ARRAY (or entry of the MAP) `spec.expr` evaluates to: this
+   * stream's columns, then the element's (SQL's `CROSS JOIN UNNEST`, and with `outer` the
+   * `LEFT JOIN UNNEST … ON TRUE`); see shared/operators/unnest/unnest-operator.ts.
+   *
+   * @throws PlanError for a non-collection expression or a column name that clashes.
+   */
+  unnest(spec: UnnestSpec): Stream<Row> {
+    const schema = unnestOutputSchema(spec, this.schema);
+    return new Stream<Row>(this.pipeline, { type: 'Unnest', id: this.pipeline.nextId(), input: this.node, ...spec, schema });
+  }
+
+  /**
+   * Joins every row with the rows of a table function (SQL `CROSS JOIN LATERAL TABLE(f(x))`, or
+   * `LEFT JOIN … ON TRUE` with `type: 'left'`): `call` comes from `pipeline.function(name, fn)`.
+   *
+   * ```ts
+   * const split = pipeline.function('split', splitWords);
+   * docs.joinLateral(split('line'), { type: 'left' });
+   * ```
+   */
+  joinLateral(call: TableFunctionCall, options: { readonly type?: 'inner' | 'left'; readonly columns?: readonly string[] } = {}): Stream<Row> {
+    for (const a of call.args) if (typeof a === 'string') requireColumn(this.schema, a, `${call.name}(…)`);
+    const args = call.args.map((a) => (typeof a === 'string' ? (row: Row) => row[a] ?? null : () => a.value));
+    const display = `${call.name}(${call.args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a.value))).join(', ')})`;
+    return correlate(this, call.fn, args, { ...options, display });
   }
 
   /** Groups by key columns; follow with `.aggregate({...})`. */

@@ -97,7 +97,15 @@ export function describePlanNode(node: LogicalNode): string {
         ['where', node.condition ? `[${printExpr(node.condition)}]` : undefined],
       ])})`;
     case 'Map':
-      return `Map(${attrs([['function', `[${node.display}]`], ['fields', fields(outNames)]])})`;
+      return node.flat
+        ? `Correlate(${attrs([['invocation', `[${node.display}]`], ['fields', fields(outNames)]])})`
+        : `Map(${attrs([['function', `[${node.display}]`], ['fields', fields(outNames)]])})`;
+    case 'Unnest':
+      return `Correlate(${attrs([
+        ['invocation', `[UNNEST(${printExpr(node.expr)})${node.ordinality !== undefined ? ' WITH ORDINALITY' : ''}]`],
+        ['joinType', `[${node.outer === true ? 'LEFT' : 'INNER'}]`],
+        ['fields', fields(outNames)],
+      ])})`;
     case 'GroupAggregate':
       return `GroupAggregate(${attrs([
         ['groupBy', node.groupBy.length > 0 ? fields(node.groupBy) : undefined],

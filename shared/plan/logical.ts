@@ -19,6 +19,7 @@ import type { AggCallSpec } from '../operators/aggregate/agg-call.ts';
 import type { AggFunctionName } from '../operators/aggregate/agg-function.ts';
 import type { OverFrame } from '../operators/over/over-aggregate.ts';
 import type { CalcColumn } from '../operators/calc/calc-operator.ts';
+import type { UnnestSpec } from '../operators/unnest/unnest-operator.ts';
 
 /**
  * How the Top-N result is maintained (Flink's RankProcessStrategy):
@@ -146,12 +147,24 @@ export interface CalcNode extends NodeBase {
   readonly condition?: Expr;
 }
 
-/** A user row function from a TypeScript pipeline (`stream.map(schema, fn)`). */
+/**
+ * A user row function from a TypeScript pipeline (`stream.map(schema, fn)`), or, with `flat`, a
+ * row → rows function: a join with a table function (`LATERAL TABLE(f(x))`, Flink's Correlate),
+ * each output row keeping the kind of its input row.
+ */
 export interface MapNode extends NodeBase {
   readonly type: 'Map';
   readonly input: LogicalNode;
   readonly ref: string;
   readonly display: string;
+  /** The function returns an array of rows (zero or more per input row). */
+  readonly flat?: boolean;
+}
+
+/** One row per element of an ARRAY or MAP the input row holds (SQL's `CROSS JOIN UNNEST`). */
+export interface UnnestNode extends NodeBase, UnnestSpec {
+  readonly type: 'Unnest';
+  readonly input: LogicalNode;
 }
 
 /** Unbounded group aggregation with retraction. */
@@ -452,6 +465,7 @@ export type LogicalNode =
   | SourceNode
   | CalcNode
   | MapNode
+  | UnnestNode
   | GroupAggregateNode
   | RankNode
   | DeduplicateNode

@@ -28,7 +28,7 @@ import { compileQuery, type QueryContext, type Relation } from './query.ts';
 import type { SqlStatement } from './ast.ts';
 import { createDatagen } from './datagen.ts';
 import { settingWarning } from './settings.ts';
-import type { ScalarFunction } from '../api/user-functions.ts';
+import type { UserFunctionDefinition } from '../api/user-functions.ts';
 import { withUserFunctions } from './user-functions.ts';
 
 /** Options of {@link compileSql}. */
@@ -46,7 +46,7 @@ export interface CompileSqlOptions {
    * The user functions `CREATE FUNCTION name AS 'module.ts#export'` names, by that quoted
    * identifier (the CLI imports the modules, relative to the script, before compiling).
    */
-  readonly functions?: ReadonlyMap<string, ScalarFunction>;
+  readonly functions?: ReadonlyMap<string, UserFunctionDefinition>;
 }
 
 /** A compiled script. */
@@ -90,7 +90,7 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
     source: (name, pos) => declareSource(ctx, name, pos, sources),
   };
   let prints = 0;
-  const userFunctions = new Map<string, ScalarFunction>();
+  const userFunctions = new Map<string, UserFunctionDefinition>();
   withUserFunctions(userFunctions, pipeline, () => {
   for (const stmt of statements) {
     switch (stmt.k) {

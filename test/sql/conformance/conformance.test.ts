@@ -8,13 +8,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CASES, NOT_SUPPORTED, assertedMessage, readmeSection, type ConformanceCase } from './cases.ts';
 import { FixtureFiles } from './fixtures.ts';
 import { runCase } from './run-case.ts';
+import { FUNCTIONS } from './functions.ts';
 
 const files = new FixtureFiles();
 afterAll(() => files.remove());
 
 async function errorOf(c: ConformanceCase): Promise<string> {
   try {
-    await runCase(c, files);
+    await runCase(c, files, FUNCTIONS);
   } catch (e) {
     return assertedMessage((e as Error).message);
   }
@@ -38,7 +39,7 @@ for (const [page, cases] of byPage) {
         });
       } else {
         it(c.name, async () => {
-          const out = await runCase(c, files);
+          const out = await runCase(c, files, FUNCTIONS);
           if (c.changelog) expect(out.changelog).toEqual(c.changelog);
           else expect(out.rows).toEqual(c.rows);
         });

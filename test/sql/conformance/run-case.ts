@@ -7,10 +7,12 @@
  */
 import type { ChangeRow } from '../../../shared/core/row.ts';
 import type { Field, LogicalType, Value } from '../../../shared/core/types.ts';
+import { nestedText } from '../../../shared/plan/expr-cast.ts';
+import { isNested } from '../../../shared/plan/expr-types.ts';
 import { runEmbeddedJob } from '../../../shared/runtime/embedded/embedded-runtime.ts';
 import { MaterializedView } from '../../../shared/runtime/materialized-view.ts';
 import { compileSql } from '../../../shared/sql/compile-sql.ts';
-import type { ScalarFunction } from '../../../shared/api/user-functions.ts';
+import type { UserFunctionDefinition } from '../../../shared/api/user-functions.ts';
 import type { ConformanceCase } from './cases.ts';
 import type { FixtureFiles } from './fixtures.ts';
 
@@ -26,6 +28,8 @@ export function formatValue(value: Value | undefined, type: LogicalType): string
     const text = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
     return negative ? `-${text}` : text;
   }
+  // ROW, ARRAY and MAP as Flink prints them: (1, a), [1, 2], {k=1}.
+  if (isNested(type)) return nestedText(value, type);
   return String(value);
 }
 
@@ -40,7 +44,7 @@ export interface CaseOutput {
 }
 
 /** Runs `c` over the fixture files; throws what compiling or running throws. */
-export async function runCase(c: ConformanceCase, files: FixtureFiles, functions?: ReadonlyMap<string, ScalarFunction>): Promise<CaseOutput> {
+export async function runCase(c: ConformanceCase, files: FixtureFiles, functions?: ReadonlyMap<string, UserFunctionDefinition>): Promise<CaseOutput> {
   const sql = c.sql.replace(/\{\{(\w+)\}\}/g, (_m, name: string) => files.path(name));
   const script = [...(c.tables ?? []).map((name) => files.ddl(name)), sql].join('\n');
   const program = compileSql(script, { ...(functions ? { functions } : {}) });
