@@ -16,12 +16,12 @@ import { startDynalite, type LocalEmulator } from '../../shared/aws/local/emulat
 import { createDynamoDbClient } from '../../shared/aws/clients.ts';
 import { createStateTable } from '../../shared/aws/state/create-state-table.ts';
 import { driveOnDynamoDbState } from '../../shared/bench/state-io.ts';
-import { createRowDecoder, createRowEncoder, decodeJsonLine, type JsonValue } from '../../shared/core/codec.ts';
+import { createRowDecoder, decodeJsonLine, type JsonValue } from '../../shared/core/codec.ts';
 import type { ChangeRow } from '../../shared/core/row.ts';
 import { loadExampleQuery } from '../../shared/nexmark/run.ts';
 import { lookupTablesOf, type JobGraph } from '../../shared/plan/job-graph.ts';
-import { MaterializedView } from '../../shared/runtime/materialized-view.ts';
 import { nexmarkTestData } from '../nexmark/test-data.ts';
+import { finalRows } from '../sql/run-both.ts';
 
 const QUERIES = ['q5', 'q7', 'q11', 'q13', 'q15', 'q18', 'q19'] as const;
 /** 1,500 events over 75 s of event time: windows fire and overlap, sessions merge, Top-N partitions fill. */
@@ -38,18 +38,6 @@ afterAll(async () => {
   await dynalite?.close();
 });
 
-/** The first sink's final rows, JSON-encoded as `--final` writes them, sorted. */
-function finalOf(graph: JobGraph, changes: readonly ChangeRow[]): string[] {
-  const sink = graph.sinks[0]!;
-  const view = new MaterializedView({ ...(sink.upsertKey ? { key: sink.upsertKey } : {}), columns: sink.schema.fields.map((f) => f.name), strict: true });
-  for (const c of changes) view.apply(c);
-  const encode = createRowEncoder(sink.schema);
-  return view
-    .rows()
-    .map((r) => JSON.stringify(encode(r)))
-    .sort();
-}
-
 /** The JSON-lines lookup tables of the graph (q13's side input), bound to the data set's files. */
 function lookupFiles(graph: JobGraph): Map<string, string> {
   return new Map([...lookupTablesOf(graph).values()].filter((t) => t.source.type === 'jsonl').map((t) => [t.table, data.file(t.table)]));
@@ -64,7 +52,7 @@ async function embedded(pipeline: Pipeline, graph: JobGraph): Promise<string[]> 
     batchSize: 500,
     observers: new Map([[graph.sinks[0]!.name, [{ write: (rows: readonly ChangeRow[]) => void changes.push(...rows) }]]]),
   });
-  return finalOf(graph, changes);
+  return finalRows(graph, changes);
 }
 
 async function local(pipeline: Pipeline, graph: JobGraph): Promise<string[]> {
@@ -81,7 +69,7 @@ async function local(pipeline: Pipeline, graph: JobGraph): Promise<string[]> {
   });
   expect(result.errors).toEqual([]);
   expect(result.recordsRead).toBe(data.bidLines.length);
-  return finalOf(graph, changes);
+  return finalRows(graph, changes);
 }
 
 async function stateIo(pipeline: Pipeline, graph: JobGraph, query: string): Promise<string[]> {
@@ -97,7 +85,7 @@ async function stateIo(pipeline: Pipeline, graph: JobGraph, query: string): Prom
     },
   });
   expect(run.rowsOut).toBe(changes.length);
-  return finalOf(graph, changes);
+  return finalRows(graph, changes);
 }
 
 /** The reference's rows as the sink encodes them. */
