@@ -50,6 +50,15 @@ export type Distribution =
   | { readonly type: 'single' }
   | { readonly type: 'broadcast' };
 
+/** What the planner derived for one node. */
+export interface NodeTraits {
+  readonly changelogMode: ChangelogMode;
+  /** Column sets that identify a row of the node's output (empty list: none known). */
+  readonly upsertKeys: readonly (readonly string[])[];
+  /** How the node's output is spread over shards; `undefined` means no known distribution. */
+  readonly distribution: Distribution | undefined;
+}
+
 /** Where a source's records come from. */
 export type SourceConnector =
   /** Bounded JSON lines; the path may be bound later with `--input name=path`. */
