@@ -171,6 +171,21 @@ export class CheckpointStore {
   }
 
   /**
+   * Continues holding the shard in a later invocation of the same container, without a write:
+   * true when this store still holds its epoch and its lease runs past now plus the safety
+   * margin — nobody can have fenced meanwhile, since a successor waits for the lease plus the
+   * grace period. The lease may then be renewed up to `hardDeadline` (the new invocation's end).
+   * False when it must {@link fence} again (the epoch is kept, so the caller can tell from the
+   * next fence's epoch whether anybody else fenced in between).
+   */
+  resume(hardDeadline: number): boolean {
+    if (this.epoch === undefined) return false;
+    if (this.now() >= this.deadline - (this.options.safetyMs ?? 500)) return false;
+    this.hardDeadline = Math.max(this.deadline, hardDeadline);
+    return true;
+  }
+
+  /**
    * Throws unless this invocation may still write: it is fenced and its deadline (less the
    * safety margin) has not passed.
    */

@@ -67,7 +67,8 @@ import { sleep as realSleep } from '../state/concurrency.ts';
 import { batchWrite, newIoCounters } from '../state/table-io.ts';
 import type { BatchWriteOptions, DynamoDbSender, IoCounters } from '../state/table-io.ts';
 import { createStageInputReader } from '../stage-input/create-reader.ts';
-import { shardIdOf, streamNameOf } from '../stage-input/kinesis-records.ts';
+import { compareSequenceNumbers, shardIdOf, streamNameOf } from '../stage-input/kinesis-records.ts';
+import { hasRecordsAfter, readUncommitted } from '../stage-input/shard-reread.ts';
 import type { DeadLetter, InputStep, StageInputReader, StageInputSnapshot } from '../stage-input/types.ts';
 import { OperatorRunner } from '../../runtime/operator-runner.ts';
 import { StageExecutor, type RecordFailure, type RecordOrigin } from '../../runtime/stage-executor.ts';
@@ -129,6 +130,38 @@ export interface CheckpointOptions {
   readonly safetyMs?: number;
 }
 
+/**
+ * When a shard's batches commit (docs/effectively-once.md, "Commit intervals"). A commit ends a
+ * *commit interval*: the interval's output is held in the container until then and sent as one
+ * batch with the interval's input range as its id, and the state changes of all its batches go
+ * into one changelog segment — so the protocol's writes are paid once per interval, not once
+ * per event source batch. Between commits the container keeps its lease (no fence, no
+ * release). After a container switch the next owner re-reads the uncommitted records from the
+ * stream by sequence number (shared/aws/stage-input/shard-reread.ts).
+ */
+export interface CommitPolicy {
+  /** Most event source batches (invocations) of a shard per commit; 1 commits every batch. @default 1 */
+  readonly everyBatches?: number;
+  /** Commit once the interval's first batch is this old (lease clock, ms). @default 10000 */
+  readonly intervalMs?: number;
+  /**
+   * The event source mapping's BatchSize: an event with fewer records means the shard had no
+   * backlog, so the interval commits at once. @default - unknown: the handler asks the stream
+   * whether a record follows the event (one GetShardIterator and one GetRecords)
+   */
+  readonly eventBatchSize?: number;
+  /** Most output rows an interval holds before it commits. @default 50000 */
+  readonly maxBufferedRows?: number;
+}
+
+/**
+ * The commit policy `flambda local`, the benchmarks and the Lambda functions use: up to 8
+ * batches or 10 s per commit (docs/benchmarks.md, `flambda bench aws-cost`: at batch size 500
+ * the protocol's write units fall from 8 to 0.5 per 1,000 events per stage; longer intervals
+ * gain little more and delay output).
+ */
+export const DEFAULT_COMMIT_POLICY: Required<Omit<CommitPolicy, 'eventBatchSize'>> = { everyBatches: 8, intervalMs: 10_000, maxBufferedRows: 50_000 };
+
 /** Options of {@link StageHandler}. */
 export interface StageHandlerOptions {
   /** The job graph. */
@@ -163,6 +196,8 @@ export interface StageHandlerOptions {
   readonly materializeAfterBytes?: number;
   /** Most decoded page bytes a shard's state keeps in memory (state/shard-state.ts). @default 64 MiB */
   readonly pageCacheBytes?: number;
+  /** When batches commit. @default every batch ({@link CommitPolicy}) */
+  readonly commit?: CommitPolicy;
 }
 
 /** Counters of a {@link StageHandler}, summed over its shards. */
@@ -215,6 +250,13 @@ export interface StageHandlerStats {
   /** Changelog segments read at cold starts, and the most read by one cold start. */
   coldStartSegments: number;
   maxColdStartSegments: number;
+  /** Batches processed without a commit (held in a commit interval). */
+  deferredBatches: number;
+  /** Uncommitted records re-read from the input stream after a container switch, and the most one catch-up re-read. */
+  catchUpRecords: number;
+  maxCatchUpRecords: number;
+  /** The longest catch-up (re-read and reprocessed before the event's own records), ms. */
+  maxCatchUpMs: number;
 }
 
 /** Operator metric names the handler sums into its stats. */
@@ -272,6 +314,22 @@ interface ShardTask {
   appliedVersion: number;
   /** Operator and cache counters already added to the handler's stats. */
   reported: ReportedCounters;
+  /** Lease-clock time a catch-up began, until its records are processed. */
+  catchUpStartedAt: number | undefined;
+  /** Built from the checkpoint in the current invocation (its uncommitted input is still to be re-read). */
+  fresh: boolean;
+  /** The batches processed since the last commit, with their held output. */
+  interval: OpenInterval | undefined;
+}
+
+/** A commit interval not committed yet: its input range, batches and held output. */
+interface OpenInterval {
+  readonly first: string;
+  last: string;
+  batches: number;
+  /** Lease-clock time of its first batch. */
+  readonly startedAt: number;
+  readonly result: StepResult;
 }
 
 /** What running a batch's steps produced, before it is committed. */
@@ -344,6 +402,10 @@ export class StageHandler {
     materializations: 0,
     coldStartSegments: 0,
     maxColdStartSegments: 0,
+    deferredBatches: 0,
+    catchUpRecords: 0,
+    maxCatchUpRecords: 0,
+    maxCatchUpMs: 0,
   };
   /** `operatorId \0 tag` → the sink the job graph routes that side output to. */
   private readonly sideSinks: ReadonlyMap<string, string>;
@@ -419,6 +481,7 @@ export class StageHandler {
       }
     }
     const first = (records[0] as KinesisStreamRecord).kinesis.sequenceNumber;
+    const streamName = streamNameOf(records[0] as KinesisStreamRecord);
     const checkpoints = this.checkpointStore(shardId);
     // The lease is taken in slices, renewed while the invocation runs, never past its end.
     const remaining = context?.getRemainingTimeInMillis();
@@ -426,51 +489,121 @@ export class StageHandler {
     const sliceMs = this.options.checkpoint?.leaseMs ?? DEFAULT_LEASE_SLICE_MS;
     let applied: RedoRef | undefined;
     let retryFrom: string | undefined;
+    let hold = false;
     try {
-      const now = this.leaseNow();
-      const checkpoint = await checkpoints.fence(Math.min(now + sliceMs, invocationEnd), invocationEnd);
-      applied = await this.finishLastCommit(shardId, checkpoints, checkpoint);
-      const task = await this.currentTask(shardId, streamNameOf(records[0] as KinesisStreamRecord), checkpoint);
-      // Records up to the committed position were processed already (a redelivery, possibly
-      // with other batch boundaries): drop them here, so that the batch — and the ids of its
-      // output — starts at the first new record. The reader would skip them too, but the ids
-      // would then claim a range whose start another batch already covered.
-      const committedSeq = task.committed?.reader.lastSequenceNumber ?? null;
-      let rest: readonly KinesisStreamRecord[] = committedSeq === null ? records : records.filter((r) => BigInt(r.kinesis.sequenceNumber) > BigInt(committedSeq));
+      // ── take the shard: a container that still holds its lease continues without a write ──
+      let task = this.tasks.get(shardId);
+      let checkpoint: Checkpoint | undefined;
+      if (!(this.defers && task !== undefined && checkpoints.resume(invocationEnd))) {
+        const previousEpoch = checkpoints.currentEpoch;
+        const now = this.leaseNow();
+        checkpoint = await checkpoints.fence(Math.min(now + sliceMs, invocationEnd), invocationEnd);
+        applied = await this.finishLastCommit(shardId, checkpoints, checkpoint);
+        // With commit intervals another container may have processed records it did not commit
+        // (the checkpoint's version does not show them): a task stays only if nobody fenced since.
+        if (this.defers && task !== undefined && (previousEpoch === undefined || checkpoint.epoch !== previousEpoch + 1)) {
+          this.counters.staleTasks++;
+          this.discardTask(shardId);
+        }
+        task = await this.currentTask(shardId, streamName, checkpoint);
+      }
+      task = task as ShardTask;
+      // Records up to the position already processed (committed, or held in the open interval)
+      // are a redelivery, possibly with other batch boundaries: drop them here, so that the
+      // batch — and the ids of its output — starts at the first new record. The reader would
+      // skip them too, but the ids would then claim a range whose start another batch covered.
+      const position = task.interval?.last ?? task.committed?.reader.lastSequenceNumber ?? null;
+      let rest: readonly KinesisStreamRecord[] = position === null ? records : records.filter((r) => compareSequenceNumbers(r.kinesis.sequenceNumber, position) > 0);
       this.counters.redelivered += records.length - rest.length;
-      const skipped = checkpoint.pending && (await settleSkippedRange({ checkpoints, pending: checkpoint.pending, records: rest, stage: this.stage.id, onDeadLetters: this.options.onDeadLetters }));
+      if (task.fresh && this.defers && position !== null && rest.length > 0) rest = await this.catchUp(task, position, rest);
+      task.fresh = false;
+      const pending = checkpoint?.pending;
+      const skipped = pending && (await settleSkippedRange({ checkpoints, pending, records: rest, stage: this.stage.id, onDeadLetters: this.options.onDeadLetters }));
       if (skipped) {
         this.counters.skippedRanges++;
         rest = skipped.rest;
       }
-      if (checkpoint.pending !== undefined && !skipped) {
-        const { first: from, last: to } = checkpoint.pending;
+      if (pending !== undefined && !skipped) {
+        const { first: from, last: to } = pending;
         const start = indexOf(rest, from);
         const end = indexOf(rest, to);
         if (start !== 0 || end < start) {
           throw new TransientError(`shard ${shardId} must replay its announced range ${from}..${to} first, but the event holds ${first}..${(records[records.length - 1] as KinesisStreamRecord).kinesis.sequenceNumber}`);
         }
         this.counters.replays++;
-        applied = (await this.processBatch(task, checkpoints, rest.slice(0, end + 1), true)) ?? applied;
+        applied = (await this.processBatch(task, checkpoints, rest.slice(0, end + 1), true, first)) ?? applied;
         rest = rest.slice(end + 1);
       }
-      if (rest.length > 0) applied = (await this.processBatch(this.tasks.get(shardId) as ShardTask, checkpoints, rest, false)) ?? applied;
+      task = this.tasks.get(shardId) as ShardTask;
+      if (rest.length > 0) applied = (await this.processBatch(task, checkpoints, rest, false, first, records.length)) ?? applied;
+      else if (task.interval !== undefined && this.intervalDue(task.interval)) applied = (await this.commitInterval(task, checkpoints, false)) ?? applied;
+      hold = this.defers;
     } catch (error) {
       const retry = error instanceof RetryFrom ? error : undefined;
       (this.options.onError ?? defaultOnError)(retry?.original ?? error, shardId);
       retryFrom = retry?.sequenceNumber ?? first;
       this.discardTask(shardId);
     } finally {
-      try {
-        await checkpoints.release(applied);
-      } catch (error) {
-        // The lease then simply runs out; the next invocation waits for it.
-        (this.options.onError ?? defaultOnError)(error, shardId);
+      // Under commit intervals the container keeps the shard for its next invocation (no
+      // release, no fence); a failure, or a redo log to forget, releases it.
+      if (!hold || applied !== undefined) {
+        try {
+          await checkpoints.release(applied);
+        } catch (error) {
+          // The lease then simply runs out; the next invocation waits for it.
+          (this.options.onError ?? defaultOnError)(error, shardId);
+        }
       }
     }
     if (retryFrom === undefined) return { batchItemFailures: [] };
     this.counters.failedBatches++;
     return { batchItemFailures: [{ itemIdentifier: retryFrom }] };
+  }
+
+  /** Whether batches are held in commit intervals (more than one batch per commit). */
+  private get defers(): boolean {
+    return (this.options.commit?.everyBatches ?? 1) > 1;
+  }
+
+  /**
+   * A task just rebuilt from the checkpoint: prepends the records after the committed position
+   * that an earlier container processed without committing (the mapping has moved past them)
+   * up to the event's first new record, re-read from the stream.
+   */
+  private async catchUp(task: ShardTask, position: string, rest: readonly KinesisStreamRecord[]): Promise<readonly KinesisStreamRecord[]> {
+    const started = this.leaseNow();
+    const head = rest[0] as KinesisStreamRecord;
+    const client = (this.inputKinesis ??= this.options.kinesis ?? createKinesisClient());
+    const reread = await readUncommitted(client, task.streamName, task.shardId, position, head.kinesis.sequenceNumber, head);
+    if (reread.length === 0) return rest;
+    this.counters.catchUpRecords += reread.length;
+    this.counters.maxCatchUpRecords = Math.max(this.counters.maxCatchUpRecords, reread.length);
+    task.catchUpStartedAt = started;
+    return [...reread, ...rest];
+  }
+
+  /** Whether an open interval must commit whatever the next event brings: batches, age or held rows. */
+  private intervalDue(interval: OpenInterval): boolean {
+    const policy = this.options.commit;
+    return (
+      interval.batches >= (policy?.everyBatches ?? 1) ||
+      this.leaseNow() - interval.startedAt >= (policy?.intervalMs ?? DEFAULT_COMMIT_POLICY.intervalMs) ||
+      interval.result.rows.length >= (policy?.maxBufferedRows ?? DEFAULT_COMMIT_POLICY.maxBufferedRows)
+    );
+  }
+
+  /**
+   * Whether the interval commits now, after an event of `eventRecords` records: always without
+   * intervals, at the shard's first commit (so a later owner has a position to re-read from),
+   * when due, when the event was not full, and when the stream holds nothing after it (else the
+   * interval's output would wait for an event that may not come).
+   */
+  private async commitsNow(task: ShardTask, interval: OpenInterval, eventRecords: number): Promise<boolean> {
+    if (!this.defers || task.committed === undefined || this.intervalDue(interval)) return true;
+    const full = this.options.commit?.eventBatchSize;
+    if (full !== undefined && eventRecords < full) return true;
+    const client = (this.inputKinesis ??= this.options.kinesis ?? createKinesisClient());
+    return !(await hasRecordsAfter(client, task.streamName, task.shardId, interval.last));
   }
 
   private checkpointStore(shardId: string): CheckpointStore {
@@ -530,30 +663,53 @@ export class StageHandler {
   }
 
   /**
-   * Runs and commits one batch. A failing step makes the records before it run again on a task
-   * rebuilt from the checkpoint and commit (unless `replay`: an announced range stays whole);
-   * then throws {@link RetryFrom}. Returns the redo log it committed and applied.
+   * Runs one batch and adds it to the shard's open commit interval, which it commits when due
+   * ({@link commitsNow}; a replay always commits). A failing step makes the records before it
+   * run again on a task rebuilt from the checkpoint and commit (unless `replay`: an announced
+   * range stays whole; or unless the interval holds earlier batches: the event is then retried
+   * whole, on a task rebuilt from the checkpoint that re-reads them); then throws
+   * {@link RetryFrom}, never from before the event's first record `eventFirst`. Returns the redo
+   * log it committed and applied.
    */
-  private async processBatch(task: ShardTask, checkpoints: CheckpointStore, records: readonly KinesisStreamRecord[], replay: boolean): Promise<RedoRef | undefined> {
+  private async processBatch(task: ShardTask, checkpoints: CheckpointStore, records: readonly KinesisStreamRecord[], replay: boolean, eventFirst: string, eventRecords = records.length): Promise<RedoRef | undefined> {
     let result: StepResult;
     try {
       result = await this.run(task, records);
     } catch (error) {
       if (!(error instanceof StepFailure)) throw error;
       const failedAt = Math.max(0, indexOf(records, error.sequenceNumber));
-      const first = (records[0] as KinesisStreamRecord).kinesis.sequenceNumber;
-      if (replay || failedAt === 0) throw new RetryFrom(first, error.original);
+      if (replay || failedAt === 0 || task.interval !== undefined) throw new RetryFrom(eventFirst, error.original);
       this.discardTask(task.shardId);
       const fresh = await this.createTask(task.shardId, task.streamName, task.committed, task.version);
+      fresh.fresh = false;
       this.tasks.set(task.shardId, fresh);
+      const prefix = records.slice(0, failedAt);
       try {
-        await this.commitBatch(fresh, checkpoints, await this.run(fresh, records.slice(0, failedAt)), records.slice(0, failedAt), false);
+        await this.commitBatch(fresh, checkpoints, await this.run(fresh, prefix), seqOf(prefix[0]), seqOf(prefix[prefix.length - 1]), false);
       } catch (again) {
-        throw new RetryFrom(first, again instanceof StepFailure ? again.original : again);
+        throw new RetryFrom(eventFirst, again instanceof StepFailure ? again.original : again);
       }
-      throw new RetryFrom((records[failedAt] as KinesisStreamRecord).kinesis.sequenceNumber, error.original);
+      const at = seqOf(records[failedAt]);
+      throw new RetryFrom(compareSequenceNumbers(at, eventFirst) < 0 ? eventFirst : at, error.original);
     }
-    return this.commitBatch(task, checkpoints, result, records, replay);
+    if (task.catchUpStartedAt !== undefined) {
+      this.counters.maxCatchUpMs = Math.max(this.counters.maxCatchUpMs, this.leaseNow() - task.catchUpStartedAt);
+      task.catchUpStartedAt = undefined;
+    }
+    const interval = extendInterval(task, records, result, this.leaseNow());
+    if (!replay && !(await this.commitsNow(task, interval, eventRecords))) {
+      this.counters.deferredBatches++;
+      return undefined;
+    }
+    return this.commitInterval(task, checkpoints, replay);
+  }
+
+  /** Commits the shard's open interval (its held output, its state changes) and closes it. */
+  private async commitInterval(task: ShardTask, checkpoints: CheckpointStore, replay: boolean): Promise<RedoRef | undefined> {
+    const interval = task.interval as OpenInterval;
+    const ref = await this.commitBatch(task, checkpoints, interval.result, interval.first, interval.last, replay);
+    task.interval = undefined;
+    return ref;
   }
 
   /** Reads the records and runs their steps through the chain; throws StepFailure. */
@@ -587,24 +743,17 @@ export class StageHandler {
       // Records set aside go to the dead letters in their place in shard order.
       for (const failure of task.failures) result.letters.push(dataErrorLetter(this.stage.id, failure, step));
       task.failures.length = 0;
-      for (const side of executor.sideOutputs()) result.side.push(side);
+      mergeSide(result.side, executor.sideOutputs());
     }
     return result;
   }
 
   /**
-   * Announce (when there is output and this is not a replay of an announced range), emit,
-   * commit the checkpoint with the redo log, apply the redo log. Returns the applied redo log.
+   * Announce `first..last` (when there is output and this is not a replay of an announced
+   * range), emit, commit the checkpoint naming the state's changelog segment. Returns the
+   * applied redo log.
    */
-  private async commitBatch(
-    task: ShardTask,
-    checkpoints: CheckpointStore,
-    result: StepResult,
-    records: readonly KinesisStreamRecord[],
-    replay: boolean,
-  ): Promise<RedoRef | undefined> {
-    const first = (records[0] as KinesisStreamRecord).kinesis.sequenceNumber;
-    const last = (records[records.length - 1] as KinesisStreamRecord).kinesis.sequenceNumber;
+  private async commitBatch(task: ShardTask, checkpoints: CheckpointStore, result: StepResult, first: string, last: string, replay: boolean): Promise<RedoRef | undefined> {
     const output = this.stage.output;
     const sendsExchange = task.writer !== undefined && (result.rows.length > 0 || task.watermark > task.emittedWatermark);
     const sendsSink = task.writer === undefined && output.type === 'sink' && result.rows.length > 0;
@@ -835,7 +984,7 @@ export class StageHandler {
             producerShard: shardId,
           })
         : undefined;
-    return { shardId, streamName, reader, runners, executor, failures, stores, state, journals, writer, watermark, emittedWatermark: -Infinity, version, committed, appliedVersion: -1, reported: zeroReported() };
+    return { shardId, streamName, reader, runners, executor, failures, stores, state, journals, writer, watermark, emittedWatermark: -Infinity, version, committed, appliedVersion: -1, reported: zeroReported(), catchUpStartedAt: undefined, fresh: true, interval: undefined };
   }
 }
 
@@ -904,6 +1053,32 @@ function firstSequenceOf(step: InputStep): string {
 
 function indexOf(records: readonly KinesisStreamRecord[], sequenceNumber: string): number {
   return records.findIndex((r) => r.kinesis.sequenceNumber === sequenceNumber);
+}
+
+function seqOf(record: KinesisStreamRecord | undefined): string {
+  return (record as KinesisStreamRecord).kinesis.sequenceNumber;
+}
+
+/** Adds a batch's result to the task's open interval (opening one at `now` if none is open); returns it. */
+function extendInterval(task: ShardTask, records: readonly KinesisStreamRecord[], result: StepResult, now: number): OpenInterval {
+  const last = seqOf(records[records.length - 1]);
+  const open = task.interval;
+  if (open === undefined) return (task.interval = { first: seqOf(records[0]), last, batches: 1, startedAt: now, result });
+  push(open.result.rows, result.rows);
+  push(open.result.letters, result.letters);
+  mergeSide(open.result.side, result.side);
+  open.last = last;
+  open.batches++;
+  return open;
+}
+
+/** Adds side-output rows to `into`, one entry per operator and tag (each entry is sent under one id). */
+function mergeSide(into: StepResult['side'], more: StepResult['side']): void {
+  for (const side of more) {
+    const same = into.find((s) => s.operatorId === side.operatorId && s.tag === side.tag);
+    if (same === undefined) into.push({ ...side, rows: [...side.rows] });
+    else push(same.rows, side.rows);
+  }
 }
 
 function push<T>(into: T[], rows: readonly T[]): void {
