@@ -40,7 +40,8 @@ import type { UsagePer1000 } from '../aws/billing/cost-model.ts';
 import { addInvocation, newLambdaUsage, putPayloadUnits } from '../aws/billing/stream-units.ts';
 import type { LambdaUsage } from '../aws/billing/stream-units.ts';
 import { awsDimensionSources } from '../aws/lookup/dimension-sources.ts';
-import type { StageHandler } from '../aws/handler/stage-handler.ts';
+import { DEFAULT_COMMIT_POLICY } from '../aws/handler/stage-handler.ts';
+import type { CommitPolicy, StageHandler } from '../aws/handler/stage-handler.ts';
 import { runLocalJob } from '../aws/local/local-job.ts';
 import { ATTR } from '../aws/state/constants.ts';
 import { PlanError } from '../core/errors.ts';
@@ -110,7 +111,7 @@ export interface StageUsage {
 }
 
 /** Runs `job` through the stage handlers on fresh emulators with metered clients (one meter per stage). */
-export async function measureJob(job: CostJob, batchSize = AWS_COST_BATCH): Promise<MeasuredJob> {
+export async function measureJob(job: CostJob, batchSize = AWS_COST_BATCH, commit: CommitPolicy = DEFAULT_COMMIT_POLICY): Promise<MeasuredJob> {
   const dynamo = new Map<string, MeteredDynamoDb>();
   const kinesis = new Map<string, MeteredKinesis>();
   const lambda = new Map<string, LambdaUsage>(job.graph.stages.map((s) => [s.id, newLambdaUsage()]));
@@ -123,6 +124,7 @@ export async function measureJob(job: CostJob, batchSize = AWS_COST_BATCH): Prom
     batchSize,
     sink: (_name, rows) => void (rowsOut += rows.length),
     handlerSetup: {
+      options: { commit },
       // A meter sees every write to the items it prices: a stage's items (checkpoint, changelog, pages) are its own.
       dynamoDb: (client, stage) => {
         const meter = meterDynamoDb(client, { keyAttributes: [ATTR.pk, ATTR.sk] });

@@ -41,6 +41,12 @@ export const INLINE_REDO_BYTES = 350_000;
 export interface SequenceRange {
   readonly first: string;
   readonly last: string;
+  /**
+   * Under commit intervals, the first record of the event that announced the range (the
+   * interval's earlier records came with earlier events): Lambda re-delivers from here, so only
+   * an event starting after it shows the mapping discarded the range (skipped-range.ts).
+   */
+  readonly delivered?: string;
 }
 
 /** Where a committed batch's redo log is. */

@@ -314,6 +314,8 @@ interface ShardTask {
   appliedVersion: number;
   /** Operator and cache counters already added to the handler's stats. */
   reported: ReportedCounters;
+  /** A skipped range was settled: the next batch commits, whatever the policy. */
+  mustCommit: boolean;
   /** Lease-clock time a catch-up began, until its records are processed. */
   catchUpStartedAt: number | undefined;
   /** Built from the checkpoint in the current invocation (its uncommitted input is still to be re-read). */
@@ -326,6 +328,8 @@ interface ShardTask {
 interface OpenInterval {
   readonly first: string;
   last: string;
+  /** The first record of the latest event that added to it (Lambda re-delivers from there after a failure). */
+  delivered: string;
   batches: number;
   /** Lease-clock time of its first batch. */
   readonly startedAt: number;
@@ -515,14 +519,17 @@ export class StageHandler {
       const position = task.interval?.last ?? task.committed?.reader.lastSequenceNumber ?? null;
       let rest: readonly KinesisStreamRecord[] = position === null ? records : records.filter((r) => compareSequenceNumbers(r.kinesis.sequenceNumber, position) > 0);
       this.counters.redelivered += records.length - rest.length;
-      if (task.fresh && this.defers && position !== null && rest.length > 0) rest = await this.catchUp(task, position, rest);
-      task.fresh = false;
+      // A skipped range is recognised from the event's own records, before any catch-up.
       const pending = checkpoint?.pending;
       const skipped = pending && (await settleSkippedRange({ checkpoints, pending, records: rest, stage: this.stage.id, onDeadLetters: this.options.onDeadLetters }));
       if (skipped) {
         this.counters.skippedRanges++;
         rest = skipped.rest;
+        // The committed position must pass the settled range, or a later owner would re-read it.
+        task.mustCommit = true;
       }
+      if (task.fresh && this.defers && position !== null && rest.length > 0) rest = await this.catchUp(task, skipped ? skipped.range.last : position, rest);
+      task.fresh = false;
       if (pending !== undefined && !skipped) {
         const { first: from, last: to } = pending;
         const start = indexOf(rest, from);
@@ -599,7 +606,7 @@ export class StageHandler {
    * interval's output would wait for an event that may not come).
    */
   private async commitsNow(task: ShardTask, interval: OpenInterval, eventRecords: number): Promise<boolean> {
-    if (!this.defers || task.committed === undefined || this.intervalDue(interval)) return true;
+    if (!this.defers || task.committed === undefined || task.mustCommit || this.intervalDue(interval)) return true;
     const full = this.options.commit?.eventBatchSize;
     if (full !== undefined && eventRecords < full) return true;
     const client = (this.inputKinesis ??= this.options.kinesis ?? createKinesisClient());
@@ -696,7 +703,7 @@ export class StageHandler {
       this.counters.maxCatchUpMs = Math.max(this.counters.maxCatchUpMs, this.leaseNow() - task.catchUpStartedAt);
       task.catchUpStartedAt = undefined;
     }
-    const interval = extendInterval(task, records, result, this.leaseNow());
+    const interval = extendInterval(task, records, result, this.leaseNow(), eventFirst);
     if (!replay && !(await this.commitsNow(task, interval, eventRecords))) {
       this.counters.deferredBatches++;
       return undefined;
@@ -707,8 +714,9 @@ export class StageHandler {
   /** Commits the shard's open interval (its held output, its state changes) and closes it. */
   private async commitInterval(task: ShardTask, checkpoints: CheckpointStore, replay: boolean): Promise<RedoRef | undefined> {
     const interval = task.interval as OpenInterval;
-    const ref = await this.commitBatch(task, checkpoints, interval.result, interval.first, interval.last, replay);
+    const ref = await this.commitBatch(task, checkpoints, interval.result, interval.first, interval.last, replay, interval.delivered);
     task.interval = undefined;
+    task.mustCommit = false;
     return ref;
   }
 
@@ -753,12 +761,14 @@ export class StageHandler {
    * range), emit, commit the checkpoint naming the state's changelog segment. Returns the
    * applied redo log.
    */
-  private async commitBatch(task: ShardTask, checkpoints: CheckpointStore, result: StepResult, first: string, last: string, replay: boolean): Promise<RedoRef | undefined> {
+  private async commitBatch(task: ShardTask, checkpoints: CheckpointStore, result: StepResult, first: string, last: string, replay: boolean, delivered?: string): Promise<RedoRef | undefined> {
     const output = this.stage.output;
     const sendsExchange = task.writer !== undefined && (result.rows.length > 0 || task.watermark > task.emittedWatermark);
     const sendsSink = task.writer === undefined && output.type === 'sink' && result.rows.length > 0;
     const emits = sendsExchange || sendsSink || result.letters.length > 0 || result.side.length > 0;
-    if (emits && !replay) await checkpoints.announce({ first, last });
+    // Under intervals the announcing event may start after the interval: Lambda re-delivers from there.
+    const redelivers = delivered !== undefined && compareSequenceNumbers(delivered, first) > 0;
+    if (emits && !replay) await checkpoints.announce({ first, last, ...(redelivers ? { delivered } : {}) });
 
     if (sendsExchange) {
       await checkpoints.keepLease();
@@ -984,7 +994,7 @@ export class StageHandler {
             producerShard: shardId,
           })
         : undefined;
-    return { shardId, streamName, reader, runners, executor, failures, stores, state, journals, writer, watermark, emittedWatermark: -Infinity, version, committed, appliedVersion: -1, reported: zeroReported(), catchUpStartedAt: undefined, fresh: true, interval: undefined };
+    return { shardId, streamName, reader, runners, executor, failures, stores, state, journals, writer, watermark, emittedWatermark: -Infinity, version, committed, appliedVersion: -1, reported: zeroReported(), catchUpStartedAt: undefined, fresh: true, interval: undefined, mustCommit: false };
   }
 }
 
@@ -1060,14 +1070,15 @@ function seqOf(record: KinesisStreamRecord | undefined): string {
 }
 
 /** Adds a batch's result to the task's open interval (opening one at `now` if none is open); returns it. */
-function extendInterval(task: ShardTask, records: readonly KinesisStreamRecord[], result: StepResult, now: number): OpenInterval {
+function extendInterval(task: ShardTask, records: readonly KinesisStreamRecord[], result: StepResult, now: number, eventFirst: string): OpenInterval {
   const last = seqOf(records[records.length - 1]);
   const open = task.interval;
-  if (open === undefined) return (task.interval = { first: seqOf(records[0]), last, batches: 1, startedAt: now, result });
+  if (open === undefined) return (task.interval = { first: seqOf(records[0]), last, delivered: eventFirst, batches: 1, startedAt: now, result });
   push(open.result.rows, result.rows);
   push(open.result.letters, result.letters);
   mergeSide(open.result.side, result.side);
   open.last = last;
+  open.delivered = eventFirst;
   open.batches++;
   return open;
 }

@@ -37,7 +37,7 @@ export async function readUncommitted(client: ShardReadClient, streamName: strin
   const identity = { streamArn: like.eventSourceARN, region: like.awsRegion, roleArn: like.invokeIdentityArn };
   const out: KinesisStreamRecord[] = [];
   let iterator = await iteratorAfter(client, streamName, shardId, after);
-  for (let calls = 0; iterator !== undefined; calls++) {
+  for (let calls = 0; iterator != null; calls++) {
     if (calls >= MAX_CALLS) throw new FlambdaError(`re-reading ${streamName}/${shardId} after ${after}: ${before} not reached in ${MAX_CALLS} GetRecords calls`, 'external', 'retry');
     const page = await getRecords(client, iterator, 10_000, `${streamName}/${shardId}`);
     for (const record of page.Records ?? []) {
@@ -60,13 +60,13 @@ export async function readUncommitted(client: ShardReadClient, streamName: strin
 export async function hasRecordsAfter(client: ShardReadClient, streamName: string, shardId: string, last: string): Promise<boolean> {
   try {
     let iterator = await iteratorAfter(client, streamName, shardId, last);
-    for (let calls = 0; iterator !== undefined && calls < 5; calls++) {
+    for (let calls = 0; iterator != null && calls < 5; calls++) {
       const page = await getRecords(client, iterator, 1, `${streamName}/${shardId}`);
       if ((page.Records ?? []).length > 0) return true;
       if ((page.MillisBehindLatest ?? 0) === 0) return false;
       iterator = page.NextShardIterator;
     }
-    return iterator !== undefined;
+    return iterator != null;
   } catch {
     return true;
   }
