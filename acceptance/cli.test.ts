@@ -23,8 +23,8 @@ describe.each(['q5', 'q7', 'q11', 'q15', 'q18', 'q19'])('flambda run examples/ne
   });
 });
 
-describe('flambda run examples/nexmark/q13.ts and examples/sql/q13.sql (lookup join)', () => {
-  it.each(['examples/nexmark/q13.ts', 'examples/sql/q13.sql'])('%s with --input side_input=… equals the fixture', async (pipeline) => {
+describe('flambda run examples/nexmark/q13.ts and examples/sql/nexmark/q13.sql (lookup join)', () => {
+  it.each(['examples/nexmark/q13.ts', 'examples/sql/nexmark/q13.sql'])('%s with --input side_input=… equals the fixture', async (pipeline) => {
     const out = tmp.file(`q13-${pipeline.endsWith('.sql') ? 'sql' : 'api'}.json`);
     const r = await runCli(['run', pipeline, '--input', BID, '--input', SIDE_INPUT, '--final', out, '--parallelism', '2']);
     expect(r.code, r.stderr).toBe(0);

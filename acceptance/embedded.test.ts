@@ -10,6 +10,7 @@ import type { Pipeline } from '../shared/api/pipeline.ts';
 import { compileSql } from '../shared/sql/compile-sql.ts';
 import { canonicalRows } from '../test/nexmark/reference.ts';
 import { runOnDir } from '../test/nexmark/test-data.ts';
+import { nexmarkExample } from '../test/sql/helpers.ts';
 import { FIXTURE_DIR, REPO_ROOT, expectedResult } from './fixture.ts';
 
 const QUERIES = ['q5', 'q7', 'q11', 'q13', 'q15', 'q18', 'q19'];
@@ -29,7 +30,7 @@ describe.each(QUERIES)('Nexmark %s on the fixture', (query) => {
     [1, 1024],
     [3, 7],
   ])('examples/sql at parallelism %i, batch size %i', async (parallelism, batchSize) => {
-    const program = compileSql(readFileSync(resolve(REPO_ROOT, `examples/sql/${query}.sql`), 'utf8'));
+    const program = compileSql(readFileSync(resolve(REPO_ROOT, `examples/sql/${nexmarkExample(query)}`), 'utf8'));
     const rows = await runOnDir(program.pipeline, FIXTURE_DIR, parallelism, batchSize);
     expect(canonicalRows(rows)).toEqual(canonicalRows(expectedResult(query)));
   });

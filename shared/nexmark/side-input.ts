@@ -1,7 +1,7 @@
 /**
  * Nexmark q13's side input: the bounded table `side_input (key BIGINT, value VARCHAR)` the bids
  * join on `mod(auction, 10000) = key` — 10,000 rows `{"key": i, "value": "i"}`, i = 0..9999, as
- * examples/nexmark/q13.ts and examples/sql/q13.sql read it (one JSON object per line).
+ * examples/nexmark/q13.ts and examples/sql/nexmark/q13.sql read it (one JSON object per line).
  */
 
 /** Rows of the side input (the modulus q13 joins on). */

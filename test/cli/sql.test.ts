@@ -6,6 +6,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { BID_FILE, NEXMARK, makeTempDir, readJson, runCli, sortRows } from './cli.ts';
+import { nexmarkExample } from '../sql/helpers.ts';
 
 const tmp = makeTempDir('cli-sql');
 afterAll(() => tmp.cleanup());
@@ -25,16 +26,16 @@ describe('flambda explain <file.sql>', () => {
 });
 
 describe('flambda run / local <file.sql>', () => {
-  it.each(['q15', 'q19', 'q5'])('run examples/sql/%s.sql equals the reference', async (query) => {
+  it.each(['q15', 'q19', 'q5'])('run the SQL example of %s equals the reference', async (query) => {
     const out = tmp.file(`${query}.json`);
-    const r = await runCli(['run', `examples/sql/${query}.sql`, '--input', `bid=${BID_FILE}`, '--final', out, '--parallelism', '2']);
+    const r = await runCli(['run', `examples/sql/${nexmarkExample(query)}`, '--input', `bid=${BID_FILE}`, '--final', out, '--parallelism', '2']);
     expect(r.code, r.stderr).toBe(0);
     expect(sortRows(readJson(out) as Record<string, unknown>[])).toEqual(expected(query));
   });
 
-  it('run examples/sql/q13.sql joins with the side input given by --input', async () => {
+  it('run examples/sql/nexmark/q13.sql joins with the side input given by --input', async () => {
     const out = tmp.file('q13.json');
-    const r = await runCli(['run', 'examples/sql/q13.sql', '--input', `bid=${BID_FILE}`, '--input', `side_input=${NEXMARK.file('side_input')}`, '--final', out]);
+    const r = await runCli(['run', 'examples/sql/nexmark/q13.sql', '--input', `bid=${BID_FILE}`, '--input', `side_input=${NEXMARK.file('side_input')}`, '--final', out]);
     expect(r.code, r.stderr).toBe(0);
     expect(sortRows(readJson(out) as Record<string, unknown>[])).toEqual(expected('q13'));
   });

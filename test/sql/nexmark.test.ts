@@ -18,7 +18,7 @@ import { compileSql } from '../../shared/sql/compile-sql.ts';
 import { generateOrders, ordersSource } from '../../examples/orders/orders.ts';
 import { canonicalRows as canonical } from '../nexmark/reference.ts';
 import { nexmarkTestData, runOnDir } from '../nexmark/test-data.ts';
-import { example } from './helpers.ts';
+import { example, nexmarkExample } from './helpers.ts';
 
 const apiVersion = async (path: string): Promise<Pipeline> => ((await import(path)) as { default: Pipeline }).default;
 
@@ -33,7 +33,7 @@ const SAME_GRAPH = ['q7', 'q11', 'q18', 'q19'];
 
 describe.each(['q5', 'q7', 'q11', 'q13', 'q15', 'q18', 'q19'])('Nexmark %s in SQL', (query) => {
   it('matches the reference on generated data at two parallelisms', async () => {
-    const program = compileSql(example(`${query}.sql`));
+    const program = compileSql(example(nexmarkExample(query)));
     const expected = data.expected(query);
     expect(canonical(await runOnDir(program.pipeline, data.dir, 1, 1024))).toEqual(canonical(expected));
     expect(canonical(await runOnDir(program.pipeline, data.dir, 3, 7))).toEqual(canonical(expected));
@@ -42,7 +42,7 @@ describe.each(['q5', 'q7', 'q11', 'q13', 'q15', 'q18', 'q19'])('Nexmark %s in SQ
   if (SAME_GRAPH.includes(query)) {
     it('has the same plan and job graph as the API version', async () => {
       const api = await apiVersion(`../../examples/nexmark/${query}.ts`);
-      const sql = compileSql(example(`${query}.sql`), { name: `nexmark-${query}` }).pipeline;
+      const sql = compileSql(example(nexmarkExample(query)), { name: `nexmark-${query}` }).pipeline;
       const strip = (t: string): string => t.replace(/^Sink\(table=\[\w+\]/, 'Sink(');
       expect(strip(sql.explain())).toBe(strip(api.explain()));
       expect(normalized(sql.jobGraph({ parallelism: 4 }))).toEqual(normalized(api.jobGraph({ parallelism: 4 })));
@@ -52,14 +52,14 @@ describe.each(['q5', 'q7', 'q11', 'q13', 'q15', 'q18', 'q19'])('Nexmark %s in SQ
 
 describe('Nexmark q11 with the legacy SESSION group window', () => {
   it('matches the q11 reference and plans like the TVF version', async () => {
-    const text = example('q11.sql').replace(
+    const text = example('nexmark/q11.sql').replace(
       /INSERT INTO q11[\s\S]*$/,
       `INSERT INTO q11
        SELECT B.bidder, count(*) AS bid_count, SESSION_START(B.date_time, INTERVAL '10' SECOND) AS starttime, SESSION_END(B.date_time, INTERVAL '10' SECOND) AS endtime
        FROM bid B GROUP BY B.bidder, SESSION(B.date_time, INTERVAL '10' SECOND);`,
     );
     const legacy = compileSql(text).pipeline;
-    expect(legacy.explain()).toBe(compileSql(example('q11.sql')).pipeline.explain());
+    expect(legacy.explain()).toBe(compileSql(example('nexmark/q11.sql')).pipeline.explain());
     expect(canonical(await runOnDir(legacy, data.dir, 2, 5))).toEqual(canonical(data.expected('q11')));
   });
 });
@@ -67,7 +67,7 @@ describe('Nexmark q11 with the legacy SESSION group window', () => {
 describe('q15 and q5 against the API plans', () => {
   it('q15: same aggregate calls and $f projections as the API version', async () => {
     const api = (await apiVersion('../../examples/nexmark/q15.ts')).explain();
-    const sql = compileSql(example('q15.sql')).pipeline.explain();
+    const sql = compileSql(example('nexmark/q15.sql')).pipeline.explain();
     const aggregate = (t: string): string | undefined => t.split('\n').find((l) => l.includes('GroupAggregate'));
     expect(aggregate(sql)).toBe(aggregate(api));
   });

@@ -245,7 +245,7 @@ describe('connectors', () => {
   it('reads scan.parallelism and names a file pipeline after the file', () => {
     const program = compile(`${ORDERS.replace("'format' = 'json'", "'format' = 'json', 'scan.parallelism' = '3'")} SELECT * FROM orders;`);
     expect(program.sources[0]?.parallelism).toBe(3);
-    expect(compileSqlFile(fileURLToPath(new URL('../../examples/sql/q19.sql', import.meta.url))).pipeline.name).toBe('q19');
+    expect(compileSqlFile(fileURLToPath(new URL('../../examples/sql/nexmark/q19.sql', import.meta.url))).pipeline.name).toBe('q19');
   });
 
   it('generates datagen rows in the embedded runtime', async () => {
