@@ -46,7 +46,6 @@ import type { WriteRequest } from '@aws-sdk/client-dynamodb';
 import type { Context, KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
 import { FlambdaError, PlanError, TransientError } from '../../core/errors.ts';
 import type { ChangeRow } from '../../core/row.ts';
-import type { Row, Schema } from '../../core/types.ts';
 import type { JobGraph, JobStage } from '../../plan/job-graph.ts';
 import { createOperator } from '../../operators/registry.ts';
 import type { UserCode } from '../../operators/registry.ts';
@@ -59,7 +58,7 @@ import { KinesisStageWriter } from '../kinesis/kinesis-writer.ts';
 import { shardLineages } from '../kinesis/shard-range.ts';
 import type { ShardLineage } from '../kinesis/shard-range.ts';
 import { ShardState } from '../state/shard-state.ts';
-import type { StagedState, StateRef, TimerChange } from '../state/shard-state.ts';
+import type { StagedState, TimerChange } from '../state/shard-state.ts';
 import { TimerJournal } from '../state/timer-journal.ts';
 import { DynamoDbStateStore } from '../state/dynamodb-state-store.ts';
 import type { DynamoDbStateStats, DynamoDbStateStoreOptions, PreparedFlush } from '../state/dynamodb-state-store.ts';
@@ -69,10 +68,15 @@ import type { BatchWriteOptions, DynamoDbSender, IoCounters } from '../state/tab
 import { createStageInputReader } from '../stage-input/create-reader.ts';
 import { compareSequenceNumbers, shardIdOf, streamNameOf } from '../stage-input/kinesis-records.ts';
 import { hasRecordsAfter, readUncommitted } from '../stage-input/shard-reread.ts';
-import type { DeadLetter, InputStep, StageInputReader, StageInputSnapshot } from '../stage-input/types.ts';
+import type { DeadLetter, StageInputSnapshot } from '../stage-input/types.ts';
 import { OperatorRunner } from '../../runtime/operator-runner.ts';
-import { StageExecutor, type RecordFailure, type RecordOrigin } from '../../runtime/stage-executor.ts';
-import { DEFAULT_DEAD_LETTER_DATA_BYTES, deadLetterOf } from '../stage-input/dead-letter.ts';
+import { StageExecutor, type RecordFailure } from '../../runtime/stage-executor.ts';
+import { newStageHandlerStats, reportTask, zeroReported } from './handler-stats.ts';
+import type { StageHandlerStats } from './handler-stats.ts';
+import { dataErrorLetter, extendInterval, firstSequenceOf, indexOf, kinesisOrigins, mergeSide, outputSchemaOf, push, seqOf, shardIndexOf } from './shard-task.ts';
+import type { CommittedData, KinesisOrigin, OpenInterval, ShardTask, StepResult } from './shard-task.ts';
+
+export type { StageHandlerStats } from './handler-stats.ts';
 
 /** Operator types that may register timers: their timers are persisted (others skip the cold-start load). */
 export const TIMER_OPERATOR_TYPES: ReadonlySet<string> = new Set(['WindowAggregate', 'WindowProcess', 'WindowRank', 'WindowDeduplicate']);
@@ -200,149 +204,6 @@ export interface StageHandlerOptions {
   readonly commit?: CommitPolicy;
 }
 
-/** Counters of a {@link StageHandler}, summed over its shards. */
-export interface StageHandlerStats {
-  /** Invocations handled. */
-  invocations: number;
-  /** Records received. */
-  records: number;
-  /** Rows sent to the output (exchange or sink), replays included. */
-  outputRows: number;
-  /** Dead letters handed over. */
-  deadLetters: number;
-  /** Invocations that returned `batchItemFailures`. */
-  failedBatches: number;
-  /** Batches committed. */
-  commits: number;
-  /** Announced ranges replayed after a failure. */
-  replays: number;
-  /** Announced ranges the event source mapping discarded, settled by checkpoint/skipped-range.ts. */
-  skippedRanges: number;
-  /** Records at or before the committed position, dropped (a redelivery). */
-  redelivered: number;
-  /** Redo logs applied by a later invocation than the one that committed them. */
-  redoRecoveries: number;
-  /** Invocations that found their task stale (another container had processed the shard). */
-  staleTasks: number;
-  /** Rows too late for every window, sent to a late side output (operators' `numLateRecordsDropped`). */
-  lateRecords: number;
-  /** Keys state prefetches found in the warm cache. */
-  stateCacheHits: number;
-  /** Keys state prefetches had to load from DynamoDB. */
-  stateCacheMisses: number;
-  /** Lookup join cache hits and misses (operators' `lookupCacheHits` / `lookupCacheMisses`). */
-  lookupCacheHits: number;
-  lookupCacheMisses: number;
-  /** Lookup store requests (loads), their total time in ms, and cache evictions (all lookup joins). */
-  lookupLoads: number;
-  lookupLoadTimeMs: number;
-  lookupCacheEvictions: number;
-  /** Processing time minus the chain's output watermark after the last committed batch; undefined before a finite watermark. */
-  watermarkLagMs: number | undefined;
-  /** Side-output rows handed to their sinks (replays included). */
-  sideRowsRouted: number;
-  /** Side-output rows no sink takes (no route in the job graph, or no `sideSink`). */
-  sideRowsDropped: number;
-  /** Compressed state changelog bytes committed (segments, and pages when materializing). */
-  stateCommitBytes: number;
-  /** Commits that materialized pages. */
-  materializations: number;
-  /** Changelog segments read at cold starts, and the most read by one cold start. */
-  coldStartSegments: number;
-  maxColdStartSegments: number;
-  /** Batches processed without a commit (held in a commit interval). */
-  deferredBatches: number;
-  /** Uncommitted records re-read from the input stream after a container switch, and the most one catch-up re-read. */
-  catchUpRecords: number;
-  maxCatchUpRecords: number;
-  /** The longest catch-up (re-read and reprocessed before the event's own records), ms. */
-  maxCatchUpMs: number;
-}
-
-/** Operator metric names the handler sums into its stats. */
-const OPERATOR_COUNTERS = {
-  lateRecords: 'numLateRecordsDropped',
-  lookupCacheHits: 'lookupCacheHits',
-  lookupCacheMisses: 'lookupCacheMisses',
-  lookupLoads: 'lookupLoads',
-  lookupLoadTimeMs: 'lookupLoadTimeMs',
-  lookupCacheEvictions: 'lookupCacheEvictions',
-} as const;
-
-/** The counters a task reports into the stats (operator counters and state-cache counters). */
-type ReportedCounters = Record<keyof typeof OPERATOR_COUNTERS | 'stateCacheHits' | 'stateCacheMisses', number>;
-
-function zeroReported(): ReportedCounters {
-  return { lateRecords: 0, lookupCacheHits: 0, lookupCacheMisses: 0, lookupLoads: 0, lookupLoadTimeMs: 0, lookupCacheEvictions: 0, stateCacheHits: 0, stateCacheMisses: 0 };
-}
-
-/** What a stage stores in its checkpoint with each commit. */
-interface CommittedData {
-  readonly reader: StageInputSnapshot;
-  /** The chain's output watermark. */
-  readonly watermark: number;
-  /** Where the operators' state is (stages with operators). */
-  readonly state?: StateRef;
-}
-
-/** The per-shard working set of a warm container. */
-interface ShardTask {
-  readonly shardId: string;
-  /** The input stream's name. */
-  readonly streamName: string;
-  readonly reader: StageInputReader;
-  readonly runners: readonly OperatorRunner[];
-  /** Runs the chain (shared/runtime/stage-executor.ts) under the job's error policy. */
-  readonly executor: StageExecutor<KinesisOrigin>;
-  /** Records the executor set aside during the current step. */
-  readonly failures: RecordFailure<KinesisOrigin>[];
-  readonly stores: readonly DynamoDbStateStore[];
-  /** The durable state of the operators (undefined for a stage without operators). */
-  readonly state: ShardState | undefined;
-  /** Timer journals of the operators that persist timers. */
-  readonly journals: readonly TimerJournal[];
-  readonly writer: KinesisStageWriter | undefined;
-  /** The chain's output watermark: the last watermark advanced through every operator. */
-  watermark: number;
-  /** The watermark last handed to the writer. */
-  emittedWatermark: number;
-  /** The checkpoint version the caches reflect. */
-  version: number;
-  /** What that version committed (to rebuild the task from). */
-  committed: CommittedData | undefined;
-  /** The version whose redo log this container applied completely. */
-  appliedVersion: number;
-  /** Operator and cache counters already added to the handler's stats. */
-  reported: ReportedCounters;
-  /** A skipped range was settled: the next batch commits, whatever the policy. */
-  mustCommit: boolean;
-  /** Lease-clock time a catch-up began, until its records are processed. */
-  catchUpStartedAt: number | undefined;
-  /** Built from the checkpoint in the current invocation (its uncommitted input is still to be re-read). */
-  fresh: boolean;
-  /** The batches processed since the last commit, with their held output. */
-  interval: OpenInterval | undefined;
-}
-
-/** A commit interval not committed yet: its input range, batches and held output. */
-interface OpenInterval {
-  readonly first: string;
-  last: string;
-  /** The first record of the latest event that added to it (Lambda re-delivers from there after a failure). */
-  delivered: string;
-  batches: number;
-  /** Lease-clock time of its first batch. */
-  readonly startedAt: number;
-  readonly result: StepResult;
-}
-
-/** What running a batch's steps produced, before it is committed. */
-interface StepResult {
-  readonly rows: ChangeRow[];
-  readonly letters: DeadLetter[];
-  readonly side: { operatorId: string; tag: string; rows: Row[] }[];
-}
-
 /** Marks where processing failed, so the handler can commit the records before it. */
 class StepFailure extends Error {
   constructor(
@@ -379,38 +240,8 @@ export class StageHandler {
   /** Input shards' hash ranges and parents, by stream, looked up once per container (again for a shard not listed yet). */
   private readonly lineages = new Map<string, Map<string, ShardLineage>>();
   private inputKinesis: Pick<KinesisClient, 'send'> | undefined;
-  private readonly counters: StageHandlerStats = {
-    invocations: 0,
-    records: 0,
-    outputRows: 0,
-    deadLetters: 0,
-    failedBatches: 0,
-    commits: 0,
-    replays: 0,
-    skippedRanges: 0,
-    redelivered: 0,
-    redoRecoveries: 0,
-    staleTasks: 0,
-    lateRecords: 0,
-    stateCacheHits: 0,
-    stateCacheMisses: 0,
-    lookupCacheHits: 0,
-    lookupCacheMisses: 0,
-    lookupLoads: 0,
-    lookupLoadTimeMs: 0,
-    lookupCacheEvictions: 0,
-    watermarkLagMs: undefined,
-    sideRowsRouted: 0,
-    sideRowsDropped: 0,
-    stateCommitBytes: 0,
-    materializations: 0,
-    coldStartSegments: 0,
-    maxColdStartSegments: 0,
-    deferredBatches: 0,
-    catchUpRecords: 0,
-    maxCatchUpRecords: 0,
-    maxCatchUpMs: 0,
-  };
+  private readonly counters: StageHandlerStats = newStageHandlerStats();
+
   /** `operatorId \0 tag` → the sink the job graph routes that side output to. */
   private readonly sideSinks: ReadonlyMap<string, string>;
 
@@ -799,12 +630,16 @@ export class StageHandler {
       this.counters.sideRowsRouted += side.rows.length;
     }
 
+    // The stores' item writes by phase: chunks before the heads that name them, replaced chunks last.
     const prepared: PreparedFlush[] = [];
-    let phases: WriteRequest[][];
+    const phases = { chunkPuts: [] as WriteRequest[], heads: [] as WriteRequest[], cleanup: [] as WriteRequest[] };
     try {
       for (const store of task.stores) prepared.push(store.prepareFlush());
-      phases = [[], [], []];
-      for (const p of prepared) p.phases.forEach((phase, i) => (phases[i] as WriteRequest[]).push(...phase));
+      for (const { phases: [chunkPuts, heads, cleanup] } of prepared) {
+        push(phases.chunkPuts, chunkPuts);
+        push(phases.heads, heads);
+        push(phases.cleanup, cleanup);
+      }
     } catch (error) {
       for (const p of prepared) p.failed();
       throw error;
@@ -812,7 +647,7 @@ export class StageHandler {
     const version = task.version + 1;
     let ref: RedoRef | undefined;
     try {
-      const staged = await this.stageState(task, version, checkpoints, phases, prepared);
+      const staged = await this.stageState(task, version, checkpoints, [...phases.chunkPuts, ...phases.heads, ...phases.cleanup], prepared);
       const data: CommittedData = { reader: task.reader.snapshot(), watermark: task.watermark, ...(staged === undefined ? {} : { state: staged.ref }) };
       ref = await checkpoints.commit(version, data, undefined);
       task.version = version;
@@ -825,26 +660,8 @@ export class StageHandler {
     }
     for (const p of prepared) p.landed();
     task.appliedVersion = version;
-    this.report(task);
+    reportTask(this.counters, task, this.clock());
     return ref;
-  }
-
-  /** Adds what the task's operators and caches counted since the last report to the stats. */
-  private report(task: ShardTask): void {
-    const now = zeroReported();
-    for (const runner of task.runners) {
-      for (const [stat, metric] of Object.entries(OPERATOR_COUNTERS) as [keyof typeof OPERATOR_COUNTERS, string][]) now[stat] += runner.metrics.get(metric) ?? 0;
-    }
-    for (const store of task.stores) {
-      const stats = store.stats();
-      now.stateCacheHits += stats.cacheHits;
-      now.stateCacheMisses += stats.cacheMisses;
-    }
-    for (const key of Object.keys(now) as (keyof ShardTask['reported'])[]) {
-      this.counters[key] += now[key] - task.reported[key];
-      task.reported[key] = now[key];
-    }
-    if (Number.isFinite(task.watermark)) this.counters.watermarkLagMs = this.clock() - task.watermark;
   }
 
   /**
@@ -852,14 +669,14 @@ export class StageHandler {
    * timer changes) durable in the shard's changelog (state/shard-state.ts) before the checkpoint
    * commit that names them. Undefined for a stage without operators.
    */
-  private async stageState(task: ShardTask, version: number, checkpoints: CheckpointStore, phases: readonly WriteRequest[][], prepared: readonly PreparedFlush[]): Promise<StagedState | undefined> {
+  private async stageState(task: ShardTask, version: number, checkpoints: CheckpointStore, writes: readonly WriteRequest[], prepared: readonly PreparedFlush[]): Promise<StagedState | undefined> {
     if (task.state === undefined) return undefined;
     const keys = new Map<string, string>();
     for (const p of prepared) for (const [pk, key] of p.partitionKeys) keys.set(pk, key);
     const timers: TimerChange[] = [];
     for (const journal of task.journals) for (const c of journal.drainChanges()) timers.push({ operatorId: journal.operatorId, ...c });
     const always = task.journals.length > 0 || task.stores.some((s) => s.hasStates);
-    const staged = await task.state.stage(version, checkpoints.currentEpoch ?? 0, { writes: phases.flat(), keys, timers }, always, () => checkpoints.keepLease());
+    const staged = await task.state.stage(version, checkpoints.currentEpoch ?? 0, { writes, keys, timers }, always, () => checkpoints.keepLease());
     this.counters.stateCommitBytes += staged.bytes;
     for (const [op, bytes] of staged.rawBytesByOperator) this.stateBytes.set(op, (this.stateBytes.get(op) ?? 0) + bytes);
     if (staged.materialized) this.counters.materializations++;
@@ -996,104 +813,6 @@ export class StageHandler {
         : undefined;
     return { shardId, streamName, reader, runners, executor, failures, stores, state, journals, writer, watermark, emittedWatermark: -Infinity, version, committed, appliedVersion: -1, reported: zeroReported(), catchUpStartedAt: undefined, fresh: true, interval: undefined, mustCommit: false };
   }
-}
-
-/**
- * The schema of the rows a stage emits: for an exchange, the downstream stage's input schema (the
- * receiver checks the bundles' schema fingerprint against it); otherwise the last operator's
- * output, or the stage input when it has no operators.
- */
-function outputSchemaOf(graph: JobGraph, stage: JobStage): Schema {
-  const output = stage.output;
-  if (output.type === 'exchange') {
-    const next = graph.stages.find((s) => s.id === output.toStage);
-    if (next === undefined) throw new PlanError(`stage ${stage.id} feeds unknown stage '${output.toStage}'`);
-    // The right producer of a two-input stage writes the right side's rows.
-    if (next.input.type === 'twoInput' && next.input.right.fromStage === stage.id) return next.input.right.schema;
-    return next.inputSchema;
-  }
-  return stage.operators[stage.operators.length - 1]?.outputSchema ?? stage.inputSchema;
-}
-
-/**
- * The operator context's shard number: the shard id's numeric suffix. It only labels the
- * instance (metrics, errors); routing is by the exchange's hash ranges, not by this number.
- */
-function shardIndexOf(shardId: string): number {
-  const match = /(\d+)$/.exec(shardId);
-  return match === null ? 0 : Number.parseInt(match[1] as string, 10);
-}
-
-/** Where a row of a stage's input came from: its Kinesis record. */
-interface KinesisOrigin extends RecordOrigin {
-  readonly record: KinesisStreamRecord;
-}
-
-/**
- * The origin of each row of a rows step: a source stage's rows have one record each; an
- * exchange stage's rows all come from the bundle's one record. Looked up only for a failing row.
- */
-function kinesisOrigins(rows: readonly ChangeRow[], records: readonly KinesisStreamRecord[] | undefined): ((row: ChangeRow) => KinesisOrigin | undefined) | undefined {
-  if (records === undefined || records.length === 0) return undefined;
-  return (row) => {
-    const record = records.length === 1 ? records[0] : records[rows.indexOf(row)];
-    if (record === undefined) return undefined;
-    return { record, position: `${streamNameOf(record)}/${shardIdOf(record)}@${record.kinesis.sequenceNumber}`, raw: record.kinesis.data };
-  };
-}
-
-/**
- * The dead letter of a record an operator set aside (kind `data-error`): the record the row came
- * from (for a row an earlier operator of the chain produced, the step's first record), the
- * reason with its position, and the operator.
- */
-function dataErrorLetter(stage: string, failure: RecordFailure<KinesisOrigin>, step: InputStep): DeadLetter {
-  const record = failure.origin?.record ?? (step.type === 'rows' ? step.records?.[0] : undefined);
-  const at = record === undefined ? `${stage}@${firstSequenceOf(step)}` : `${shardIdOf(record)}@${record.kinesis.sequenceNumber}`;
-  const derived = failure.origin === undefined ? ' (a row derived from this record)' : '';
-  const reason = `${at}: ${failure.reason}${derived}, in operator ${failure.operator}`;
-  if (record !== undefined) return { ...deadLetterOf(record, stage, 'data-error', reason, DEFAULT_DEAD_LETTER_DATA_BYTES), operator: failure.operator };
-  const data = Buffer.from(JSON.stringify(failure.row.row, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))).toString('base64');
-  return { kind: 'data-error', reason, stage, stream: '', shardId: '', sequenceNumber: firstSequenceOf(step), approximateArrivalTimestamp: 0, partitionKey: '', data, dataBytes: Buffer.byteLength(data, 'base64'), truncated: false, operator: failure.operator };
-}
-
-function firstSequenceOf(step: InputStep): string {
-  return step.type === 'rows' ? step.first : step.sequenceNumber;
-}
-
-function indexOf(records: readonly KinesisStreamRecord[], sequenceNumber: string): number {
-  return records.findIndex((r) => r.kinesis.sequenceNumber === sequenceNumber);
-}
-
-function seqOf(record: KinesisStreamRecord | undefined): string {
-  return (record as KinesisStreamRecord).kinesis.sequenceNumber;
-}
-
-/** Adds a batch's result to the task's open interval (opening one at `now` if none is open); returns it. */
-function extendInterval(task: ShardTask, records: readonly KinesisStreamRecord[], result: StepResult, now: number, eventFirst: string): OpenInterval {
-  const last = seqOf(records[records.length - 1]);
-  const open = task.interval;
-  if (open === undefined) return (task.interval = { first: seqOf(records[0]), last, delivered: eventFirst, batches: 1, startedAt: now, result });
-  push(open.result.rows, result.rows);
-  push(open.result.letters, result.letters);
-  mergeSide(open.result.side, result.side);
-  open.last = last;
-  open.delivered = eventFirst;
-  open.batches++;
-  return open;
-}
-
-/** Adds side-output rows to `into`, one entry per operator and tag (each entry is sent under one id). */
-function mergeSide(into: StepResult['side'], more: StepResult['side']): void {
-  for (const side of more) {
-    const same = into.find((s) => s.operatorId === side.operatorId && s.tag === side.tag);
-    if (same === undefined) into.push({ ...side, rows: [...side.rows] });
-    else push(same.rows, side.rows);
-  }
-}
-
-function push<T>(into: T[], rows: readonly T[]): void {
-  for (const row of rows) into.push(row);
 }
 
 function defaultOnError(error: unknown, shardId: string): void {
