@@ -68,9 +68,9 @@ import type { BatchWriteOptions, DynamoDbSender, IoCounters } from '../state/tab
 import { createStageInputReader } from '../stage-input/create-reader.ts';
 import { compareSequenceNumbers, shardIdOf, streamNameOf } from '../stage-input/kinesis-records.ts';
 import { hasRecordsAfter, readUncommitted } from '../stage-input/shard-reread.ts';
-import type { DeadLetter, StageInputSnapshot } from '../stage-input/types.ts';
+import type { DeadLetter, InputStep, StageInputSnapshot } from '../stage-input/types.ts';
 import { OperatorRunner } from '../../runtime/operator-runner.ts';
-import { StageExecutor, type RecordFailure } from '../../runtime/stage-executor.ts';
+import { StageExecutor, type BatchPort, type ChainStep, type RecordFailure } from '../../runtime/stage-executor.ts';
 import { newStageHandlerStats, reportTask, zeroReported } from './handler-stats.ts';
 import type { StageHandlerStats } from './handler-stats.ts';
 import { dataErrorLetter, extendInterval, firstSequenceOf, indexOf, kinesisOrigins, mergeSide, outputSchemaOf, push, seqOf, shardIndexOf } from './shard-task.ts';
@@ -510,9 +510,9 @@ export class StageHandler {
    * log it committed and applied.
    */
   private async processBatch(task: ShardTask, checkpoints: CheckpointStore, records: readonly KinesisStreamRecord[], replay: boolean, eventFirst: string, eventRecords = records.length): Promise<RedoRef | undefined> {
-    let result: StepResult;
+    let ref: RedoRef | undefined;
     try {
-      result = await this.run(task, records);
+      await this.run(task, records, async (result) => void (ref = await this.closeBatch(task, checkpoints, records, result, replay, eventFirst, eventRecords)));
     } catch (error) {
       if (!(error instanceof StepFailure)) throw error;
       const failedAt = Math.max(0, indexOf(records, error.sequenceNumber));
@@ -523,13 +523,22 @@ export class StageHandler {
       this.tasks.set(task.shardId, fresh);
       const prefix = records.slice(0, failedAt);
       try {
-        await this.commitBatch(fresh, checkpoints, await this.run(fresh, prefix), seqOf(prefix[0]), seqOf(prefix[prefix.length - 1]), false);
+        await this.run(fresh, prefix, async (result) => void (await this.commitBatch(fresh, checkpoints, result, seqOf(prefix[0]), seqOf(prefix[prefix.length - 1]), false)));
       } catch (again) {
         throw new RetryFrom(eventFirst, again instanceof StepFailure ? again.original : again);
       }
       const at = seqOf(records[failedAt]);
       throw new RetryFrom(compareSequenceNumbers(at, eventFirst) < 0 ? eventFirst : at, error.original);
     }
+    return ref;
+  }
+
+  /**
+   * The Lambda driver's commit (the executor's {@link BatchPort}): adds the batch to the shard's
+   * open commit interval and commits the interval when due ({@link commitsNow}; a replay always
+   * commits). Returns the redo log it committed and applied.
+   */
+  private async closeBatch(task: ShardTask, checkpoints: CheckpointStore, records: readonly KinesisStreamRecord[], result: StepResult, replay: boolean, eventFirst: string, eventRecords: number): Promise<RedoRef | undefined> {
     if (task.catchUpStartedAt !== undefined) {
       this.counters.maxCatchUpMs = Math.max(this.counters.maxCatchUpMs, this.leaseNow() - task.catchUpStartedAt);
       task.catchUpStartedAt = undefined;
@@ -551,40 +560,43 @@ export class StageHandler {
     return ref;
   }
 
-  /** Reads the records and runs their steps through the chain; throws StepFailure. */
-  private async run(task: ShardTask, records: readonly KinesisStreamRecord[]): Promise<StepResult> {
-    const batch = task.reader.read(records);
+  /**
+   * Reads the records and runs their steps through the chain (the stage executor's
+   * {@link StageExecutor.runBatch}), collecting the batch's output, dead letters and side
+   * outputs, and hands them to `commit` — the durable part. Throws StepFailure when a step fails.
+   */
+  private async run(task: ShardTask, records: readonly KinesisStreamRecord[], commit: (result: StepResult) => Promise<void>): Promise<void> {
     const result: StepResult = { rows: [], letters: [], side: [] };
     const executor = task.executor;
-    for (const step of batch.steps) {
-      try {
-        switch (step.type) {
-          case 'rows':
-            push(result.rows, await executor.process(step.rows, 0, step.side ?? 'left', kinesisOrigins(step.rows, step.records)));
-            break;
-          case 'watermark':
-            // The chain's output watermark (held back by operators that emit late rows) is what
-            // this stage sends downstream.
-            push(result.rows, await executor.advance(step.value));
-            task.watermark = executor.outputWatermark;
-            break;
-          case 'processing-time':
-            push(result.rows, await executor.tick(step.value));
-            break;
-          case 'dead-letter':
-            result.letters.push(step.letter);
-            break;
-        }
-      } catch (error) {
+    let committing = false;
+    const port: BatchPort<InputStep> = {
+      begin: () => undefined,
+      output: (rows, step) => {
+        push(result.rows, rows);
+        // The chain's output watermark (held back by operators that emit late rows) is what
+        // this stage sends downstream.
+        if (step.type === 'watermark') task.watermark = executor.outputWatermark;
+        if (step.type === 'dead-letter') result.letters.push(step.letter);
+        // Records set aside go to the dead letters in their place in shard order.
+        for (const failure of task.failures) result.letters.push(dataErrorLetter(this.stage.id, failure, step));
         task.failures.length = 0;
-        throw new StepFailure(firstSequenceOf(step), error);
-      }
-      // Records set aside go to the dead letters in their place in shard order.
-      for (const failure of task.failures) result.letters.push(dataErrorLetter(this.stage.id, failure, step));
+        mergeSide(result.side, executor.sideOutputs());
+      },
+      commit: () => {
+        committing = true;
+        return commit(result);
+      },
+    };
+    let current: InputStep | undefined;
+    const stepOf = (step: InputStep): ChainStep<KinesisOrigin> | undefined => chainStepOf((current = step));
+    try {
+      await executor.runBatch(task.reader.read(records).steps, stepOf, port);
+    } catch (error) {
+      // A failing step (not the commit: its errors propagate as they are).
+      if (current === undefined || committing) throw error;
       task.failures.length = 0;
-      mergeSide(result.side, executor.sideOutputs());
+      throw new StepFailure(firstSequenceOf(current), error);
     }
-    return result;
   }
 
   /**
@@ -812,6 +824,20 @@ export class StageHandler {
           })
         : undefined;
     return { shardId, streamName, reader, runners, executor, failures, stores, state, journals, writer, watermark, emittedWatermark: -Infinity, version, committed, appliedVersion: -1, reported: zeroReported(), catchUpStartedAt: undefined, fresh: true, interval: undefined, mustCommit: false };
+  }
+}
+
+/** What an input step is for the chain: a decoding dead letter is the driver's own. */
+function chainStepOf(step: InputStep): ChainStep<KinesisOrigin> | undefined {
+  switch (step.type) {
+    case 'rows':
+      return { type: 'rows', rows: step.rows, side: step.side ?? 'left', origin: kinesisOrigins(step.rows, step.records) };
+    case 'watermark':
+      return { type: 'watermark', value: step.value };
+    case 'processing-time':
+      return { type: 'processing-time', value: step.value };
+    case 'dead-letter':
+      return undefined;
   }
 }
 
