@@ -56,6 +56,9 @@ import type { BenchResult } from './suites.ts';
 /** Records per handler invocation (the event source mapping's BatchSize). */
 export const AWS_COST_BATCH = 500;
 
+/** Invocations of each stage before the bench switches its container (one cold start per stage, mid commit interval). */
+export const AWS_COST_COLD_START_AFTER = 3;
+
 /** Lambda memory priced, MB (the stack's default, infra/lib/stream-pipeline.ts). */
 export const AWS_COST_MEMORY_MB = 1024;
 
@@ -87,6 +90,9 @@ export interface MeasuredJob {
   readonly materializations: number;
   /** Most changelog segments one cold start read (none in a run without container switches). */
   readonly maxColdStartSegments: number;
+  /** The longest catch-up after the run's cold starts: uncommitted records re-read, and ms until they were processed again. */
+  readonly maxCatchUpRecords: number;
+  readonly maxCatchUpMs: number;
   /** Input events per second of handler time in the busiest stage. */
   readonly handlerEventsPerS: number;
   readonly writeRequestsPer1000: number;
@@ -136,7 +142,13 @@ export async function measureJob(job: CostJob, batchSize = AWS_COST_BATCH, commi
         kinesis.set(stage, meter);
         return meter.client;
       },
-      onInvocation: (stage, _records, ms) => addInvocation(lambda.get(stage) as LambdaUsage, ms, AWS_COST_MEMORY_MB),
+      onInvocation: (stage, _records, ms) => {
+        const usage = lambda.get(stage) as LambdaUsage;
+        addInvocation(usage, ms, AWS_COST_MEMORY_MB);
+        // One container switch per stage, mid-interval: the next invocation rebuilds from the
+        // checkpoint and re-reads what the interval held (the catch-up after a cold start).
+        if (usage.invocations === AWS_COST_COLD_START_AFTER) handlers.get(stage)?.simulateColdStart();
+      },
       sequentialStages: true,
       // An exchange stage gets, per invocation, what the stage upstream wrote for one batch of
       // input — as it would live, where it is invoked as the bundles arrive — not the whole
@@ -190,8 +202,12 @@ export async function measureJob(job: CostJob, batchSize = AWS_COST_BATCH, commi
   let stateCommitBytes = 0;
   let materializations = 0;
   let maxColdStartSegments = 0;
+  let maxCatchUpRecords = 0;
+  let maxCatchUpMs = 0;
   for (const handler of handlers.values()) {
     const stats = handler.stats();
+    maxCatchUpRecords = Math.max(maxCatchUpRecords, stats.maxCatchUpRecords);
+    maxCatchUpMs = Math.max(maxCatchUpMs, stats.maxCatchUpMs);
     stateCommitBytes += stats.stateCommitBytes;
     materializations += stats.materializations;
     maxColdStartSegments = Math.max(maxColdStartSegments, stats.maxColdStartSegments);
@@ -220,6 +236,8 @@ export async function measureJob(job: CostJob, batchSize = AWS_COST_BATCH, commi
     stateCommitBytes: per1000(stateCommitBytes, events),
     materializations,
     maxColdStartSegments,
+    maxCatchUpRecords,
+    maxCatchUpMs,
     handlerEventsPerS: busiestMs === 0 ? 0 : (events * 1000) / busiestMs,
     writeRequestsPer1000: per1000(writeRequests, events),
     itemsWrittenPer1000: per1000(itemsWritten, events),
@@ -298,6 +316,8 @@ export async function runAwsCostSuite(events: number, progress: (line: string) =
         handler_events_per_s: Math.round(measured.handlerEventsPerS),
         state_commit_kb_per_1000: round(measured.stateCommitBytes / 1024, 2),
         materializations: measured.materializations,
+        max_catch_up_records: measured.maxCatchUpRecords,
+        max_catch_up_s: round(measured.maxCatchUpMs / 1000),
         rows_out: measured.rowsOut,
         elapsed_ms: Date.now() - started,
       });

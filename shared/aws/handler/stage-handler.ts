@@ -240,6 +240,8 @@ export class StageHandler {
   /** Input shards' hash ranges and parents, by stream, looked up once per container (again for a shard not listed yet). */
   private readonly lineages = new Map<string, Map<string, ShardLineage>>();
   private inputKinesis: Pick<KinesisClient, 'send'> | undefined;
+  /** {@link simulateColdStart} was called: the next invocation drops everything first. */
+  private coldStartPending = false;
   private readonly counters: StageHandlerStats = newStageHandlerStats();
 
   /** `operatorId \0 tag` → the sink the job graph routes that side output to. */
@@ -296,6 +298,17 @@ export class StageHandler {
     return total;
   }
 
+  /**
+   * Makes the next invocation start as a new container would: its shards' tasks (caches, held
+   * commit intervals) are dropped and the leases this container holds released first, so the
+   * next owner rebuilds from the checkpoint and re-reads the uncommitted input. For benchmarks
+   * (the catch-up after a cold start, `flambda bench aws-cost`) and tests; a real container
+   * switch also waits for the old container's lease.
+   */
+  simulateColdStart(): void {
+    this.coldStartPending = true;
+  }
+
   /** The Lambda entry point, bound: `export const handler = stageHandler.handler`. */
   readonly handler = (event: KinesisStreamEvent, context?: Context): Promise<KinesisStreamBatchResponse> => this.handle(event, context);
 
@@ -307,6 +320,14 @@ export class StageHandler {
   async handle(event: KinesisStreamEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<KinesisStreamBatchResponse> {
     const records = event.Records;
     this.counters.invocations++;
+    if (this.coldStartPending) {
+      this.coldStartPending = false;
+      for (const [id, store] of this.checkpoints) {
+        this.discardTask(id);
+        await store.release(undefined);
+      }
+      this.checkpoints.clear();
+    }
     if (records.length === 0) return { batchItemFailures: [] };
     this.counters.records += records.length;
     const shardId = shardIdOf(records[0] as KinesisStreamRecord);
