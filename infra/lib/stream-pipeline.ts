@@ -32,6 +32,8 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { compileSql } from '../../shared/sql/compile-sql.ts';
+import type { UserFunctionDefinition } from '../../shared/api/user-functions.ts';
+import { writeSqlPipelineModule } from './sql-pipeline-module.ts';
 import { HEARTBEAT_ENV, STAGE_ENV } from '../../shared/aws/env.ts';
 import { ATTR, DEFAULT_TTL_ATTRIBUTE } from '../../shared/aws/state/constants.ts';
 import type { LookupSourceDescriptor } from '../../shared/plan/logical.ts';
@@ -311,12 +313,30 @@ export class StreamPipeline extends Construct {
    * A pipeline written in Flink SQL: the script is compiled at synth time (shared/sql/, never in
    * a function bundle) into the same job graph a TypeScript pipeline gives.
    *
+   * A script with `CREATE FUNCTION f AS 'module.ts#export'` takes the loaded functions
+   * (`functions`, e.g. from `sqlUserFunctions(path)` of shared/cli/load-pipeline.ts) and the
+   * directory the modules are relative to (`scriptDir`); the stage functions then get a
+   * generated pipeline module (infra/lib/sql-pipeline-module.ts) that bundles those modules.
+   *
    * @throws SqlError (a PlanError naming line and column) for a script that does not compile.
    */
-  static fromSql(scope: Construct, id: string, sql: string, props: Omit<StreamPipelineProps, 'jobGraph' | 'pipeline'> & { readonly name?: string } = {}): StreamPipeline {
-    const { name, ...rest } = props;
-    const program = compileSql(sql, { name: name ?? id.toLowerCase().replace(/[^a-z0-9_-]/g, '-') });
-    return new StreamPipeline(scope, id, { ...rest, pipeline: program.pipeline });
+  static fromSql(
+    scope: Construct,
+    id: string,
+    sql: string,
+    props: Omit<StreamPipelineProps, 'jobGraph' | 'pipeline'> & {
+      readonly name?: string;
+      /** The user functions of the script's CREATE FUNCTION statements, by 'module.ts#export'. */
+      readonly functions?: ReadonlyMap<string, UserFunctionDefinition>;
+      /** The directory the function modules are relative to. @default process.cwd() */
+      readonly scriptDir?: string;
+    } = {},
+  ): StreamPipeline {
+    const { name, functions, scriptDir, ...rest } = props;
+    const pipelineName = name ?? id.toLowerCase().replace(/[^a-z0-9_-]/g, '-');
+    const program = compileSql(sql, { name: pipelineName, ...(functions ? { functions } : {}) });
+    const pipelineModule = rest.pipelineModule ?? writeSqlPipelineModule(sql, pipelineName, scriptDir ?? process.cwd());
+    return new StreamPipeline(scope, id, { ...rest, pipeline: program.pipeline, ...(pipelineModule !== undefined ? { pipelineModule } : {}) });
   }
 
   /** The deployed job graph (after sink connector overrides). */

@@ -49,6 +49,7 @@ export function aggregateInput<T>(
       fn: spec.fn,
       ...(arg !== undefined ? { arg } : {}),
       distinct: spec.distinct,
+      ...(spec.separator !== undefined ? { separator: spec.separator } : {}),
       ...(filterField !== undefined ? { filterField } : {}),
       name,
     };

@@ -1,15 +1,19 @@
 /**
  * Aggregate call builders for `stream.groupBy(…).aggregate({…})`:
- * `count()`, `count('x')`, `countDistinct('x')`, `sum('x')`, `min`, `max`, `avg`, each with an
+ * `count()`, `count('x')`, `countDistinct('x')`, `sum('x')`, `min`, `max`, `avg`, `listagg`,
+ * `firstValue`, `lastValue`, `variance('STDDEV_POP', 'x')`, each with an
  * optional `filter` (SQL `FILTER (WHERE …)`) given as an expression.
  */
+import type { AggFunctionName } from '../operators/aggregate/agg-function.ts';
 import type { Expr } from '../plan/expr.ts';
 
 /** An aggregate call as declared in the API; the planner turns arguments into columns. */
 export interface AggregateSpec<Result = unknown> {
-  readonly fn: 'COUNT' | 'SUM' | 'MIN' | 'MAX' | 'AVG';
+  readonly fn: AggFunctionName;
   readonly arg?: string | Expr;
   readonly distinct: boolean;
+  /** LISTAGG's separator; `,` when absent. */
+  readonly separator?: string;
   readonly filter?: Expr;
   /** Phantom field carrying the TypeScript result type. */
   readonly __result?: Result;
@@ -54,6 +58,29 @@ export function max(arg: string | Expr, options: AggregateOptions = {}): Aggrega
 /** `AVG(arg)` with Flink's result types (integer inputs give a truncated integer). */
 export function avg(arg: string | Expr, options: AggregateOptions = {}): AggregateSpec<number | bigint | null> {
   return { fn: 'AVG', arg, distinct: false, ...filterOf(options) };
+}
+
+/** `LISTAGG(arg [, separator])`: the non-null values in arrival order, joined (`,` by default). */
+export function listagg(arg: string | Expr, separator?: string, options: AggregateOptions = {}): AggregateSpec<string | null> {
+  return { fn: 'LISTAGG', arg, distinct: false, ...(separator !== undefined ? { separator } : {}), ...filterOf(options) };
+}
+
+/** `FIRST_VALUE(arg)`: the earliest non-null value still in the group. */
+export function firstValue(arg: string | Expr, options: AggregateOptions = {}): AggregateSpec {
+  return { fn: 'FIRST_VALUE', arg, distinct: false, ...filterOf(options) };
+}
+
+/** `LAST_VALUE(arg)`: the latest non-null value still in the group. */
+export function lastValue(arg: string | Expr, options: AggregateOptions = {}): AggregateSpec {
+  return { fn: 'LAST_VALUE', arg, distinct: false, ...filterOf(options) };
+}
+
+/**
+ * `VAR_POP`, `VAR_SAMP`, `STDDEV_POP`, `STDDEV_SAMP` of an INT, BIGINT or DOUBLE argument, in
+ * the argument's type as Flink gives them (the `_SAMP` forms are NULL for a single value).
+ */
+export function variance(fn: 'VAR_POP' | 'VAR_SAMP' | 'STDDEV_POP' | 'STDDEV_SAMP', arg: string | Expr, options: AggregateOptions = {}): AggregateSpec<number | null> {
+  return { fn, arg, distinct: false, ...filterOf(options) };
 }
 
 function filterOf(options: AggregateOptions): { filter?: Expr } {

@@ -6,8 +6,8 @@ export type { GeneratorContext, GeneratorFunction, SourceOptions } from './pipel
 export { Stream, GroupedStream } from './stream.ts';
 export type { SinkOptions, AggregateOptions, ProjectionSpec, JoinKind, JoinOn, Joined, JoinOptions, IntervalJoinOptions, TemporalJoinOptions } from './stream.ts';
 export { WindowedStream } from './windowed-stream.ts';
-export { scalarFunction, isScalarFunction } from './user-functions.ts';
-export type { ScalarFunction } from './user-functions.ts';
+export { scalarFunction, isScalarFunction, tableFunction, isTableFunction } from './user-functions.ts';
+export type { ScalarFunction, TableFunction, TableFunctionCall, FunctionArgument, UserFunctionDefinition } from './user-functions.ts';
 export { LookupTable } from './lookup-table.ts';
 export type { LookupTableOptions, LookupSourceSpec, LookupJoinOptions, LookupOn, LookupColumns, LookupJoined } from './lookup-table.ts';
 export type { LookupCacheSpec, LookupRetrySpec, LookupOutputColumn } from '../lookup/lookup-join.ts';
@@ -24,7 +24,7 @@ export type {
 } from './windowed-stream.ts';
 export { tumble, hop, cumulate, session, parseDuration } from './windows.ts';
 export type { Duration, AlignedWindowOptions, SessionOptions } from './windows.ts';
-export { count, countWhere, countDistinct, sum, min, max, avg } from './aggregates.ts';
+export { count, countWhere, countDistinct, sum, min, max, avg, listagg, firstValue, lastValue, variance } from './aggregates.ts';
 export type { AggregateSpec } from './aggregates.ts';
 export type { RowOf, SchemaSpec, ColumnTypeSpec } from './schema-spec.ts';
 export {

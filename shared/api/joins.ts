@@ -24,10 +24,10 @@ import { intervalJoinOutputSchema } from '../operators/join/interval-join.ts';
 import { streamingJoinOutputSchema } from '../operators/join/streaming-join.ts';
 import { temporalJoinOutputSchema } from '../operators/join/temporal-join.ts';
 import { windowJoinOutputSchema } from '../operators/join/window-join.ts';
-import { Stream } from './stream.ts';
+import type { Stream } from './stream.ts';
 
 /** What the builders read of a stream (any row type). */
-export type JoinInput = Pick<Stream<unknown>, 'pipeline' | 'node' | 'schema'>;
+export type JoinInput = Pick<Stream<unknown>, 'pipeline' | 'node' | 'schema' | 'derive'>;
 
 /** An equi-join key pair: a left column equal to a right column. */
 export interface JoinKeyPair {
@@ -230,7 +230,7 @@ export function buildJoin(left: JoinInput, right: JoinInput, request: JoinReques
         leftWindowEndColumn: lw.end,
         rightWindowEndColumn: rw.end,
       };
-      return new Stream<Row>(pipeline, {
+      return left.derive<Row>({
         type: 'WindowJoin',
         id: pipeline.nextId(),
         ...base,
@@ -284,7 +284,7 @@ export function buildJoin(left: JoinInput, right: JoinInput, request: JoinReques
     leftInput: { type: 'NoUniqueKey' } as const,
     rightInput: { type: 'NoUniqueKey' } as const,
   };
-  return new Stream<Row>(pipeline, {
+  return left.derive<Row>({
     type: 'Join',
     id: pipeline.nextId(),
     ...base,
@@ -329,7 +329,7 @@ export function intervalJoin(
     leftLowerBoundMs: o.lower,
     leftUpperBoundMs: o.upper,
   };
-  return new Stream<Row>(pipeline, {
+  return left.derive<Row>({
     type: 'IntervalJoin',
     id: pipeline.nextId(),
     left: left.node,
@@ -378,7 +378,7 @@ export function temporalJoin(
     rightTimeColumn: o.rightTimeColumn,
     ...(o.stateTtlMs !== undefined ? { stateTtlMs: o.stateTtlMs } : {}),
   };
-  return new Stream<Row>(pipeline, {
+  return left.derive<Row>({
     type: 'TemporalJoin',
     id: pipeline.nextId(),
     left: left.node,

@@ -18,6 +18,8 @@
 import { DEFAULT_ERROR_POLICY, PlanError, parseErrorPolicy, type ErrorPolicy } from '../core/errors.ts';
 import { schemaOf } from '../core/type-parse.ts';
 import type { Row, Value } from '../core/types.ts';
+import type { Expr } from '../plan/expr.ts';
+import { inferType } from '../plan/expr-types.ts';
 import type { JobGraph, JobGraphOptions } from '../plan/job-graph.ts';
 import { buildJobGraph } from '../plan/job-graph.ts';
 import type { ExplainOptions } from '../plan/explain.ts';
@@ -27,6 +29,7 @@ import type { PlannedPipeline } from '../plan/planner.ts';
 import { planPipeline } from '../plan/planner.ts';
 import type { RowOf, SchemaSpec } from './schema-spec.ts';
 import { Stream } from './stream.ts';
+import { isScalarFunction, isTableFunction, type FunctionArgument, type ScalarFunction, type TableFunction, type TableFunctionCall, type UserFunctionDefinition } from './user-functions.ts';
 import { LookupTable, createLookupTable, type LookupTableOptions } from './lookup-table.ts';
 
 /** Context handed to a generator source: which source shard to produce. */
@@ -44,6 +47,16 @@ export interface SourceOptions<S extends SchemaSpec> {
   /** Event-time watermark: bounded out-of-orderness on a TIMESTAMP(3) column. */
   readonly watermark?: {
     readonly column: keyof S & string;
+    readonly outOfOrdernessMs: number;
+    readonly idleTimeoutMs?: number;
+  } | {
+    /**
+     * A computed rowtime (SQL's `WATERMARK FOR rowtime` on `rowtime AS expr`): the column is not
+     * in the schema but defined by a Calc after the source; `expr`, over the schema's columns,
+     * gives the event time the source shards track. See {@link WatermarkSpec.expr}.
+     */
+    readonly column: string;
+    readonly expr: Expr;
     readonly outOfOrdernessMs: number;
     readonly idleTimeoutMs?: number;
   };
@@ -109,15 +122,23 @@ export class Pipeline {
       if (!schema.fields.some((f) => f.name === k)) throw new PlanError(`source '${name}': primary key column '${k}' is not in the schema`);
     }
     const watermark = options.watermark;
-    if (watermark) {
+    if (watermark && 'expr' in watermark) {
+      const type = inferType(watermark.expr, schema);
+      if (type.root !== 'TIMESTAMP') {
+        throw new PlanError(`source '${name}': watermark column '${watermark.column}' must be TIMESTAMP(3) (it is ${type.root})`);
+      }
+      if (schema.fields.some((f) => f.name === watermark.column)) {
+        throw new PlanError(`source '${name}': computed watermark column '${watermark.column}' is also a physical column`);
+      }
+    } else if (watermark) {
       const field = schema.fields.find((f) => f.name === watermark.column);
       if (!field) throw new PlanError(`source '${name}': watermark column '${watermark.column}' is not in the schema`);
       if (field.type.root !== 'TIMESTAMP') {
         throw new PlanError(`source '${name}': watermark column '${watermark.column}' must be TIMESTAMP(3) (it is ${field.type.root})`);
       }
-      if (!(watermark.outOfOrdernessMs >= 0)) {
-        throw new PlanError(`source '${name}': outOfOrdernessMs must be >= 0 (given ${watermark.outOfOrdernessMs})`);
-      }
+    }
+    if (watermark && !(watermark.outOfOrdernessMs >= 0)) {
+      throw new PlanError(`source '${name}': outOfOrdernessMs must be >= 0 (given ${watermark.outOfOrdernessMs})`);
     }
     let connector: SourceConnector = options.connector ?? { type: 'jsonl' };
     if (options.generator) {
@@ -166,6 +187,30 @@ export class Pipeline {
     }
     this.lookupTables.set(name, table);
     return table;
+  }
+
+  /**
+   * A user function for the API's expressions, by name (`pipeline.function('count_char',
+   * countChar)`): a scalar function gives a builder of its calls, an expression for `select`,
+   * `filter` and the like; a table function gives calls for `stream.joinLateral(…)`. Arguments
+   * are input columns by name or `lit(…)` values (compute other expressions in a `select` first).
+   *
+   * @throws PlanError for a definition that is neither `scalarFunction(…)` nor `tableFunction(…)`.
+   */
+  function(name: string, definition: ScalarFunction): (...args: FunctionArgument[]) => Expr;
+  function(name: string, definition: TableFunction): (...args: FunctionArgument[]) => TableFunctionCall;
+  function(name: string, definition: UserFunctionDefinition): ((...args: FunctionArgument[]) => Expr) | ((...args: FunctionArgument[]) => TableFunctionCall) {
+    if (isTableFunction(definition)) return (...args: FunctionArgument[]): TableFunctionCall => ({ fn: definition, name, args });
+    if (!isScalarFunction(definition)) throw new PlanError(`pipeline.function('${name}'): the definition must be a scalarFunction(…) or tableFunction(…)`);
+    return (...args: FunctionArgument[]): Expr => {
+      const values = args.map((a) => (typeof a === 'string' ? (row: Row) => row[a] ?? null : () => a.value));
+      const ref = this.registerFunction(((row: Row) => {
+        const result = definition.eval(...values.map((v) => v(row)));
+        return result === undefined ? null : result;
+      }) as UserFunction);
+      const display = `${name}(${args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a.value))).join(', ')})`;
+      return { kind: 'udf', ref, display, type: definition.resultType };
+    };
   }
 
   /** Registers a user function and returns its stable reference. @internal */

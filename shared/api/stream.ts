@@ -7,11 +7,13 @@ import { parseType } from '../core/type-parse.ts';
 import type { Field, Row, Schema, Value } from '../core/types.ts';
 import { groupAggregateOutputSchema } from '../operators/aggregate/group-aggregate.ts';
 import { calcOutputSchema } from '../operators/calc/calc-operator.ts';
+import { unnestOutputSchema, type UnnestSpec } from '../operators/unnest/unnest-operator.ts';
 import type { Expr } from '../plan/expr.ts';
 import { inferType } from '../plan/expr-types.ts';
-import type { CalcNode, LogicalNode, RankRange, SinkConnector, SortField } from '../plan/logical.ts';
+import type { CalcNode, LogicalNode, SinkConnector } from '../plan/logical.ts';
 import type { AggregateSpec } from './aggregates.ts';
 import { aggregateInput, requireColumn } from './aggregate-input.ts';
+import { parseOrder, parseRankRange, type OrderSpec, type RankRangeSpec } from './rank-options.ts';
 import { WindowedStream, windowOfNode, windowRank, type WindowOptions } from './windowed-stream.ts';
 import type { WindowSpec } from '../plan/logical.ts';
 import type { Pipeline } from './pipeline.ts';
@@ -22,6 +24,8 @@ import { buildJoin, intervalJoin as intervalJoinNode, temporalJoin as temporalJo
 import type { Duration } from './windows.ts';
 import { overAggregateOutputSchema, type OverFrame } from '../operators/over/over-aggregate.ts';
 import { parseDuration } from './windows.ts';
+import { correlate } from './lateral.ts';
+import type { TableFunctionCall } from './user-functions.ts';
 
 /** Options of {@link Stream.sinkTo}. */
 export interface SinkOptions {
@@ -41,6 +45,14 @@ export class Stream<T> {
     readonly pipeline: Pipeline,
     readonly node: LogicalNode,
   ) {}
+
+  /**
+   * @internal A stream of `node` in this stream's pipeline: how windowed streams and joins make
+   * their result streams without importing this module (which imports them).
+   */
+  derive<R>(node: LogicalNode): Stream<R> {
+    return new Stream<R>(this.pipeline, node);
+  }
 
   /** The stream's schema. */
   get schema(): Schema {
@@ -147,6 +159,34 @@ export class Stream<T> {
       display: name ?? (fn.name || ref),
       schema: { fields },
     });
+  }
+
+  /**
+   * One row per element of the ARRAY (or entry of the MAP) `spec.expr` evaluates to: this
+   * stream's columns, then the element's (SQL's `CROSS JOIN UNNEST`, and with `outer` the
+   * `LEFT JOIN UNNEST … ON TRUE`); see shared/operators/unnest/unnest-operator.ts.
+   *
+   * @throws PlanError for a non-collection expression or a column name that clashes.
+   */
+  unnest(spec: UnnestSpec): Stream<Row> {
+    const schema = unnestOutputSchema(spec, this.schema);
+    return new Stream<Row>(this.pipeline, { type: 'Unnest', id: this.pipeline.nextId(), input: this.node, ...spec, schema });
+  }
+
+  /**
+   * Joins every row with the rows of a table function (SQL `CROSS JOIN LATERAL TABLE(f(x))`, or
+   * `LEFT JOIN … ON TRUE` with `type: 'left'`): `call` comes from `pipeline.function(name, fn)`.
+   *
+   * ```ts
+   * const split = pipeline.function('split', splitWords);
+   * docs.joinLateral(split('line'), { type: 'left' });
+   * ```
+   */
+  joinLateral(call: TableFunctionCall, options: { readonly type?: 'inner' | 'left'; readonly columns?: readonly string[] } = {}): Stream<Row> {
+    for (const a of call.args) if (typeof a === 'string') requireColumn(this.schema, a, `${call.name}(…)`);
+    const args = call.args.map((a) => (typeof a === 'string' ? (row: Row) => row[a] ?? null : () => a.value));
+    const display = `${call.name}(${call.args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a.value))).join(', ')})`;
+    return correlate(this, call.fn, args, { ...options, display });
   }
 
   /** Groups by key columns; follow with `.aggregate({...})`. */
@@ -519,25 +559,6 @@ function rowtimeOf(schema: Schema, what: string): string {
   return (found[0] as Field).name;
 }
 
-/** An order key: `'col'`, `'col DESC'`, `'col ASC NULLS LAST'`, or an object. */
-export type OrderSpec<T> =
-  | (keyof T & string)
-  | `${keyof T & string} ${'ASC' | 'DESC' | 'asc' | 'desc'}${'' | ` NULLS ${'FIRST' | 'LAST'}`}`
-  | { readonly column: keyof T & string; readonly direction?: 'ASC' | 'DESC'; readonly nulls?: 'FIRST' | 'LAST' };
-
-/** Which ranks to keep. */
-export type RankRangeSpec =
-  /** Ranks 1..n (`rn <= n`). */
-  | { readonly atMost: number }
-  /** Ranks 1..n-1 (`rn < n`). */
-  | { readonly lessThan: number }
-  /** Ranks a..b (`rn BETWEEN a AND b`). */
-  | { readonly between: readonly [number, number] }
-  /** Rank k only (`rn = k`). */
-  | { readonly equals: number }
-  /** Ranks 1..value of this column (`rn <= col`); the first value per partition wins, as in Flink. */
-  | { readonly atMostColumn: string };
-
 /** Options of {@link Stream.rank}. */
 export interface RankOptions<T> {
   readonly partitionBy?: readonly (keyof T & string)[];
@@ -562,43 +583,6 @@ export interface DeduplicateOptions<T> {
   readonly stateTtlMs?: number;
 }
 
-export function parseOrder(spec: OrderSpec<Record<string, unknown>>, schema: Schema): SortField {
-  if (typeof spec === 'object') {
-    requireColumn(schema, spec.column, 'rank orderBy');
-    const direction = spec.direction ?? 'ASC';
-    // Flink's default null ordering: NULLS FIRST for ASC, NULLS LAST for DESC.
-    return { column: spec.column, direction, nullsFirst: spec.nulls ? spec.nulls === 'FIRST' : direction === 'ASC' };
-  }
-  const m = /^\s*(\S+)(?:\s+(ASC|DESC))?(?:\s+NULLS\s+(FIRST|LAST))?\s*$/i.exec(spec);
-  if (!m) throw new PlanError(`rank orderBy: cannot read '${spec}' (expected 'column [ASC|DESC] [NULLS FIRST|LAST]')`);
-  const column = m[1] as string;
-  const direction = (m[2]?.toUpperCase() ?? 'ASC') as 'ASC' | 'DESC';
-  return parseOrder({ column, direction, ...(m[3] ? { nulls: m[3].toUpperCase() as 'FIRST' | 'LAST' } : {}) }, schema);
-}
-
-export function parseRankRange(spec: RankRangeSpec, schema: Schema): RankRange {
-  const whole = (name: string, v: number): number => {
-    if (!Number.isSafeInteger(v) || v < 1) throw new PlanError(`rank range: ${name} must be a positive integer (given ${v})`);
-    return v;
-  };
-  if ('atMost' in spec) return { type: 'constant', start: 1, end: whole('atMost', spec.atMost) };
-  if ('lessThan' in spec) {
-    if (spec.lessThan <= 1) throw new PlanError(`rank range: lessThan ${spec.lessThan} keeps no rank (rn < ${spec.lessThan})`);
-    return { type: 'constant', start: 1, end: whole('lessThan', spec.lessThan) - 1 };
-  }
-  if ('between' in spec) {
-    const [a, b] = spec.between;
-    if (whole('between start', a) > whole('between end', b)) throw new PlanError(`rank range: BETWEEN ${a} AND ${b} is empty`);
-    return { type: 'constant', start: a, end: b };
-  }
-  if ('equals' in spec) return { type: 'constant', start: whole('equals', spec.equals), end: spec.equals };
-  if ('atMostColumn' in spec) {
-    const t = requireColumn(schema, spec.atMostColumn, 'rank range atMostColumn');
-    if (t.root !== 'INT' && t.root !== 'BIGINT') throw new PlanError(`rank range column '${spec.atMostColumn}' must be INT or BIGINT (it is ${t.root})`);
-    return { type: 'variable', endColumn: spec.atMostColumn };
-  }
-  throw new PlanError(`rank range must be one of atMost, lessThan, between, equals, atMostColumn (an unbounded rank is not supported)`);
-}
 
 /** Options of {@link GroupedStream.aggregate}. */
 export interface AggregateOptions {

@@ -11,6 +11,7 @@
 import { PlanError } from '../core/errors.ts';
 import { parseType } from '../core/type-parse.ts';
 import type { LogicalType, Value } from '../core/types.ts';
+import type { Literal } from '../plan/expr.ts';
 
 /** A scalar user function: SQL values in, one SQL value out; its result type is declared. */
 export interface ScalarFunction {
@@ -38,4 +39,68 @@ export function scalarFunction(resultType: string, fn: (...args: never[]) => Val
 /** Whether `value` was made by {@link scalarFunction}. */
 export function isScalarFunction(value: unknown): value is ScalarFunction {
   return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'scalar' && typeof (value as { eval?: unknown }).eval === 'function';
+}
+
+/** A row a table function gives: values by column name, or in column order. */
+export type TableFunctionRow = Readonly<Record<string, Value>> | readonly Value[];
+
+/**
+ * A table user function: SQL values in, zero or more rows out (Flink's `TableFunction`, whose
+ * `collect` calls are the values of the returned iterable); its columns are declared.
+ */
+export interface TableFunction {
+  readonly kind: 'table';
+  readonly columns: readonly { readonly name: string; readonly type: LogicalType }[];
+  readonly eval: (...args: Value[]) => Iterable<TableFunctionRow> | null | undefined;
+  readonly name: string;
+}
+
+/**
+ * Declares a table function with its columns (`{ word: 'STRING', length: 'INT' }`), for
+ * `LATERAL TABLE(fn(x))` in SQL and `stream.joinLateral(…)` in the API. `fn` returns an
+ * iterable of rows (a generator works): objects by column name or arrays in column order.
+ *
+ * ```ts
+ * export const splitWords = tableFunction({ word: 'STRING', len: 'INT' }, function* (line) {
+ *   for (const w of String(line ?? '').split(' ')) if (w) yield { word: w, len: w.length };
+ * });
+ * ```
+ *
+ * @throws PlanError for an unreadable type or no columns.
+ */
+export function tableFunction(columns: Readonly<Record<string, string>>, fn: (...args: never[]) => Iterable<TableFunctionRow> | null | undefined): TableFunction {
+  const fields = Object.entries(columns).map(([name, text]) => {
+    try {
+      return { name, type: { ...parseType(text), nullable: true } };
+    } catch (e) {
+      throw new PlanError(`tableFunction: cannot read the type '${text}' of column '${name}': ${(e as Error).message}`, { cause: e });
+    }
+  });
+  if (fields.length === 0) throw new PlanError('tableFunction: declare at least one column');
+  return { kind: 'table', columns: fields, eval: fn as TableFunction['eval'], name: fn.name || 'function' };
+}
+
+/** Whether `value` was made by {@link tableFunction}. */
+export function isTableFunction(value: unknown): value is TableFunction {
+  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'table' && typeof (value as { eval?: unknown }).eval === 'function';
+}
+
+/** A function `CREATE FUNCTION` or `pipeline.function(…)` can name. */
+export type UserFunctionDefinition = ScalarFunction | TableFunction;
+
+/** An argument of a function called from the API: an input column by name, or a literal. */
+export type FunctionArgument = string | Literal;
+
+/** A table function applied to arguments, for `stream.joinLateral(call)`. */
+export interface TableFunctionCall {
+  readonly fn: TableFunction;
+  readonly name: string;
+  readonly args: readonly FunctionArgument[];
+}
+
+/** The values of one table-function row, in column order. */
+export function tableFunctionValues(fn: TableFunction, row: TableFunctionRow): Value[] {
+  if (Array.isArray(row)) return fn.columns.map((_, i) => (row as readonly Value[])[i] ?? null);
+  const named = row as Readonly<Record<string, Value>>;
+  return fn.columns.map((c) => named[c.name] ?? null);
 }

@@ -27,7 +27,8 @@ import { WINDOW_END_COLUMN, WINDOW_START_COLUMN, windowEmitsUpdates } from '../p
 import type { AggregateSpec } from './aggregates.ts';
 import { aggregateInput, requireColumn } from './aggregate-input.ts';
 import type { RowOf, SchemaSpec } from './schema-spec.ts';
-import { Stream, parseOrder, parseRankRange, type JoinOn, type OrderSpec, type RankRangeSpec } from './stream.ts';
+import type { Stream, JoinOn } from './stream.ts';
+import { parseOrder, parseRankRange, type OrderSpec, type RankRangeSpec } from './rank-options.ts';
 import { buildJoin } from './joins.ts';
 import type { Expr } from '../plan/expr.ts';
 import { parseDuration, type Duration } from './windows.ts';
@@ -143,7 +144,7 @@ export class WindowedStream<T> {
     const { aggInput, calls } = aggregateInput(input, groupBy, aggregates, [this.window.timeColumn]);
     const timing = this.timing(options, 'window aggregate');
     const spec: WindowAggregateSpec = { window: this.window, ...timingSpec(timing), groupBy, aggCalls: calls, generateUpdateBefore: true };
-    return new Stream(input.pipeline, {
+    return input.derive({
       type: 'WindowAggregate',
       id: input.pipeline.nextId(),
       input: aggInput.node,
@@ -173,7 +174,7 @@ export class WindowedStream<T> {
     const ref = input.pipeline.registerFunction(fn as never);
     // Validates the window options against the input (time column, group key, lateness).
     windowAggregateOutputSchema({ window: this.window, ...timingSpec(timing), groupBy, aggCalls: [], generateUpdateBefore: true }, input.schema);
-    return new Stream(input.pipeline, {
+    return input.derive({
       type: 'WindowProcess',
       id: input.pipeline.nextId(),
       input: input.node,
@@ -218,7 +219,7 @@ export class WindowedStream<T> {
   withWindowColumns(): Stream<T & WindowColumns> {
     this.requireEventTime('window table function');
     const input = this.stream;
-    return new Stream(input.pipeline, {
+    return input.derive({
       type: 'WindowTableFunction',
       id: input.pipeline.nextId(),
       input: input.node,
@@ -270,7 +271,7 @@ export class WindowedStream<T> {
       windowStartColumn: WINDOW_START_COLUMN,
       windowEndColumn: WINDOW_END_COLUMN,
     };
-    return new Stream(input.pipeline, {
+    return input.derive({
       type: 'WindowDeduplicate',
       id: input.pipeline.nextId(),
       input: input.node,
@@ -382,7 +383,7 @@ export function windowRank<T>(input: Stream<T>, window: WindowSpec | undefined, 
     windowStartColumn: WINDOW_START_COLUMN,
     windowEndColumn: WINDOW_END_COLUMN,
   } as const;
-  return new Stream<Row>(input.pipeline, {
+  return input.derive<Row>({
     type: 'WindowRank',
     id: input.pipeline.nextId(),
     input: input.node,

@@ -51,7 +51,7 @@ import type { JobGraph } from '../plan/job-graph.ts';
 import type { UserCode } from '../operators/registry.ts';
 import { writeBidFile } from './bench-input.ts';
 import { STATE_IO_CASES } from './state-io.ts';
-import type { BenchResult } from './suites.ts';
+import type { BenchResult } from './bench-common.ts';
 
 /** Records per handler invocation (the event source mapping's BatchSize). */
 export const AWS_COST_BATCH = 500;

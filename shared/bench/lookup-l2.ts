@@ -30,7 +30,7 @@ import { createFunctionSource } from '../lookup/function-source.ts';
 import { encodeKey } from '../partition/key-encoding.ts';
 import { KinesisPartitioner } from '../partition/partitioner.ts';
 import { seededRandom } from './bench-input.ts';
-import type { BenchResult } from './suites.ts';
+import type { BenchResult } from './bench-common.ts';
 
 /** Dimension keys. */
 const KEYS = 10_000;

@@ -30,7 +30,7 @@ import type { Row } from '../core/types.ts';
 import type { JobGraph } from '../plan/job-graph.ts';
 import { runEmbeddedJob } from '../runtime/embedded/embedded-runtime.ts';
 import { seededRandom } from './bench-input.ts';
-import type { BenchResult } from './suites.ts';
+import type { BenchResult } from './bench-common.ts';
 
 /** Dimension keys (rows of the dimension table). */
 export const LOOKUP_KEYS = 10_000;

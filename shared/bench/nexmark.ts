@@ -47,7 +47,7 @@ import type { NexmarkOptions } from '../nexmark/config.ts';
 import { CountingObserver, exampleQueryPath, loadExampleQuery, runNexmarkQuery } from '../nexmark/run.ts';
 import { BID, NEXMARK_WATERMARK_DELAY_MS } from '../nexmark/schemas.ts';
 import { NEXMARK_SIDE_INPUT_FILE, nexmarkSideInputJsonl } from '../nexmark/side-input.ts';
-import { median, type BenchResult } from './suites.ts';
+import { median, type BenchResult } from './bench-common.ts';
 
 /** Queries of the suite, in report order. */
 export const NEXMARK_QUERIES = ['q0', 'q3', 'q4', 'q5', 'q5-join', 'q7', 'q7-join', 'q8', 'q9', 'q11', 'q13', 'q15', 'q18', 'q19', 'q20'] as const;

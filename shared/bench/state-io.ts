@@ -56,7 +56,7 @@ import { OperatorRunner } from '../runtime/operator-runner.ts';
 import { StageExecutor } from '../runtime/stage-executor.ts';
 import type { KeyedStateStore } from '../state/state.ts';
 import { BID_SCHEMA, writeBidFile } from './bench-input.ts';
-import type { BenchResult } from './suites.ts';
+import type { BenchResult } from './bench-common.ts';
 import { WriteThroughStateStore } from './write-through-state-store.ts';
 
 /** Input events per batch (prefetch, process, flush). */

@@ -25,7 +25,7 @@ import type { OperatorRunner } from '../runtime/operator-runner.ts';
 import { RUNNER_METRICS } from '../runtime/operator-runner.ts';
 import { runEmbeddedJob } from '../runtime/embedded/embedded-runtime.ts';
 import { BID_SCHEMA, writeBidFile } from './bench-input.ts';
-import { median, passthroughGraph, timeJob, type BenchOptions, type BenchResult } from './suites.ts';
+import { median, passthroughGraph, timeJob, type BenchOptions, type BenchResult } from './bench-common.ts';
 
 /** Auctions the bids are spread over. */
 export const WINDOW_BENCH_KEYS = 100_000;

@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { isScalarFunction, type ScalarFunction } from '../api/user-functions.ts';
+import { isScalarFunction, isTableFunction, type UserFunctionDefinition } from '../api/user-functions.ts';
 import { pathToFileURL } from 'node:url';
 import { PlanError } from '../core/errors.ts';
 import { Pipeline } from '../api/pipeline.ts';
@@ -51,11 +51,12 @@ export async function loadPipeline(file: string, onWarning?: (message: string) =
  * Imports the modules of a script's `CREATE FUNCTION name AS 'module.ts#export'` statements,
  * relative to the script, and returns their exports by identifier.
  *
- * @throws PlanError for a module that does not load or an export that is not a scalarFunction().
+ * @throws PlanError for a module that does not load or an export that is not a scalarFunction()
+ *   or tableFunction().
  */
-async function sqlUserFunctions(path: string): Promise<Map<string, ScalarFunction>> {
+export async function sqlUserFunctions(path: string): Promise<Map<string, UserFunctionDefinition>> {
   const { readScript } = await import('../sql/reader/read-script.ts');
-  const out = new Map<string, ScalarFunction>();
+  const out = new Map<string, UserFunctionDefinition>();
   let statements: ReturnType<typeof readScript>;
   try {
     statements = readScript(readFileSync(path, 'utf8'));
@@ -73,8 +74,8 @@ async function sqlUserFunctions(path: string): Promise<Map<string, ScalarFunctio
       throw new PlanError(`CREATE FUNCTION ${stmt.name}: cannot load '${stmt.identifier}' (${modulePath}): ${(error as Error).message}`, { cause: error });
     }
     const fn = module[name];
-    if (!isScalarFunction(fn)) {
-      throw new PlanError(`CREATE FUNCTION ${stmt.name}: export '${name}' of ${file} must be a scalarFunction(resultType, fn) from flambda's API, found ${describe(fn)}`);
+    if (!isScalarFunction(fn) && !isTableFunction(fn)) {
+      throw new PlanError(`CREATE FUNCTION ${stmt.name}: export '${name}' of ${file} must be a scalarFunction(resultType, fn) or tableFunction(columns, fn) from flambda's API, found ${describe(fn)}`);
     }
     out.set(stmt.identifier, fn);
   }

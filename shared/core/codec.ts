@@ -43,6 +43,14 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 /** Decodes one parsed JSON record; `position` (e.g. `bid.jsonl:17`) prefixes error messages. */
 export type RowDecoder = (json: unknown, position?: string) => Row;
 
+/**
+ * Encodes one value of a type as JSON that {@link createRowDecoder} reads back exactly (ROW,
+ * ARRAY and MAP values nest); exchanges use it for nested columns.
+ */
+export function createValueEncoder(field: Field): (value: Value) => JsonValue {
+  return nestedEncoder(field);
+}
+
 /** Encodes one row as a JSON object. */
 export type RowEncoder = (row: Row) => Record<string, JsonValue>;
 
@@ -219,9 +227,73 @@ function timestampConverter(field: Field): Converter {
   };
 }
 
+/** A nested value's converter with null handling (NOT NULL nested types reject nulls). */
+function nullableConverter(field: Field): Converter {
+  const convert = converterFor(field);
+  const nullable = field.type.nullable;
+  return (raw, position) => {
+    if (raw === undefined || raw === null) {
+      if (!nullable) throw fieldError(field, raw === null ? 'expected a value, got null' : 'expected a value, but the field is missing', position);
+      return null;
+    }
+    return convert(raw, position);
+  };
+}
+
+/** A JSON object as a record, or `undefined` when it is not one. */
+function objectOf(raw: unknown): Record<string, unknown> | undefined {
+  return typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : undefined;
+}
+
+/** ROW<…>: a JSON object with the fields by name (others ignored), as Flink's json format reads rows. */
+function rowConverter(field: Field): Converter {
+  const fields = (field.type.fields ?? []).map((f) => ({
+    name: f.name,
+    inherited: f.name in Object.prototype,
+    convert: nullableConverter({ name: `${field.name}.${f.name}`, type: f.type }),
+  }));
+  return (raw, position) => {
+    const record = objectOf(raw);
+    if (record === undefined) throw fieldError(field, `expected a JSON object, got ${show(raw)}`, position);
+    const out: Record<string, Value> = {};
+    for (const f of fields) out[f.name] = f.convert(f.inherited && !Object.hasOwn(record, f.name) ? undefined : record[f.name], position);
+    return out;
+  };
+}
+
+/** ARRAY<T>: a JSON array. */
+function arrayConverter(field: Field): Converter {
+  const element = nullableConverter({ name: `${field.name}[]`, type: field.type.element ?? { root: 'STRING', nullable: true } });
+  return (raw, position) => {
+    if (!Array.isArray(raw)) throw fieldError(field, `expected a JSON array, got ${show(raw)}`, position);
+    return raw.map((item: unknown) => element(item, position));
+  };
+}
+
+/** MAP<STRING, V>: a JSON object from key to value. */
+function mapConverter(field: Field): Converter {
+  const value = nullableConverter({ name: `${field.name}[]`, type: field.type.value ?? { root: 'STRING', nullable: true } });
+  return (raw, position) => {
+    const record = objectOf(raw);
+    if (record === undefined) throw fieldError(field, `expected a JSON object, got ${show(raw)}`, position);
+    const out: Record<string, Value> = {};
+    for (const k of Object.keys(record)) {
+      // `__proto__` as a plain assignment would set the prototype instead of holding the value.
+      Object.defineProperty(out, k, { value: value(record[k], position), enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  };
+}
+
 /** The converter for a column's type, without null handling. */
 function converterFor(field: Field): Converter {
   switch (field.type.root) {
+    case 'ROW':
+      return rowConverter(field);
+    case 'ARRAY':
+      return arrayConverter(field);
+    case 'MAP':
+      return mapConverter(field);
     case 'BIGINT':
       return bigintConverter(field);
     case 'INT':
@@ -325,10 +397,41 @@ function wrongRepresentation(field: Field, value: Value, expected: string): neve
   );
 }
 
+/** Encodes a nested value (null stays null). */
+function nestedEncoder(field: Field): ValueEncoder {
+  const encode = valueEncoderFor(field);
+  return (value) => (value === null || value === undefined ? null : encode === undefined ? (value as JsonValue) : encode(value));
+}
+
 /** The output conversion for a column, or `undefined` when values are written as they are. */
 function valueEncoderFor(field: Field): ValueEncoder | undefined {
   const type: LogicalType = field.type;
   switch (type.root) {
+    case 'ROW': {
+      const fields = (type.fields ?? []).map((f) => ({ name: f.name, encode: nestedEncoder({ name: `${field.name}.${f.name}`, type: f.type }) }));
+      return (value) => {
+        if (typeof value !== 'object' || value === null || Array.isArray(value)) return wrongRepresentation(field, value, 'object');
+        const row = value as Row;
+        const out: Record<string, JsonValue> = {};
+        for (const f of fields) out[f.name] = f.encode(Object.hasOwn(row, f.name) ? (row[f.name] as Value) : null);
+        return out;
+      };
+    }
+    case 'ARRAY': {
+      const element = nestedEncoder({ name: `${field.name}[]`, type: type.element ?? { root: 'STRING', nullable: true } });
+      return (value) => (Array.isArray(value) ? (value as readonly Value[]).map(element) : wrongRepresentation(field, value, 'array'));
+    }
+    case 'MAP': {
+      const entry = nestedEncoder({ name: `${field.name}[]`, type: type.value ?? { root: 'STRING', nullable: true } });
+      return (value) => {
+        if (typeof value !== 'object' || value === null || Array.isArray(value)) return wrongRepresentation(field, value, 'object');
+        const out: Record<string, JsonValue> = {};
+        for (const [k, v] of Object.entries(value as Record<string, Value>)) {
+          Object.defineProperty(out, k, { value: entry(v), enumerable: true, writable: true, configurable: true });
+        }
+        return out;
+      };
+    }
     case 'DECIMAL': {
       const scale = type.scale ?? 0;
       return (value) => (typeof value === 'bigint' ? formatDecimal(value, scale) : wrongRepresentation(field, value, 'bigint'));

@@ -9,7 +9,7 @@
  * `parseType(formatType(t))` gives back `t`.
  */
 import { PlanError } from './errors.ts';
-import type { Field, LogicalType, Schema, TypeRoot } from './types.ts';
+import type { Field, LogicalType, RowTypeField, Schema, TypeRoot } from './types.ts';
 
 /** Flink's maximum VARCHAR length; `VARCHAR(MAX_VARCHAR_LENGTH)` is STRING. */
 export const MAX_VARCHAR_LENGTH = 2147483647;
@@ -22,14 +22,15 @@ export const TIMESTAMP_PRECISION = 3;
 
 /** Listed in every parse error so users see the whole menu at once. */
 const SUPPORTED =
-  'BIGINT, INT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR(n), BOOLEAN, TIMESTAMP(3) (each optionally NOT NULL)';
+  'BIGINT, INT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR(n), BOOLEAN, TIMESTAMP(3), ROW<name T, …>, ARRAY<T>, MAP<STRING, T> (each optionally NOT NULL)';
 
 type Token =
-  | { readonly kind: 'word'; readonly text: string }
+  /** A word, upper-cased; `raw` keeps its spelling (ROW field names are case-sensitive). */
+  | { readonly kind: 'word'; readonly text: string; readonly raw: string; readonly quoted?: boolean }
   | { readonly kind: 'number'; readonly value: number }
   | { readonly kind: 'punct'; readonly text: string };
 
-/** Splits type text into upper-cased words, integers and the punctuation `(`, `)`, `,`. */
+/** Splits type text into words, integers, `` `quoted` `` names and the punctuation `(`, `)`, `,`, `<`, `>`. */
 function tokenize(text: string, fail: (detail: string) => never): Token[] {
   const tokens: Token[] = [];
   let i = 0;
@@ -37,9 +38,28 @@ function tokenize(text: string, fail: (detail: string) => never): Token[] {
     const c = text[i]!;
     if (c === ' ' || c === '\t' || c === '\n' || c === '\r') {
       i++;
-    } else if (c === '(' || c === ')' || c === ',') {
+    } else if (c === '(' || c === ')' || c === ',' || c === '<' || c === '>') {
       tokens.push({ kind: 'punct', text: c });
       i++;
+    } else if (c === '`') {
+      // A quoted ROW field name; a doubled backtick is a backtick.
+      let name = '';
+      i++;
+      for (;;) {
+        if (i >= text.length) fail('unterminated `quoted` name');
+        if (text[i] === '`') {
+          if (text[i + 1] === '`') {
+            name += '`';
+            i += 2;
+            continue;
+          }
+          i++;
+          break;
+        }
+        name += text[i];
+        i++;
+      }
+      tokens.push({ kind: 'word', text: name.toUpperCase(), raw: name, quoted: true });
     } else if (c >= '0' && c <= '9') {
       const start = i;
       while (i < text.length && text[i]! >= '0' && text[i]! <= '9') i++;
@@ -47,7 +67,8 @@ function tokenize(text: string, fail: (detail: string) => never): Token[] {
     } else if (/[A-Za-z_]/.test(c)) {
       const start = i;
       while (i < text.length && /[A-Za-z_0-9]/.test(text[i]!)) i++;
-      tokens.push({ kind: 'word', text: text.slice(start, i).toUpperCase() });
+      const raw = text.slice(start, i);
+      tokens.push({ kind: 'word', text: raw.toUpperCase(), raw });
     } else {
       fail(`unexpected character '${c}'`);
     }
@@ -70,120 +91,200 @@ export function parseType(text: string): LogicalType {
     throw new PlanError(`Cannot parse type '${text}': ${detail}. Supported types: ${SUPPORTED}`);
   };
   const tokens = tokenize(text, fail);
-  let pos = 0;
-  const peekWord = (offset = 0): string | undefined => {
-    const t = tokens[pos + offset];
-    return t?.kind === 'word' ? t.text : undefined;
-  };
+  const reader = new TypeReader(tokens, fail);
+  const type = reader.type();
+  if (!reader.atEnd()) fail('unexpected text after the type');
+  return type;
+}
 
-  const name = peekWord();
-  if (name === undefined) fail(tokens.length === 0 ? 'the type is empty' : 'expected a type name');
-  pos++;
+/** A recursive reader of type tokens (ROW, ARRAY and MAP nest). */
+class TypeReader {
+  private pos = 0;
 
-  // Parenthesised integer parameters, e.g. the `(10, 2)` of DECIMAL(10, 2).
-  const params: number[] = [];
-  const open = tokens[pos];
-  if (open?.kind === 'punct' && open.text === '(') {
-    pos++;
-    for (;;) {
-      const t = tokens[pos];
-      if (t?.kind !== 'number') fail('expected an integer parameter');
-      params.push(t.value);
-      pos++;
-      const sep = tokens[pos];
-      if (sep?.kind === 'punct' && sep.text === ',') {
-        pos++;
-      } else if (sep?.kind === 'punct' && sep.text === ')') {
-        pos++;
+  constructor(
+    private readonly tokens: readonly Token[],
+    private readonly fail: (detail: string) => never,
+  ) {}
+
+  atEnd(): boolean {
+    return this.pos === this.tokens.length;
+  }
+
+  private peekWord(offset = 0): string | undefined {
+    const t = this.tokens[this.pos + offset];
+    return t?.kind === 'word' && t.quoted !== true ? t.text : undefined;
+  }
+
+  private isPunct(text: string): boolean {
+    const t = this.tokens[this.pos];
+    return t?.kind === 'punct' && t.text === text;
+  }
+
+  private expectPunct(text: string, what: string): void {
+    if (!this.isPunct(text)) this.fail(`expected '${text}' ${what}`);
+    this.pos++;
+  }
+
+  /** `NOT NULL` / `NULL` after a type. */
+  private nullability(): boolean {
+    if (this.peekWord() === 'NOT' && this.peekWord(1) === 'NULL') {
+      this.pos += 2;
+      return false;
+    }
+    if (this.peekWord() === 'NULL') this.pos++;
+    return true;
+  }
+
+  /** A type with its nullability. */
+  type(): LogicalType {
+    const fail: (detail: string) => never = this.fail;
+    const name = this.peekWord();
+    if (name === undefined) fail(this.tokens.length === 0 ? 'the type is empty' : 'expected a type name');
+    this.pos++;
+    if (name === 'ROW') return this.rowType();
+    if (name === 'ARRAY') {
+      this.expectPunct('<', 'after ARRAY');
+      const element = this.type();
+      this.expectPunct('>', 'after the ARRAY element type');
+      return { root: 'ARRAY', nullable: this.nullability(), element };
+    }
+    if (name === 'MAP') {
+      this.expectPunct('<', 'after MAP');
+      const key = this.type();
+      this.expectPunct(',', 'between the MAP key and value types');
+      const value = this.type();
+      this.expectPunct('>', 'after the MAP value type');
+      if (key.root !== 'STRING') fail(`MAP keys must be STRING or VARCHAR here (got ${formatType(key)})`);
+      return { root: 'MAP', nullable: this.nullability(), key, value };
+    }
+    return this.scalarType(name);
+  }
+
+  /** `ROW<a T, b U>` or `ROW(a T, b U)`, after the word ROW. */
+  private rowType(): LogicalType {
+    const fail: (detail: string) => never = this.fail;
+    const close = this.isPunct('<') ? '>' : this.isPunct('(') ? ')' : fail("expected '<' or '(' after ROW");
+    this.pos++;
+    const fields: RowTypeField[] = [];
+    const seen = new Set<string>();
+    if (!this.isPunct(close)) {
+      for (;;) {
+        const t = this.tokens[this.pos];
+        if (t?.kind !== 'word') fail('expected a ROW field name');
+        this.pos++;
+        if (seen.has(t.raw)) fail(`ROW field '${t.raw}' is declared twice`);
+        if (t.raw === '__proto__') fail("ROW field name '__proto__' is reserved");
+        seen.add(t.raw);
+        fields.push({ name: t.raw, type: this.type() });
+        // A field description (`'text'`) is not kept; Flink allows one after the type.
+        if (this.isPunct(',')) {
+          this.pos++;
+          continue;
+        }
         break;
-      } else {
-        fail("expected ',' or ')' in the type parameters");
       }
     }
+    this.expectPunct(close, 'after the ROW fields');
+    return { root: 'ROW', nullable: this.nullability(), fields };
   }
 
-  const noParams = (typeName: string): void => {
-    if (params.length > 0) fail(`${typeName} takes no parameters`);
-  };
+  /** The scalar types, after their name. */
+  private scalarType(name: string): LogicalType {
+    const fail: (detail: string) => never = this.fail;
+    // Parenthesised integer parameters, e.g. the `(10, 2)` of DECIMAL(10, 2).
+    const params: number[] = [];
+    if (this.isPunct('(')) {
+      this.pos++;
+      for (;;) {
+        const t = this.tokens[this.pos];
+        if (t?.kind !== 'number') fail('expected an integer parameter');
+        params.push(t.value);
+        this.pos++;
+        if (this.isPunct(',')) {
+          this.pos++;
+        } else if (this.isPunct(')')) {
+          this.pos++;
+          break;
+        } else {
+          fail("expected ',' or ')' in the type parameters");
+        }
+      }
+    }
 
-  let root: TypeRoot;
-  const extra: { precision?: number; scale?: number; length?: number } = {};
-  switch (name) {
-    case 'BIGINT':
-      noParams(name);
-      root = 'BIGINT';
-      break;
-    case 'INT':
-    case 'INTEGER':
-      noParams(name);
-      root = 'INT';
-      break;
-    case 'DOUBLE':
-      noParams(name);
-      if (peekWord() === 'PRECISION') pos++;
-      root = 'DOUBLE';
-      break;
-    case 'DECIMAL':
-    case 'DEC':
-    case 'NUMERIC': {
-      if (params.length > 2) fail(`${name} takes at most two parameters (precision, scale)`);
-      const precision = params[0] ?? 10;
-      const scale = params[1] ?? 0;
-      if (precision < 1 || precision > MAX_DECIMAL_PRECISION) {
-        fail(`DECIMAL precision must be between 1 and ${MAX_DECIMAL_PRECISION}, got ${precision}`);
-      }
-      if (scale > precision) fail(`DECIMAL scale must be between 0 and the precision ${precision}, got ${scale}`);
-      root = 'DECIMAL';
-      extra.precision = precision;
-      extra.scale = scale;
-      break;
-    }
-    case 'STRING':
-      noParams(name);
-      root = 'STRING';
-      break;
-    case 'VARCHAR': {
-      if (params.length > 1) fail('VARCHAR takes one parameter (the maximum length)');
-      const length = params[0] ?? MAX_VARCHAR_LENGTH;
-      if (length < 1 || length > MAX_VARCHAR_LENGTH) {
-        fail(`VARCHAR length must be between 1 and ${MAX_VARCHAR_LENGTH}, got ${length}`);
-      }
-      root = 'STRING';
-      if (length !== MAX_VARCHAR_LENGTH) extra.length = length;
-      break;
-    }
-    case 'BOOLEAN':
-      noParams(name);
-      root = 'BOOLEAN';
-      break;
-    case 'TIMESTAMP': {
-      if (params.length > 1) fail('TIMESTAMP takes one parameter (the fractional precision)');
-      const precision = params[0] ?? TIMESTAMP_PRECISION;
-      if (precision !== TIMESTAMP_PRECISION) {
-        fail(`only TIMESTAMP(3) (millisecond precision) is supported, got TIMESTAMP(${precision})`);
-      }
-      if (peekWord() === 'WITH') fail('TIMESTAMP WITH (LOCAL) TIME ZONE is not supported; use TIMESTAMP(3) in UTC');
-      if (peekWord() === 'WITHOUT') {
-        if (peekWord(1) !== 'TIME' || peekWord(2) !== 'ZONE') fail("expected 'WITHOUT TIME ZONE'");
-        pos += 3;
-      }
-      root = 'TIMESTAMP';
-      extra.precision = TIMESTAMP_PRECISION;
-      break;
-    }
-    default:
-      return fail(`unsupported type ${name}`);
-  }
+    const noParams = (typeName: string): void => {
+      if (params.length > 0) fail(`${typeName} takes no parameters`);
+    };
 
-  let nullable = true;
-  if (peekWord() === 'NOT' && peekWord(1) === 'NULL') {
-    nullable = false;
-    pos += 2;
-  } else if (peekWord() === 'NULL') {
-    pos++;
+    let root: TypeRoot;
+    const extra: { precision?: number; scale?: number; length?: number } = {};
+    switch (name) {
+      case 'BIGINT':
+        noParams(name);
+        root = 'BIGINT';
+        break;
+      case 'INT':
+      case 'INTEGER':
+        noParams(name);
+        root = 'INT';
+        break;
+      case 'DOUBLE':
+        noParams(name);
+        if (this.peekWord() === 'PRECISION') this.pos++;
+        root = 'DOUBLE';
+        break;
+      case 'DECIMAL':
+      case 'DEC':
+      case 'NUMERIC': {
+        if (params.length > 2) fail(`${name} takes at most two parameters (precision, scale)`);
+        const precision = params[0] ?? 10;
+        const scale = params[1] ?? 0;
+        if (precision < 1 || precision > MAX_DECIMAL_PRECISION) {
+          fail(`DECIMAL precision must be between 1 and ${MAX_DECIMAL_PRECISION}, got ${precision}`);
+        }
+        if (scale > precision) fail(`DECIMAL scale must be between 0 and the precision ${precision}, got ${scale}`);
+        root = 'DECIMAL';
+        extra.precision = precision;
+        extra.scale = scale;
+        break;
+      }
+      case 'STRING':
+        noParams(name);
+        root = 'STRING';
+        break;
+      case 'VARCHAR': {
+        if (params.length > 1) fail('VARCHAR takes one parameter (the maximum length)');
+        const length = params[0] ?? MAX_VARCHAR_LENGTH;
+        if (length < 1 || length > MAX_VARCHAR_LENGTH) {
+          fail(`VARCHAR length must be between 1 and ${MAX_VARCHAR_LENGTH}, got ${length}`);
+        }
+        root = 'STRING';
+        if (length !== MAX_VARCHAR_LENGTH) extra.length = length;
+        break;
+      }
+      case 'BOOLEAN':
+        noParams(name);
+        root = 'BOOLEAN';
+        break;
+      case 'TIMESTAMP': {
+        if (params.length > 1) fail('TIMESTAMP takes one parameter (the fractional precision)');
+        const precision = params[0] ?? TIMESTAMP_PRECISION;
+        if (precision !== TIMESTAMP_PRECISION) {
+          fail(`only TIMESTAMP(3) (millisecond precision) is supported, got TIMESTAMP(${precision})`);
+        }
+        if (this.peekWord() === 'WITH') fail('TIMESTAMP WITH (LOCAL) TIME ZONE is not supported; use TIMESTAMP(3) in UTC');
+        if (this.peekWord() === 'WITHOUT') {
+          if (this.peekWord(1) !== 'TIME' || this.peekWord(2) !== 'ZONE') fail("expected 'WITHOUT TIME ZONE'");
+          this.pos += 3;
+        }
+        root = 'TIMESTAMP';
+        extra.precision = TIMESTAMP_PRECISION;
+        break;
+      }
+      default:
+        return fail(`unsupported type ${name}`);
+    }
+    return { root, nullable: this.nullability(), ...extra };
   }
-  if (pos !== tokens.length) fail('unexpected text after the type');
-  return { root, nullable, ...extra };
 }
 
 /**
@@ -202,6 +303,15 @@ export function formatType(t: LogicalType): string {
       break;
     case 'TIMESTAMP':
       base = `TIMESTAMP(${t.precision ?? TIMESTAMP_PRECISION})`;
+      break;
+    case 'ROW':
+      base = `ROW<${(t.fields ?? []).map((f) => `\`${f.name.replaceAll('`', '``')}\` ${formatType(f.type)}`).join(', ')}>`;
+      break;
+    case 'ARRAY':
+      base = `ARRAY<${t.element ? formatType(t.element) : '?'}>`;
+      break;
+    case 'MAP':
+      base = `MAP<${t.key ? formatType(t.key) : '?'}, ${t.value ? formatType(t.value) : '?'}>`;
       break;
     default:
       base = t.root;

@@ -11,13 +11,22 @@
  * | STRING, VARCHAR(n)    | `string`                                   |
  * | BOOLEAN               | `boolean`                                  |
  * | TIMESTAMP(3)          | `number`: epoch milliseconds, UTC          |
+ * | ROW<a T, b U>         | a plain object `{ a, b }` with the field values |
+ * | ARRAY<T>              | an array of the element values             |
+ * | MAP<STRING, V>        | a plain object from key to value (keys are STRING) |
  * | NULL of any type      | `null`                                     |
  *
  * Everything here is plain data so that schemas travel inside the JSON job graph.
  */
 
 /** The type roots Flambda supports. VARCHAR is a STRING with a declared maximum length. */
-export type TypeRoot = 'BIGINT' | 'INT' | 'DOUBLE' | 'DECIMAL' | 'STRING' | 'BOOLEAN' | 'TIMESTAMP';
+export type TypeRoot = 'BIGINT' | 'INT' | 'DOUBLE' | 'DECIMAL' | 'STRING' | 'BOOLEAN' | 'TIMESTAMP' | 'ROW' | 'ARRAY' | 'MAP';
+
+/** One field of a ROW type. */
+export interface RowTypeField {
+  readonly name: string;
+  readonly type: LogicalType;
+}
 
 /** A logical (SQL) type. */
 export interface LogicalType {
@@ -29,10 +38,17 @@ export interface LogicalType {
   readonly scale?: number;
   /** VARCHAR(n) maximum length; absent for STRING. */
   readonly length?: number;
+  /** ROW: the fields in order. */
+  readonly fields?: readonly RowTypeField[];
+  /** ARRAY: the element type. */
+  readonly element?: LogicalType;
+  /** MAP: the key type (STRING) and the value type. */
+  readonly key?: LogicalType;
+  readonly value?: LogicalType;
 }
 
 /** A runtime value; see the table in this module's header. */
-export type Value = number | bigint | string | boolean | null;
+export type Value = number | bigint | string | boolean | null | readonly Value[] | { readonly [name: string]: Value };
 
 /** A row: field name → value. Rows are treated as immutable once emitted. */
 export type Row = Readonly<Record<string, Value>>;

@@ -199,6 +199,9 @@ function rawConverter(field: Field): RawConverter {
       return toBoolean;
     case 'TIMESTAMP':
       return toTimestamp;
+    default:
+      // Lookup tables hold scalar columns; a nested column never converts (a clear data error).
+      return () => undefined;
   }
 }
 

@@ -75,5 +75,7 @@ export function keyConverter(table: string, probe: Field, lookup: Field): KeyCon
       return (value) => (typeof value === 'boolean' ? value : wrong(value));
     case 'TIMESTAMP':
       return (value) => (typeof value === 'number' && Number.isInteger(value) ? value : wrong(value));
+    default:
+      throw new PlanError(`lookup join with table '${table}': key '${lookup.name}' is ${formatType(lookup.type)}; lookup keys must be scalar columns`);
   }
 }

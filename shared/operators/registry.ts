@@ -16,9 +16,11 @@ import type { UdfRegistry } from '../plan/expr-compile.ts';
 import { createGroupAggregateOperator } from './aggregate/group-aggregate.ts';
 import { createCalcOperator } from './calc/calc-operator.ts';
 import { createDeduplicateOperator } from './dedup/deduplicate-operator.ts';
+import { createUnnestOperator } from './unnest/unnest-operator.ts';
 import { createMapOperator } from './map/map-operator.ts';
 import { createRankOperator } from './rank/rank-operator.ts';
 import type { Operator } from './operator.ts';
+import { createConstraintEnforcer } from './sink/constraint-enforcer.ts';
 import { createUnionOperator } from './union/union-operator.ts';
 import { createOverAggregateOperator } from './over/over-aggregate.ts';
 import { PlanError } from '../core/errors.ts';
@@ -139,6 +141,8 @@ export function createOperator(op: JobOperator, code: UserCode): Operator {
       return createCalcOperator(op.spec, op.inputSchema, code.functions as UdfRegistry);
     case 'Map':
       return createMapOperator(op.spec, code.functions);
+    case 'Unnest':
+      return createUnnestOperator(op.spec, op.inputSchema, code.functions as UdfRegistry);
     case 'GroupAggregate':
       return createGroupAggregateOperator(op.spec, op.inputSchema);
     case 'Rank':
@@ -180,5 +184,7 @@ export function createOperator(op: JobOperator, code: UserCode): Operator {
       return createWindowJoinOperator(op.spec, code.functions as UdfRegistry);
     case 'Union':
       return createUnionOperator();
+    case 'ConstraintEnforcer':
+      return createConstraintEnforcer(op.spec);
   }
 }

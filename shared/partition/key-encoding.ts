@@ -12,6 +12,12 @@
  * | number                 | `n` String(x) `;`     | `n` String(x)   |
  * | bigint (DECIMAL)       | `d` String(x) `;`     | `d` String(x)   |
  * | string                 | `s` length `:` text   | `S` text        |
+ * | array (ARRAY)          | `a` length `:` key    | the same        |
+ * | object (ROW, MAP)      | `o` length `:` key    | the same        |
+ *
+ * A nested value's payload is the encoded key of its elements (an object's: key, value, …
+ * with the keys sorted, so equal MAPs built in different orders are one key), prefixed with
+ * its length like a non-last string.
  *
  * Every field can be read back without knowing where it ends: number and bigint text never
  * contains `;`, a non-last string carries its UTF-16 length, and the last string runs to the
@@ -51,8 +57,24 @@ function encodeField(value: Value): string {
       return value ? 'T' : 'F';
     default:
       if (value === null) return 'N';
-      throw notAValue(value);
+      return encodeNested(value);
   }
+}
+
+/** An ARRAY, ROW or MAP value: `a`/`o`, the payload's length, `:`, the payload. */
+function encodeNested(value: unknown): string {
+  if (Array.isArray(value)) {
+    const inner = encodeKey(value as Value[]);
+    return 'a' + String(inner.length) + ':' + inner;
+  }
+  if (typeof value === 'object' && value !== null) {
+    const record = value as Readonly<Record<string, Value>>;
+    const flat: Value[] = [];
+    for (const k of Object.keys(record).sort()) flat.push(k, record[k] as Value);
+    const inner = encodeKey(flat);
+    return 'o' + String(inner.length) + ':' + inner;
+  }
+  throw notAValue(value);
 }
 
 /** Encodes the last field: strings, numbers and bigints need no delimiter there. */
@@ -68,7 +90,7 @@ function encodeLastField(value: Value): string {
       return value ? 'T' : 'F';
     default:
       if (value === null) return 'N';
-      throw notAValue(value);
+      return encodeNested(value);
   }
 }
 
@@ -113,6 +135,29 @@ export function decodeKey(encoded: string): Value[] {
         // A non-last string is always followed by another field.
         if (end >= length) throw malformed(encoded, 'string length runs past the key');
         values.push(encoded.slice(colon + 1, end));
+        i = end;
+        break;
+      }
+      case 'a':
+      case 'o': {
+        const colon = encoded.indexOf(':', i);
+        const digits = colon < 0 ? '' : encoded.slice(i, colon);
+        if (!/^(0|[1-9][0-9]*)$/.test(digits)) throw malformed(encoded, 'bad nested length');
+        const end = colon + 1 + Number(digits);
+        if (end > length) throw malformed(encoded, 'nested value runs past the key');
+        const inner = decodeKey(encoded.slice(colon + 1, end));
+        if (tag === 'a') {
+          values.push(inner);
+        } else {
+          if (inner.length % 2 !== 0) throw malformed(encoded, 'an object needs key, value pairs');
+          const record: Record<string, Value> = {};
+          for (let k = 0; k < inner.length; k += 2) {
+            const key = inner[k];
+            if (typeof key !== 'string') throw malformed(encoded, 'an object key is not a string');
+            Object.defineProperty(record, key, { value: inner[k + 1] as Value, enumerable: true, writable: true, configurable: true });
+          }
+          values.push(record);
+        }
         i = end;
         break;
       }

@@ -10,14 +10,15 @@
  * ```
  */
 import { formatType } from '../core/type-parse.ts';
-import { STRATEGY_NAMES, type RankStrategy } from '../operators/rank/rank-spec.ts';
-import type { AggCall, LogicalNode, RankRange, SortField } from './logical.ts';
+import type { RankStrategy } from './logical.ts';
+import type { LogicalNode } from './logical.ts';
 import { inputsOf } from './logical.ts';
 import { printExpr } from './expr-print.ts';
 import { describeJoinNode } from './join-explain.ts';
 import type { NodeTraits, PlannedPipeline } from './planner.ts';
 import { formatDistribution } from './planner.ts';
 import { describeWindowNode } from './window-explain.ts';
+import { formatAggCall, formatRankRange, formatSortField, STRATEGY_NAMES } from './explain-format.ts';
 import { formatOverFrame } from '../operators/over/over-aggregate.ts';
 
 /** Options of {@link explainPlan}. */
@@ -81,7 +82,7 @@ export function describePlanNode(node: LogicalNode): string {
       return `Source(${attrs([
         ['table', `[${node.name}]`],
         ['fields', fields(outNames)],
-        ['watermark', wm ? `[-(${wm.column}, ${wm.outOfOrdernessMs}:INTERVAL MILLISECOND)]` : undefined],
+        ['watermark', wm ? `[-(${wm.expr ? `${wm.column}=${printExpr(wm.expr)}` : wm.column}, ${wm.outOfOrdernessMs}:INTERVAL MILLISECOND)]` : undefined],
       ])})`;
     }
     case 'Calc':
@@ -96,7 +97,15 @@ export function describePlanNode(node: LogicalNode): string {
         ['where', node.condition ? `[${printExpr(node.condition)}]` : undefined],
       ])})`;
     case 'Map':
-      return `Map(${attrs([['function', `[${node.display}]`], ['fields', fields(outNames)]])})`;
+      return node.flat
+        ? `Correlate(${attrs([['invocation', `[${node.display}]`], ['fields', fields(outNames)]])})`
+        : `Map(${attrs([['function', `[${node.display}]`], ['fields', fields(outNames)]])})`;
+    case 'Unnest':
+      return `Correlate(${attrs([
+        ['invocation', `[UNNEST(${printExpr(node.expr)})${node.ordinality !== undefined ? ' WITH ORDINALITY' : ''}]`],
+        ['joinType', `[${node.outer === true ? 'LEFT' : 'INNER'}]`],
+        ['fields', fields(outNames)],
+      ])})`;
     case 'GroupAggregate':
       return `GroupAggregate(${attrs([
         ['groupBy', node.groupBy.length > 0 ? fields(node.groupBy) : undefined],
@@ -155,28 +164,10 @@ export function describePlanNode(node: LogicalNode): string {
   }
 }
 
-/** `COUNT(DISTINCT bidder) FILTER $f3 AS total_bidders`, as Flink prints aggregate calls. */
-export function formatAggCall(call: AggCall): string {
-  const arg = call.arg === undefined ? '*' : `${call.distinct ? 'DISTINCT ' : ''}${call.arg}`;
-  const filter = call.filterField === undefined ? '' : ` FILTER ${call.filterField}`;
-  return `${call.fn}(${arg})${filter} AS ${call.name}`;
-}
-
 /** `RetractStrategy`, `AppendFastStrategy`, `UpdateFastStrategy[key]` as Flink prints them. */
 function formatStrategy(strategy: RankStrategy, upsertKey: readonly string[] | undefined): string {
   const name = STRATEGY_NAMES[strategy];
   return strategy === 'UpdateFast' ? `${name}[${(upsertKey ?? []).join(',')}]` : name;
-}
-
-/** `price DESC`, `a ASC NULLS LAST`, as Flink prints order keys. */
-export function formatSortField(f: SortField): string {
-  const nulls = f.direction === 'ASC' ? (f.nullsFirst ? '' : ' NULLS LAST') : f.nullsFirst ? ' NULLS FIRST' : '';
-  return `${f.column} ${f.direction}${nulls}`;
-}
-
-/** `rankStart=1, rankEnd=10` or `rankEnd=col`. */
-export function formatRankRange(r: RankRange): string {
-  return r.type === 'constant' ? `rankStart=${r.start}, rankEnd=${r.end}` : `rankEnd=${r.endColumn}`;
 }
 
 /** Prints a schema as `name TYPE` lines, used by `flambda explain --schema`. */

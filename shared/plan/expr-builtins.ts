@@ -1,9 +1,11 @@
 /**
  * The registry of built-in scalar functions beyond the operators expr-types.ts and
  * expr-compile.ts implement themselves: strings (expr-fn-strings.ts), time (expr-fn-time.ts),
- * numbers and comparisons (expr-fn-math.ts) and JSON (expr-fn-json.ts).
+ * numbers and comparisons (expr-fn-math.ts), JSON (expr-fn-json.ts) and ROW / ARRAY / MAP
+ * (expr-fn-collections.ts).
  */
 import type { Builtin } from './expr-fn.ts';
+import { COLLECTION_FUNCTIONS } from './expr-fn-collections.ts';
 import { JSON_FUNCTIONS } from './expr-fn-json.ts';
 import { MATH_FUNCTIONS } from './expr-fn-math.ts';
 import { STRING_FUNCTIONS } from './expr-fn-strings.ts';
@@ -14,7 +16,7 @@ let registry: ReadonlyMap<string, Builtin> | undefined;
 /** The built-in function of that (canonical, upper-case) name. */
 export function builtin(name: string): Builtin | undefined {
   // Built on first use: the modules import expr-types.ts, which imports this one.
-  registry ??= new Map(Object.entries({ ...STRING_FUNCTIONS, ...TIME_FUNCTIONS, ...MATH_FUNCTIONS, ...JSON_FUNCTIONS }));
+  registry ??= new Map(Object.entries({ ...STRING_FUNCTIONS, ...TIME_FUNCTIONS, ...MATH_FUNCTIONS, ...JSON_FUNCTIONS, ...COLLECTION_FUNCTIONS }));
   return registry.get(name);
 }
 

@@ -108,6 +108,11 @@ export function castConverter(from: LogicalType, to: LogicalType, where: string)
     case 'TIMESTAMP':
       if (to.root === 'TIMESTAMP') return undefined;
       break;
+    case 'ROW':
+    case 'ARRAY':
+    case 'MAP':
+      // castProblem admits only a cast to the same type (nullability aside).
+      return undefined;
   }
   throw new Error(`internal: no conversion from ${typeName(from)} to ${typeName(to)} in ${where}`);
 }
@@ -134,6 +139,34 @@ function toStringConverter(from: LogicalType, to: LogicalType): Converter | unde
       return (v) => limit(v === true ? 'TRUE' : 'FALSE');
     case 'TIMESTAMP':
       return (v) => limit(formatTimestamp(v as number));
+    case 'ROW':
+    case 'ARRAY':
+    case 'MAP':
+      return (v) => limit(nestedText(v, from));
+  }
+}
+
+/**
+ * The text of a ROW, ARRAY or MAP value as Flink's CAST to STRING writes it: `(a, b)`, `[a, b]`,
+ * `{k=v}`, with NULL for nulls and the scalar types' own texts inside.
+ */
+export function nestedText(v: Value, type: LogicalType): string {
+  if (v === null) return 'NULL';
+  switch (type.root) {
+    case 'ROW': {
+      const row = v as Readonly<Record<string, Value>>;
+      return `(${(type.fields ?? []).map((f) => nestedText(row[f.name] ?? null, f.type)).join(', ')})`;
+    }
+    case 'ARRAY':
+      return `[${(v as readonly Value[]).map((e) => nestedText(e, type.element ?? type)).join(', ')}]`;
+    case 'MAP':
+      return `{${Object.entries(v as Readonly<Record<string, Value>>)
+        .map(([k, e]) => `${k}=${nestedText(e, type.value ?? type)}`)
+        .join(', ')}}`;
+    default: {
+      const convert = toStringConverter(type, { root: 'STRING', nullable: true });
+      return convert === undefined ? String(v) : String(convert(v as NonNullValue));
+    }
   }
 }
 
@@ -187,6 +220,9 @@ function fromStringConverter(to: LogicalType, fail: Fail): Converter {
       };
     case 'STRING':
       throw new Error('internal: STRING targets are handled by toStringConverter');
+    default:
+      // castProblem rejects text into ROW, ARRAY and MAP before this runs.
+      throw new Error(`internal: no conversion from STRING to ${typeName(to)}`);
   }
 }
 

@@ -52,7 +52,9 @@ function literalText(lit: Literal): string {
       // An out-of-range literal is a plan bug, but printing must never throw: EXPLAIN shows it raw.
       return typeof value === 'number' && isTimestampInRange(value)
         ? `${formatTimestamp(value)}:${castTypeText(type)}`
-        : `${String(value)}:${castTypeText(type)}`;
+        : `${String(value)}:${castTypeText(type)}`;    default:
+      // Nested values are built by calls (ROW(…), ARRAY[…]), never literals; print them raw.
+      return `${JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}:${castTypeText(type)}`;
   }
 }
 

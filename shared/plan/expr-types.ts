@@ -17,7 +17,7 @@
  *   functions that return NULL by design (`REGEXP_EXTRACT`, `SPLIT_INDEX`).
  */
 import { PlanError } from '../core/errors.ts';
-import { MAX_DECIMAL_PRECISION, requireField } from '../core/type-parse.ts';
+import { MAX_DECIMAL_PRECISION, formatType, requireField } from '../core/type-parse.ts';
 import type { LogicalType, Schema } from '../core/types.ts';
 import type { Call, Expr } from './expr.ts';
 import { printExpr } from './expr-print.ts';
@@ -41,9 +41,20 @@ export function typeName(t: LogicalType): string {
       return t.length === undefined ? 'STRING' : `VARCHAR(${t.length})`;
     case 'TIMESTAMP':
       return `TIMESTAMP(${t.precision ?? 3})`;
+    case 'ROW':
+      return `ROW<${(t.fields ?? []).map((f) => `${f.name} ${typeName(f.type)}`).join(', ')}>`;
+    case 'ARRAY':
+      return `ARRAY<${t.element ? typeName(t.element) : '?'}>`;
+    case 'MAP':
+      return `MAP<${t.key ? typeName(t.key) : '?'}, ${t.value ? typeName(t.value) : '?'}>`;
     default:
       return t.root;
   }
+}
+
+/** ROW, ARRAY and MAP: the types whose values nest other values. */
+export function isNested(t: LogicalType): boolean {
+  return t.root === 'ROW' || t.root === 'ARRAY' || t.root === 'MAP';
 }
 
 /** True for INT, BIGINT, DECIMAL and DOUBLE. */
@@ -170,6 +181,11 @@ export function comparisonType(a: LogicalType, b: LogicalType): LogicalType | un
  * Allowed: within and between numerics, anything to and from STRING, BOOLEAN with numerics.
  */
 export function castProblem(from: LogicalType, to: LogicalType): string | undefined {
+  if (isNested(from) || isNested(to)) {
+    if (to.root === 'STRING' && isNested(from)) return undefined;
+    if (from.root === to.root && formatType(withNullable(from, true)) === formatType(withNullable(to, true))) return undefined;
+    return 'ROW, ARRAY and MAP values cast only to STRING or to their own type here';
+  }
   if (from.root === to.root || from.root === 'STRING' || to.root === 'STRING') return undefined;
   if ((isNumeric(from) || from.root === 'BOOLEAN') && (isNumeric(to) || to.root === 'BOOLEAN')) return undefined;
   // Flink refuses these too, with the same advice.

@@ -32,7 +32,9 @@ import type { WindowTableFunctionSpec } from '../operators/window-rank/window-ta
 import type { LookupJoinSpec } from '../lookup/lookup-join-spec.ts';
 import type { IntervalJoinSpec, StreamingJoinSpec, TemporalJoinSpec, WindowJoinSpec } from '../operators/join/index.ts';
 import type { UnionSpec } from '../operators/union/union-operator.ts';
+import type { UnnestSpec } from '../operators/unnest/unnest-operator.ts';
 import type { OverAggregateSpec } from '../operators/over/over-aggregate.ts';
+import type { ConstraintEnforcerSpec } from '../operators/sink/constraint-enforcer.ts';
 import { windowOperator, lateSinksOf } from './window-job.ts';
 import { isTwoInput, type ExchangeNode, type TwoInputNode } from './logical.ts';
 
@@ -61,6 +63,7 @@ export interface JobSink {
 export interface OperatorSpecs {
   Calc: { readonly projection: readonly { readonly name: string; readonly expr: Expr }[]; readonly condition?: Expr };
   Map: { readonly ref: string; readonly display: string };
+  Unnest: UnnestSpec;
   GroupAggregate: {
     readonly groupBy: readonly string[];
     readonly aggCalls: readonly AggCall[];
@@ -93,6 +96,11 @@ export interface OperatorSpecs {
   WindowJoin: WindowJoinSpec;
   /** UNION ALL (two-input): forwards the rows of both inputs. */
   Union: UnionSpec;
+  /**
+   * The last operator of a stage writing a sink that has something to check (NOT NULL
+   * columns, a DynamoDB or Kinesis target): a row that does not fit the sink is a data error.
+   */
+  ConstraintEnforcer: ConstraintEnforcerSpec;
 }
 
 /** Operator types with two inputs; such an operator is always the first of its stage. */
@@ -282,6 +290,10 @@ export function buildJobGraph(plan: PlannedPipeline, options: JobGraphOptions = 
         sinks.push(l.sink);
       }
       const operators = segment.nodes.map((n) => toJobOperator(n, plan));
+      if (output.type === 'sink') {
+        const enforcer = constraintEnforcerOf(sink, operators[operators.length - 1]?.outputSchema ?? inputSchema);
+        if (enforcer !== undefined) operators.push(enforcer);
+      }
       stages.push({
         id,
         parallelism: stageParallelism,
@@ -315,6 +327,22 @@ export function buildJobGraph(plan: PlannedPipeline, options: JobGraphOptions = 
   };
 }
 
+/**
+ * The constraint enforcer of a sink stage (Flink's ConstraintEnforcer), when the sink has
+ * something to check: a row that does not fit its sink becomes a data error of that record
+ * instead of a failed write (shared/operators/sink/constraint-enforcer.ts).
+ */
+function constraintEnforcerOf(sink: PlannedPipeline['sinks'][number], rows: Schema): JobOperator | undefined {
+  const target = sink.connector.type === 'dynamodb' || sink.connector.type === 'kinesis' ? sink.connector.type : 'other';
+  // As Flink's NotNullEnforcer: only NOT NULL sink columns the rows may hold a NULL in.
+  const rowsNullable = new Map(rows.fields.map((f) => [f.name, f.type.nullable]));
+  const notNull = sink.schema.fields.filter((f) => !f.type.nullable && rowsNullable.get(f.name) !== false).map((f) => f.name);
+  if (target === 'other' && notNull.length === 0) return undefined;
+  const spec: ConstraintEnforcerSpec = { sink: sink.name, schema: sink.schema, target, notNull, ...(sink.upsertKey ? { upsertKey: sink.upsertKey } : {}) };
+  const checks = [...(notNull.length > 0 ? [`notNull=[${notNull.join(', ')}]`] : []), ...(target !== 'other' ? [`fits=[${target}]`] : [])];
+  return { id: `ConstraintEnforcer_${sink.name}`, type: 'ConstraintEnforcer', spec, inputSchema: rows, outputSchema: rows, description: `ConstraintEnforcer(sink=[${sink.name}], ${checks.join(', ')})` };
+}
+
 /** Stages of a segment tree (the segment and everything upstream of it). */
 function countStages(segment: Segment): number {
   return 1 + segment.inputs.reduce((n, i) => n + countStages(i.segment), 0);
@@ -335,7 +363,13 @@ function toJobOperator(node: LogicalNode, plan: PlannedPipeline): JobOperator {
         spec: { projection: node.projection, ...(node.condition ? { condition: node.condition } : {}) },
       };
     case 'Map':
-      return { ...common, type: 'Map', spec: { ref: node.ref, display: node.display } };
+      return { ...common, type: 'Map', spec: { ref: node.ref, display: node.display, ...(node.flat ? { flat: true } : {}) } };
+    case 'Unnest':
+      return {
+        ...common,
+        type: 'Unnest',
+        spec: { expr: node.expr, columns: node.columns, ...(node.ordinality !== undefined ? { ordinality: node.ordinality } : {}), ...(node.outer === true ? { outer: true } : {}) },
+      };
     case 'GroupAggregate':
       return {
         ...common,

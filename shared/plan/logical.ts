@@ -12,12 +12,23 @@ import type { LookupCacheSpec } from '../lookup/cache-spec.ts';
 import type { LookupOutputColumn } from '../lookup/lookup-join-spec.ts';
 import type { LookupRetrySpec } from '../lookup/resilient-source.ts';
 import type { Expr } from './expr.ts';
-import type { RankStrategy } from '../operators/rank/rank-spec.ts';
 import type { WindowTriggerSpec } from '../operators/window/triggers.ts';
 import type { JoinType, OuterJoinType } from '../operators/join/join-spec.ts';
 import type { JoinInputSpec } from '../operators/join/record-state-views.ts';
 import type { AggCallSpec } from '../operators/aggregate/agg-call.ts';
+import type { AggFunctionName } from '../operators/aggregate/agg-function.ts';
 import type { OverFrame } from '../operators/over/over-aggregate.ts';
+import type { CalcColumn } from '../operators/calc/calc-operator.ts';
+import type { UnnestSpec } from '../operators/unnest/unnest-operator.ts';
+
+/**
+ * How the Top-N result is maintained (Flink's RankProcessStrategy):
+ * - `AppendFast`: insert-only input; only the top rows are kept.
+ * - `Retract`: any input; all rows of a partition are kept with a sorted count map.
+ * - `UpdateFast`: upsert input whose sort key only moves rows towards the top (monotonic in the
+ *   direction opposite to the order, e.g. a growing COUNT ordered DESC).
+ */
+export type RankStrategy = 'AppendFast' | 'Retract' | 'UpdateFast';
 
 /**
  * The kinds of rows a node may emit (Flink's ChangelogMode). `['+I']` is insert-only;
@@ -64,14 +75,24 @@ export interface WatermarkSpec {
   readonly outOfOrdernessMs: number;
   /** A source shard with no records for this long stops holding back the watermark. */
   readonly idleTimeoutMs?: number;
+  /**
+   * The event time as an expression over the source's physical columns, when the watermark is
+   * declared on a computed column (`rowtime AS TO_TIMESTAMP(ts), WATERMARK FOR rowtime …`): the
+   * source shards evaluate it to track the watermark, and `column` names the computed column the
+   * Calc after the source defines by the same expression (Flink's WatermarkAssigner after the
+   * computed-column Calc, here folded into the source's watermark generator).
+   */
+  readonly expr?: Expr;
 }
 
 /** One aggregate call of a GroupAggregate; arguments and filters are input columns, as in Flink. */
 export interface AggCall {
-  readonly fn: 'COUNT' | 'SUM' | 'MIN' | 'MAX' | 'AVG';
+  readonly fn: AggFunctionName;
   /** Input column; absent for COUNT(*). */
   readonly arg?: string;
   readonly distinct: boolean;
+  /** LISTAGG's separator; `,` when absent. */
+  readonly separator?: string;
   /** BOOLEAN input column holding the FILTER (WHERE …) predicate, e.g. `$f3`. */
   readonly filterField?: string;
   /** Output column name. */
@@ -122,16 +143,28 @@ export interface SourceNode extends NodeBase {
 export interface CalcNode extends NodeBase {
   readonly type: 'Calc';
   readonly input: LogicalNode;
-  readonly projection: readonly { readonly name: string; readonly expr: Expr }[];
+  readonly projection: readonly CalcColumn[];
   readonly condition?: Expr;
 }
 
-/** A user row function from a TypeScript pipeline (`stream.map(schema, fn)`). */
+/**
+ * A user row function from a TypeScript pipeline (`stream.map(schema, fn)`), or, with `flat`, a
+ * row → rows function: a join with a table function (`LATERAL TABLE(f(x))`, Flink's Correlate),
+ * each output row keeping the kind of its input row.
+ */
 export interface MapNode extends NodeBase {
   readonly type: 'Map';
   readonly input: LogicalNode;
   readonly ref: string;
   readonly display: string;
+  /** The function returns an array of rows (zero or more per input row). */
+  readonly flat?: boolean;
+}
+
+/** One row per element of an ARRAY or MAP the input row holds (SQL's `CROSS JOIN UNNEST`). */
+export interface UnnestNode extends NodeBase, UnnestSpec {
+  readonly type: 'Unnest';
+  readonly input: LogicalNode;
 }
 
 /** Unbounded group aggregation with retraction. */
@@ -432,6 +465,7 @@ export type LogicalNode =
   | SourceNode
   | CalcNode
   | MapNode
+  | UnnestNode
   | GroupAggregateNode
   | RankNode
   | DeduplicateNode

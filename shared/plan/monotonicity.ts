@@ -41,6 +41,14 @@ export function modifiedMonotonicity(node: LogicalNode): ColumnMonotonicity {
       }
       return out;
     }
+    case 'Unnest': {
+      // The input columns keep their monotonicity; the element columns are not monotonic.
+      const input = modifiedMonotonicity(node.input);
+      if (input === undefined) return undefined;
+      const out = new Map<string, Monotonicity>();
+      for (const f of node.schema.fields) out.set(f.name, input.get(f.name) ?? (isAllAppend(input) ? 'CONSTANT' : 'NOT_MONOTONIC'));
+      return out;
+    }
     case 'Map': {
       const input = modifiedMonotonicity(node.input);
       if (input === undefined) return undefined;

@@ -10,7 +10,7 @@
  * Planned nodes are new objects; the declared nodes are never mutated.
  */
 import { PlanError } from '../core/errors.ts';
-import type { RankStrategy } from '../operators/rank/rank-spec.ts';
+import type { RankStrategy } from './logical.ts';
 import type {
   ChangelogMode,
   DeduplicateNode,
@@ -292,6 +292,11 @@ function deriveTraits(node: LogicalNode, traits: ReadonlyMap<LogicalNode, NodeTr
     }
     case 'Map':
       return { changelogMode: inputTraits(node.input).changelogMode, upsertKeys: [], distribution: undefined };
+    case 'Unnest': {
+      // Input columns pass unchanged, so a hash distribution on them still holds; one row becomes many, so no key is unique.
+      const t = inputTraits(node.input);
+      return { changelogMode: t.changelogMode, upsertKeys: [], distribution: t.distribution };
+    }
     case 'Exchange':
       return { ...inputTraits(node.input), distribution: node.distribution };
     case 'GroupAggregate':
@@ -369,7 +374,7 @@ function propagateModes(sinks: readonly LogicalNode[], traits: Map<LogicalNode, 
     const input = inputOf(node);
     if (!input) return own.changelogMode;
     const inputMode = visit(input);
-    if (node.type === 'Calc' || node.type === 'Map' || node.type === 'Exchange' || node.type === 'Sink' || node.type === 'LookupJoin') {
+    if (node.type === 'Calc' || node.type === 'Map' || node.type === 'Unnest' || node.type === 'Exchange' || node.type === 'Sink' || node.type === 'LookupJoin') {
       traits.set(node, { ...own, changelogMode: inputMode });
       return inputMode;
     }

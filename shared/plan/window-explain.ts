@@ -11,7 +11,7 @@
  * window as `trigger=[…]`, `allowedLateness=[…]`, `lateSink=[…]`.
  */
 import type { LogicalNode, WindowSpec, WindowTiming } from './logical.ts';
-import { formatAggCall, formatRankRange, formatSortField } from './explain.ts';
+import { formatAggCall, formatRankRange, formatSortField } from './explain-format.ts';
 
 type WindowNode = Extract<LogicalNode, { type: 'WindowAggregate' | 'WindowProcess' | 'WindowTableFunction' | 'WindowRank' | 'WindowDeduplicate' }>;
 

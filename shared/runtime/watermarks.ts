@@ -9,6 +9,11 @@
  *   maximum over the channels (Flink's StatusWatermarkValve does the same).
  * - Bounded input ends with a +∞ watermark on every channel, so all pending timers fire.
  */
+import { PlanError, RecordError } from '../core/errors.ts';
+import { formatType } from '../core/type-parse.ts';
+import type { Row, Schema } from '../core/types.ts';
+import { compileTypedExpr, type UdfRegistry } from '../plan/expr-compile.ts';
+import type { WatermarkSpec } from '../plan/logical.ts';
 
 /** Per-source-shard watermark generator with bounded out-of-orderness. */
 export class BoundedOutOfOrderness {
@@ -115,4 +120,34 @@ export class InputWatermarks {
     }
     return undefined;
   }
+}
+
+/**
+ * Reads the event time of a source row for the shard's watermark generator: the watermark
+ * column itself, or, for a watermark on a computed column, its expression over the physical
+ * columns ({@link WatermarkSpec.expr}). A row whose expression fails with a data error (say
+ * `TO_TIMESTAMP` of text that is no timestamp) has no event time here, as a NULL rowtime has
+ * none; the Calc after the source evaluates the same expression and applies the error policy.
+ *
+ * @throws PlanError when the expression does not type-check over the source schema or is not a TIMESTAMP.
+ */
+export function eventTimeReader(spec: WatermarkSpec, schema: Schema, udfs: UdfRegistry = new Map()): (row: Row) => number | null {
+  const column = spec.column;
+  if (spec.expr === undefined) {
+    return (row) => {
+      const t = row[column];
+      return typeof t === 'number' ? t : null;
+    };
+  }
+  const { evaluate, type } = compileTypedExpr(spec.expr, schema, udfs);
+  if (type.root !== 'TIMESTAMP') throw new PlanError(`watermark column '${column}' must be a TIMESTAMP, not ${formatType(type)}`);
+  return (row) => {
+    try {
+      const t = evaluate(row);
+      return typeof t === 'number' ? t : null;
+    } catch (err) {
+      if (err instanceof RecordError) return null;
+      throw err;
+    }
+  };
 }

@@ -129,11 +129,13 @@ export function addTable(catalog: Catalog, stmt: Extract<SqlStatement, { k: 'cre
   if (stmt.watermark) {
     const w = stmt.watermark;
     const column = fields.find((f) => f.name === w.column);
-    if (!column) {
-      const why = names.has(w.column) ? 'a computed column (declare it as a physical TIMESTAMP(3) column)' : 'not a column';
+    // A computed rowtime's type is known once its expression compiles (declareSource checks it).
+    const isComputed = computed.some((c) => c.name === w.column);
+    if (!column && !isComputed) {
+      const why = proctime.includes(w.column) ? 'a PROCTIME() column' : 'not a column';
       throw new SqlError(w.pos, `watermark column '${w.column}' of table '${stmt.name}' is ${why}`);
     }
-    if (column.type.root !== 'TIMESTAMP') throw new SqlError(w.pos, `watermark column '${w.column}' must be TIMESTAMP(3) (it is ${column.type.root})`);
+    if (column && column.type.root !== 'TIMESTAMP') throw new SqlError(w.pos, `watermark column '${w.column}' must be TIMESTAMP(3) (it is ${column.type.root})`);
     let delay = 0;
     const e = w.expr;
     if (e.k === 'bin' && e.op === '-' && e.left.k === 'id' && e.left.parts.at(-1) === w.column) delay = intervalMs(e.right);

@@ -13,9 +13,11 @@ import { basename } from 'node:path';
 import { Pipeline } from '../api/pipeline.ts';
 import type { Stream } from '../api/stream.ts';
 import { ERROR_POLICY_OPTION, parseErrorPolicy } from '../core/errors.ts';
-import type { LogicalType, Row, TypeRoot } from '../core/types.ts';
+import type { Field, LogicalType, Row, TypeRoot } from '../core/types.ts';
 import type { Expr } from '../plan/expr.ts';
 import { lit } from '../plan/expr-build.ts';
+import { inferType } from '../plan/expr-types.ts';
+import type { CalcColumn } from '../operators/calc/calc-operator.ts';
 import type { SinkConnector, SinkNode, SourceNode } from '../plan/logical.ts';
 import { addTable, type Catalog } from './catalog.ts';
 import type { LookupTableSpec } from './connectors.ts';
@@ -26,7 +28,7 @@ import { compileQuery, type QueryContext, type Relation } from './query.ts';
 import type { SqlStatement } from './ast.ts';
 import { createDatagen } from './datagen.ts';
 import { settingWarning } from './settings.ts';
-import type { ScalarFunction } from '../api/user-functions.ts';
+import type { UserFunctionDefinition } from '../api/user-functions.ts';
 import { withUserFunctions } from './user-functions.ts';
 
 /** Options of {@link compileSql}. */
@@ -44,7 +46,7 @@ export interface CompileSqlOptions {
    * The user functions `CREATE FUNCTION name AS 'module.ts#export'` names, by that quoted
    * identifier (the CLI imports the modules, relative to the script, before compiling).
    */
-  readonly functions?: ReadonlyMap<string, ScalarFunction>;
+  readonly functions?: ReadonlyMap<string, UserFunctionDefinition>;
 }
 
 /** A compiled script. */
@@ -88,7 +90,7 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
     source: (name, pos) => declareSource(ctx, name, pos, sources),
   };
   let prints = 0;
-  const userFunctions = new Map<string, ScalarFunction>();
+  const userFunctions = new Map<string, UserFunctionDefinition>();
   withUserFunctions(userFunctions, pipeline, () => {
   for (const stmt of statements) {
     switch (stmt.k) {
@@ -156,10 +158,20 @@ function declareSource(ctx: QueryContext, name: string, pos: SqlPosition, source
   const known = ctx.usedSources.get(name);
   if (known) return known;
   const columns = Object.fromEntries(table.physical.fields.map((f) => [f.name, f.type]));
+  // Computed columns compile over the physical columns only, as in Flink.
+  const physicalScope = scopeOf(table.physical, `table '${name}'`, [name]);
+  const computedExprs = table.computed.map((col) => ({ name: col.name, expr: compileExpr(col.expr, physicalScope) }));
+  // A watermark on a computed column: the source tracks event time by its expression.
+  const rowtimeExpr = computedExprs.find((c) => c.name === table.watermark?.column)?.expr;
+  if (rowtimeExpr !== undefined) {
+    const type = atPosition(table.pos, () => inferType(rowtimeExpr, table.physical));
+    if (type.root !== 'TIMESTAMP') throw new SqlError(table.pos, `watermark column '${table.watermark?.column}' of table '${name}' must be TIMESTAMP(3) (its expression is ${type.root})`);
+  }
+  const watermark = table.watermark && rowtimeExpr ? { ...table.watermark, expr: rowtimeExpr } : table.watermark;
   const stream = atPosition(pos, () =>
     ctx.pipeline.source(name, {
       schema: columns,
-      ...(table.watermark ? { watermark: table.watermark } : {}),
+      ...(watermark ? { watermark } : {}),
       ...(c.source ? { connector: c.source } : {}),
       ...(c.datagen ? { generator: createDatagen(table.physical, c.datagen) } : {}),
       ...(table.parallelism !== undefined ? { parallelism: table.parallelism } : {}),
@@ -169,10 +181,9 @@ function declareSource(ctx: QueryContext, name: string, pos: SqlPosition, source
   sources.push(stream.node as SourceNode);
   let rel: Relation = { stream, scope: scopeOf(stream.schema, `table '${name}'`, [name], table.proctime) };
   if (table.computed.length > 0) {
-    const projection: { name: string; expr: Expr }[] = stream.schema.fields.map((f) => ({ name: f.name, expr: { kind: 'ref', name: f.name } }));
-    for (const col of table.computed) {
-      const scope = scopeOf(stream.schema, `table '${name}'`, [name]);
-      projection.push({ name: col.name, expr: compileExpr(col.expr, scope) });
+    const projection: CalcColumn[] = stream.schema.fields.map((f) => ({ name: f.name, expr: { kind: 'ref', name: f.name } }));
+    for (const col of computedExprs) {
+      projection.push(col.expr === rowtimeExpr ? { ...col, timeAttribute: 'rowtime' } : col);
     }
     const computed = atPosition(table.pos, () => stream.calc(projection));
     rel = { stream: computed, scope: scopeOf(computed.schema, `table '${name}'`, [name], table.proctime) };
@@ -232,11 +243,12 @@ function insertInto(ctx: QueryContext, stmt: Extract<SqlStatement, { k: 'insert'
       if (index === undefined) return { name: f.name, expr: lit(null, { ...f.type, nullable: true }) as Expr };
       const from = got[index] as (typeof got)[number];
       const ref: Expr = { kind: 'ref', name: from.name };
-      return { name: f.name, expr: sameSinkType(from.type, f.type) ? ref : ({ kind: 'cast', expr: ref, type: f.type } as Expr) };
+      // The cast keeps the query column's nullability: a NULL into a NOT NULL column is the sink's check.
+      return { name: f.name, expr: sameSinkType(from.type, f.type) ? ref : ({ kind: 'cast', expr: ref, type: { ...f.type, nullable: from.type.nullable } } as Expr) };
     });
     stream = atPosition(stmt.query.pos, () => r.stream.calc(projection));
   }
-  return addSink(stream, stmt.table, sink, table.primaryKey, stmt.pos);
+  return addSink(stream, stmt.table, sink, table.primaryKey, stmt.pos, target);
 }
 
 /**
@@ -261,14 +273,17 @@ function implicitlyCastable(from: TypeRoot, to: TypeRoot): boolean {
 }
 
 /** Adds a sink node as `Stream.sinkTo` does, keeping the node (the planner's root). */
-function addSink(stream: Stream<Row>, name: string, connector: SinkConnector, upsertKey: readonly string[] | undefined, pos: SqlPosition): SinkNode {
+function addSink(stream: Stream<Row>, name: string, connector: SinkConnector, upsertKey: readonly string[] | undefined, pos: SqlPosition, declared?: readonly Field[]): SinkNode {
+  // A declared NOT NULL column stays NOT NULL in the sink's schema: the job graph then enforces it.
+  const notNull = new Set((declared ?? []).filter((f) => !f.type.nullable).map((f) => f.name));
+  const schema = notNull.size === 0 ? stream.schema : { fields: stream.schema.fields.map((f) => (notNull.has(f.name) && f.type.nullable ? { ...f, type: { ...f.type, nullable: false } } : f)) };
   const node: SinkNode = {
     type: 'Sink',
     id: stream.pipeline.nextId(),
     input: stream.node,
     name,
     connector,
-    schema: stream.schema,
+    schema,
     ...(upsertKey ? { upsertKey } : {}),
   };
   atPosition(pos, () => stream.pipeline.addSink(node));

@@ -82,6 +82,37 @@ export function resolveColumn(scope: Scope, parts: readonly string[], pos: SqlPo
   return column;
 }
 
+/**
+ * Resolves `a.b.c`: a qualified column `t.col` first (Flink's rule: table names win), then a
+ * column `a` with field accesses `.b.c` on a ROW, then `t.col` with fields after it.
+ */
+function resolveNested(scope: Scope, parts: readonly string[], pos: SqlPosition): { column: ScopeColumn; fields: readonly string[] } {
+  if (parts.length <= 2) {
+    try {
+      return { column: resolveColumn(scope, parts, pos), fields: [] };
+    } catch (err) {
+      if (parts.length === 1 || !(err instanceof SqlError)) throw err;
+      // `info.name` where `info` is a column, not a table: fall through.
+      const asColumn = tryResolve(scope, parts.slice(0, 1), pos);
+      if (asColumn === undefined) throw err;
+      return { column: asColumn, fields: parts.slice(1) };
+    }
+  }
+  const qualified = tryResolve(scope, parts.slice(0, 2), pos);
+  if (qualified !== undefined) return { column: qualified, fields: parts.slice(2) };
+  return { column: resolveColumn(scope, parts.slice(0, 1), pos), fields: parts.slice(1) };
+}
+
+/** {@link resolveColumn}, or `undefined` where it would throw. */
+function tryResolve(scope: Scope, parts: readonly string[], pos: SqlPosition): ScopeColumn | undefined {
+  try {
+    return resolveColumn(scope, parts, pos);
+  } catch (err) {
+    if (err instanceof SqlError) return undefined;
+    throw err;
+  }
+}
+
 const FUNCTION_ALIASES: Readonly<Record<string, string>> = {
   CHARACTER_LENGTH: 'CHAR_LENGTH',
   CEILING: 'CEIL',
@@ -89,9 +120,10 @@ const FUNCTION_ALIASES: Readonly<Record<string, string>> = {
   SUBSTR: 'SUBSTRING',
 };
 
-const AGGREGATES = new Set(['COUNT', 'SUM', 'MIN', 'MAX', 'AVG']);
+/** The aggregate functions of group and window aggregation (STDDEV and VARIANCE are synonyms). */
+const AGGREGATES = new Set(['COUNT', 'SUM', 'MIN', 'MAX', 'AVG', 'LISTAGG', 'FIRST_VALUE', 'LAST_VALUE', 'VAR_POP', 'VAR_SAMP', 'VARIANCE', 'STDDEV_POP', 'STDDEV_SAMP', 'STDDEV']);
 
-/** True for COUNT/SUM/MIN/MAX/AVG calls (not window functions). */
+/** True for calls of aggregate functions (COUNT, SUM, …, LISTAGG, STDDEV; not window functions). */
 export function isAggregateCall(e: SqlExpr): e is Extract<SqlExpr, { k: 'call' }> {
   return e.k === 'call' && AGGREGATES.has(e.name) && e.over === undefined;
 }
@@ -113,9 +145,10 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
   const sub = (x: SqlExpr): Expr => build(x, scope, hooks);
   switch (e.k) {
     case 'id': {
-      const column = resolveColumn(scope, e.parts, e.pos);
+      const { column, fields } = resolveNested(scope, e.parts, e.pos);
       if (column.proctime) throw new SqlError(e.pos, `'${column.name}' is a PROCTIME() attribute: it can be used in FOR SYSTEM_TIME AS OF only`);
-      return { kind: 'ref', name: column.field };
+      // `info.name.first`: field accesses on a ROW column, innermost first.
+      return fields.reduce<Expr>((inner, name) => call('DOT', inner, lit(name)), { kind: 'ref', name: column.field });
     }
     case 'num':
       return numberLiteral(e.text, e.pos);
@@ -198,11 +231,11 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
     case 'scalarQuery':
       throw new SqlError(e.pos, 'a scalar subquery ((SELECT …) as a value) is not supported yet');
     case 'index':
-      throw new SqlError(e.pos, 'element access with [ ] is not supported yet');
+      return call('ITEM', sub(e.expr), sub(e.index));
     case 'field':
-      throw new SqlError(e.pos, `field access .${e.name} on an expression is not supported yet`);
+      return call('DOT', sub(e.expr), lit(e.name));
     case 'constructor':
-      throw new SqlError(e.pos, `the ${e.type} constructor is not supported yet`);
+      return call(e.type, ...e.args.map(sub));
     case 'call': {
       if (e.over) throw new SqlError(e.pos, `${e.name}() OVER (…) is supported only as ROW_NUMBER/RANK/DENSE_RANK in a subquery filtered on the rank (Top-N)`);
       if (AGGREGATES.has(e.name)) throw new SqlError(e.pos, `aggregate ${e.name}() is not allowed here`);
@@ -266,6 +299,8 @@ function numberLiteral(text: string, pos: SqlPosition): Expr {
  * TINYINT/SMALLINT → INT, FLOAT/REAL → DOUBLE, CHAR(n) → VARCHAR(n), TIMESTAMP_LTZ(3) → TIMESTAMP(3).
  */
 export function normalizeTypeText(text: string): string {
+  // Only where the text starts: inside ROW<…>, ARRAY<…> and MAP<…> the core names are required
+  // (a rewrite there could not tell a field named `char` from the type).
   return text
     .replace(/^\s*(TINYINT|SMALLINT)\b/i, 'INT')
     .replace(/^\s*(FLOAT|REAL)\b/i, 'DOUBLE')

@@ -48,6 +48,9 @@ const valuesCount = new WeakMap<object, number>();
  * Flink names them), typed by the widest type of each column over the rows.
  */
 export function compileValues(query: Extract<SqlQuery, { k: 'values' }>, ctx: QueryContext): Relation {
+  // `SELECT 1 + 1` without FROM reads one row of no columns; a source row needs a column, so
+  // that row gets one hidden constant (`$dual`, which no SQL identifier names without quotes).
+  if (query.rows.length === 1 && query.rows[0]?.length === 0) return oneEmptyRow(query, ctx);
   const width = query.rows[0]?.length ?? 0;
   if (width === 0) throw new SqlError(query.pos, 'VALUES needs at least one row with at least one value');
   const empty = scopeOf({ fields: [] }, 'VALUES', []);
@@ -80,6 +83,18 @@ export function compileValues(query: Extract<SqlQuery, { k: 'values' }>, ctx: Qu
   };
   const stream = atPosition(query.pos, () =>
     ctx.pipeline.source(`values_${n}`, { schema: Object.fromEntries(fields.map((f) => [f.name, f.type])), generator, parallelism: 1 }),
+  ) as unknown as Stream<Row>;
+  return { stream, scope: scopeOf(stream.schema, 'VALUES', []) };
+}
+
+function oneEmptyRow(query: Extract<SqlQuery, { k: 'values' }>, ctx: QueryContext): Relation {
+  const n = (valuesCount.get(ctx.pipeline) ?? 0) + 1;
+  valuesCount.set(ctx.pipeline, n);
+  const generator: GeneratorFunction = function* values(context) {
+    if (context.shard === 0) yield { $dual: 0 };
+  };
+  const stream = atPosition(query.pos, () =>
+    ctx.pipeline.source(`values_${n}`, { schema: { $dual: { root: 'INT', nullable: false } }, generator, parallelism: 1 }),
   ) as unknown as Stream<Row>;
   return { stream, scope: scopeOf(stream.schema, 'VALUES', []) };
 }
@@ -169,6 +184,7 @@ export function compileOrderBy(query: Extract<SqlQuery, { k: 'ordered' }>, ctx: 
     throw new SqlError(query.pos, 'ORDER BY a time attribute without LIMIT (a temporal sort) is not supported yet');
   }
   if (limit === 0) throw new SqlError(query.limit?.pos ?? query.pos, 'LIMIT 0 gives no rows');
+  if (orderBy.length === 0) throw new SqlError(query.limit?.pos ?? query.pos, 'LIMIT without ORDER BY (the first rows to arrive) is not supported yet: add ORDER BY');
   const sortFields = orderBy.map(({ timeAttribute: _t, ...o }) => o);
   const stream = atPosition(query.pos, () =>
     input.stream.rank({

@@ -5,6 +5,9 @@
  * partitioned by window_start, window_end), ROW_NUMBER … = 1 by a rowtime column → Deduplicate,
  * `JOIN … FOR SYSTEM_TIME AS OF` → LookupJoin.
  */
+import { aggregateSpecOf } from './aggregate-calls.ts';
+import { compileLateralJoin, isLateralJoin } from './lateral.ts';
+import { expandGroupingSetsQuery } from './grouping-sets.ts';
 import { withL2 } from '../api/lookup-table.ts';
 import type { Pipeline } from '../api/pipeline.ts';
 import type { AggregateSpec } from '../api/aggregates.ts';
@@ -92,6 +95,8 @@ export function compileQuery(query: SqlQuery, ctx: QueryContext): Relation {
 
 /** Compiles a SELECT block into a stream. */
 export function compileSelect(query: SqlSelect, ctx: QueryContext): Relation {
+  const expanded = expandGroupingSetsQuery(query);
+  if (expanded) return compileQuery(expanded, ctx);
   const q = rewriteGroupWindow(query);
   const inner = q.from.k === 'subquery' && q.from.query.k === 'select' ? q.from.query : undefined;
   const topN = inner ? rankItem(inner) : undefined;
@@ -103,7 +108,11 @@ export function compileSelect(query: SqlSelect, ctx: QueryContext): Relation {
     const subqueries = conjuncts.filter(isSubqueryCondition);
     let where = conjuncts.filter((c) => !isSubqueryCondition(c));
     const jc = joinContext(q.hints, ctx);
-    if (q.from.k === 'join' && q.from.systemTime === undefined) {
+    if (isLateralJoin(q.from)) {
+      const lateral = compileLateralJoin(q.from, compileFrom(q.from.left, q.hints, ctx));
+      input = lateral.relation;
+      if (lateral.on) where = [...sqlConjuncts(lateral.on), ...where];
+    } else if (q.from.k === 'join' && q.from.systemTime === undefined) {
       // The WHERE conjuncts that belong to the join (its keys in a comma join) go into it.
       const joined = compileJoin(q.from, where, jc);
       input = joined.relation;
@@ -181,8 +190,12 @@ function compileFrom(from: SqlFrom, hints: SqlSelect['hints'], ctx: QueryContext
     case 'tableFunction':
       throw new SqlError(from.pos, `${from.lateral ? 'LATERAL ' : ''}TABLE(${from.call.name}(…)) is not supported yet`);
     case 'unnest':
-      throw new SqlError(from.pos, 'UNNEST is not supported yet');
+      throw new SqlError(from.pos, 'UNNEST is supported joined to the table whose collection it unnests (FROM t CROSS JOIN UNNEST(t.arr) AS u (x)), not on its own yet');
     case 'join':
+      if (isLateralJoin(from)) {
+        const lateral = compileLateralJoin(from, compileFrom(from.left, hints, ctx));
+        return lateral.on ? filter(lateral.relation, lateral.on) : lateral.relation;
+      }
       if (from.systemTime === undefined) return compileJoin(from, [], joinContext(hints, ctx)).relation;
       return compileTimeTravelJoin(from, hints, ctx);
   }
@@ -377,18 +390,7 @@ function compileAggregate(q: SqlSelect, input: Relation, ctx: QueryContext): Rel
       const key = exprKey(e);
       if (aggNames.has(key)) return;
       const name = preferred ?? `EXPR$${aggNames.size + keyNames.length}`;
-      if (e.args.length > 1) throw new SqlError(e.pos, `${e.name} takes one argument`);
-      if (!e.star && e.args.length === 0) throw new SqlError(e.pos, `${e.name} needs an argument`);
-      if (e.star && e.name !== 'COUNT') throw new SqlError(e.pos, `${e.name}(*) is not valid; only COUNT(*)`);
-      if (e.args[0] && containsAggregate(e.args[0])) throw new SqlError(e.args[0].pos, 'aggregate calls cannot be nested');
-      const arg = e.args[0] ? compileExpr(e.args[0], aggInputScope) : undefined;
-      const filterExpr = e.filter ? compileExpr(e.filter, aggInputScope) : undefined;
-      aggregates[name] = {
-        fn: e.name as AggregateSpec['fn'],
-        ...(arg ? { arg: arg.kind === 'ref' ? arg.name : arg } : {}),
-        distinct: e.distinct,
-        ...(filterExpr ? { filter: filterExpr } : {}),
-      };
+      aggregates[name] = aggregateSpecOf(e, aggInputScope, containsAggregate);
       aggNames.set(key, name);
       return;
     }
@@ -717,15 +719,7 @@ function compileWindowAggregate(q: SqlSelect, input: Relation, window: NonNullab
       const key = exprKey(e);
       if (aggNames.has(key)) return;
       const name = preferred ?? `EXPR$${aggNames.size + keys.length}`;
-      if (!e.star && e.args.length !== 1) throw new SqlError(e.pos, `${e.name} takes one argument`);
-      const arg = e.args[0] ? compileExpr(e.args[0], window.baseScope) : undefined;
-      const filterExpr = e.filter ? compileExpr(e.filter, window.baseScope) : undefined;
-      aggregates[name] = {
-        fn: e.name as AggregateSpec['fn'],
-        ...(arg ? { arg: arg.kind === 'ref' ? arg.name : arg } : {}),
-        distinct: e.distinct,
-        ...(filterExpr ? { filter: filterExpr } : {}),
-      };
+      aggregates[name] = aggregateSpecOf(e, window.baseScope, containsAggregate);
       aggNames.set(key, name);
       return;
     }

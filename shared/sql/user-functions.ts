@@ -3,14 +3,14 @@
  * compileSql). Compilation is synchronous and one script at a time, so the expression compiler
  * reads them here rather than threading them through every scope.
  */
-import type { ScalarFunction } from '../api/user-functions.ts';
+import type { ScalarFunction, TableFunction, UserFunctionDefinition } from '../api/user-functions.ts';
 import type { Pipeline } from '../api/pipeline.ts';
 
 /** The functions of the script being compiled, by upper-case name, and the pipeline they register into. */
-let current: { readonly functions: Map<string, ScalarFunction>; readonly pipeline: Pipeline } | undefined;
+let current: { readonly functions: Map<string, UserFunctionDefinition>; readonly pipeline: Pipeline } | undefined;
 
 /** Runs `body` with `functions` visible to the expression compiler. */
-export function withUserFunctions<T>(functions: Map<string, ScalarFunction>, pipeline: Pipeline, body: () => T): T {
+export function withUserFunctions<T>(functions: Map<string, UserFunctionDefinition>, pipeline: Pipeline, body: () => T): T {
   const saved = current;
   current = { functions, pipeline };
   try {
@@ -20,8 +20,14 @@ export function withUserFunctions<T>(functions: Map<string, ScalarFunction>, pip
   }
 }
 
-/** The user function called `name` in the script being compiled, and its pipeline. */
+/** The scalar user function called `name` in the script being compiled, and its pipeline. */
 export function userFunction(name: string): { readonly fn: ScalarFunction; readonly pipeline: Pipeline } | undefined {
   const fn = current?.functions.get(name.toUpperCase());
-  return fn && current ? { fn, pipeline: current.pipeline } : undefined;
+  return fn?.kind === 'scalar' && current ? { fn, pipeline: current.pipeline } : undefined;
+}
+
+/** The table user function called `name` in the script being compiled. */
+export function userTableFunction(name: string): TableFunction | undefined {
+  const fn = current?.functions.get(name.toUpperCase());
+  return fn?.kind === 'table' ? fn : undefined;
 }

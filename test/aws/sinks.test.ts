@@ -110,6 +110,23 @@ describe('Function: createAwsSink', () => {
     expect(() => createAwsSink(sinkOf({ type: 'kinesis' }), { dynamoDb, kinesis })).toThrow(/sink 'out' writes a Kinesis stream: give its name/);
   });
 
+  it('stops with what to fix when the table or stream does not exist or may not be written (fatal, not retried)', async () => {
+    const missingTable = createAwsSink(sinkOf({ type: 'dynamodb', tableName: 'no-such-table' }, ['k']), { dynamoDb, kinesis });
+    const tableError = await missingTable([row('+I', 'a', 1)]).then(() => undefined, (e: unknown) => e);
+    expect(tableError).toBeInstanceOf(PlanError);
+    expect((tableError as Error).message).toBe(
+      "sink 'out': the DynamoDB table 'no-such-table' does not exist (ResourceNotFoundException); create it (the CDK stack does) or fix the sink's name (connector option or FLAMBDA_SINK_TARGETS)",
+    );
+    const missingStream = createAwsSink(sinkOf({ type: 'kinesis', streamName: 'no-such-stream' }, ['k']), { dynamoDb, kinesis });
+    await expect(missingStream([row('+I', 'a', 1)])).rejects.toThrow(/^sink 'out': the Kinesis stream 'no-such-stream' does not exist \(ResourceNotFoundException\)/);
+    const denied = Object.assign(new Error('User is not authorized to perform: kinesis:PutRecords'), { name: 'AccessDeniedException' });
+    const deniedKinesis = { send: () => Promise.reject(denied) } as unknown as KinesisClient;
+    const write = createAwsSink(sinkOf({ type: 'kinesis', streamName: 'out-stream' }, ['k']), { dynamoDb, kinesis: deniedKinesis });
+    await expect(write([row('+I', 'a', 1)])).rejects.toThrow(
+      new PlanError("sink 'out': access to the Kinesis stream 'out-stream' is denied (AccessDeniedException); allow kinesis:PutRecords on it to the function's role"),
+    );
+  });
+
   it('reads sink targets from FLAMBDA_SINK_TARGETS and names a bad value', () => {
     const base = { FLAMBDA_STAGE_ID: 'stage-1', FLAMBDA_STATE_TABLE: 'state' };
     expect(readStageEnvironment({ ...base, FLAMBDA_SINK_TARGETS: '{"out":"table-1"}' }).sinkTargets).toEqual(new Map([['out', 'table-1']]));

@@ -58,6 +58,8 @@ export function valueArb(type: LogicalType): fc.Arbitrary<Value> {
       return fc.boolean();
     case 'TIMESTAMP':
       return fc.integer({ min: MIN_TIMESTAMP_MS, max: MAX_TIMESTAMP_MS }).map((v) => (v === 0 ? 0 : v));
+    default:
+      throw new Error(`valueArb: no arbitrary for ${type.root}`);
   }
 }
 

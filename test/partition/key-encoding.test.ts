@@ -114,7 +114,15 @@ describe('encodeKey', () => {
 
   it('rejects values that are not Flambda values', () => {
     expect(() => encodeKey([undefined as unknown as Value])).toThrow(FlambdaError);
-    expect(() => encodeKey([{} as unknown as Value, 1])).toThrow(FlambdaError);
+    expect(() => encodeKey([(() => 1) as unknown as Value, 1])).toThrow(FlambdaError);
+  });
+
+  it('encodes ARRAY, ROW and MAP values injectively, MAP keys in any order alike', () => {
+    const keys: Value[][] = [[['a', 1]], [['a'], 1], [{ b: 1n, a: [null, 's'] }, 'x'], [{}], [[]], [[[]]], ['a1:S']];
+    const encoded = keys.map((k) => encodeKey(k));
+    expect(new Set(encoded).size).toBe(keys.length);
+    for (let i = 0; i < keys.length; i++) expect(decodeKey(encoded[i]!)).toEqual(keys[i]);
+    expect(encodeKey([{ x: 1, y: 2 }])).toBe(encodeKey([{ y: 2, x: 1 }]));
   });
 });
 

@@ -86,7 +86,14 @@ describe('examples/orders/top-merchandise in SQL', () => {
     const api = await apiVersion('../../examples/orders/top-merchandise.ts');
     const sql = compileSql(example('top-merchandise.sql'), { name: 'top-merchandise' }).pipeline;
     expect(sql.explain()).toBe(api.explain());
-    expect(normalized(sql.jobGraph({ parallelism: 4 }))).toEqual(normalized(api.jobGraph({ parallelism: 4 })));
+    // The SQL sink declares totalQuantity NOT NULL, which SUM's result type does not promise:
+    // its stage ends in the enforcer of that column; otherwise the graphs are the same.
+    const graph = sql.jobGraph({ parallelism: 4 });
+    const last = graph.stages.at(-1)!;
+    expect(last.operators.at(-1)?.description).toBe('ConstraintEnforcer(sink=[leaderboard], notNull=[totalQuantity])');
+    const declaredNullable = { ...graph.sinks[0]!, schema: { fields: graph.sinks[0]!.schema.fields.map((f) => (f.name === 'totalQuantity' ? { ...f, type: { ...f.type, nullable: true } } : f)) } };
+    const withoutEnforcer = { ...graph, sinks: [declaredNullable], stages: graph.stages.map((s) => (s === last ? { ...s, operators: s.operators.slice(0, -1) } : s)) };
+    expect(normalized(withoutEnforcer)).toEqual(normalized(api.jobGraph({ parallelism: 4 })));
   });
 
   it('gives the same final leaderboard on the same orders', async () => {

@@ -32,7 +32,8 @@
  * Row kinds are Flink's RowKind byte values (`RowKind.toByteValue`): 0 `+I`, 1 `-U`, 2 `+U`,
  * 3 `-D`. Values are exact: DECIMAL as its text with `scale` digits, TIMESTAMP(3) as epoch
  * milliseconds (shorter than the text, no parsing), non-finite DOUBLEs and `-0` as strings
- * (`"NaN"`, `"-Infinity"`, `"-0"`; JSON has no such numbers). Decoding goes through the JSON
+ * (`"NaN"`, `"-Infinity"`, `"-0"`; JSON has no such numbers); ROW, ARRAY and MAP values as the JSON
+ * codec writes them (objects and arrays, DECIMAL and TIMESTAMP inside as text). Decoding goes through the JSON
  * codec (`createRowDecoder`), so a bundle is validated exactly like any input record.
  *
  * Ids: `(p, s, f..l, to, n)` identifies a bundle, and is a pure function of the producer's
@@ -52,7 +53,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { createRowDecoder } from '../../core/codec.ts';
+import { createRowDecoder, createValueEncoder } from '../../core/codec.ts';
 import type { JsonValue, RowDecoder } from '../../core/codec.ts';
 import { formatDecimal } from '../../core/decimal.ts';
 import { FlambdaError, PlanError, RecordError } from '../../core/errors.ts';
@@ -60,6 +61,7 @@ import { ROW_KINDS } from '../../core/row.ts';
 import type { ChangeRow, RowKind } from '../../core/row.ts';
 import { formatType } from '../../core/type-parse.ts';
 import type { Field, Row, Schema, Value } from '../../core/types.ts';
+import { isNested } from '../../plan/expr-types.ts';
 
 /** Version written in `v`; a reader rejects any other. */
 export const BUNDLE_FORMAT_VERSION = 1;
@@ -237,6 +239,11 @@ function columnEncoder(field: Field): ColumnEncoder {
         if (Object.is(v, -0)) return '-0';
         return Number.isFinite(v) ? v : String(v);
       };
+    case 'ROW':
+    case 'ARRAY':
+    case 'MAP':
+      // Nested values as the JSON codec writes them (DECIMAL and TIMESTAMP inside as text).
+      return createValueEncoder(field);
     default:
       return (v) => v as JsonValue;
   }
@@ -276,7 +283,7 @@ export class BundleCodec {
     this.names = schema.fields.map((f) => f.name);
     this.inherited = this.names.map((name) => name in Object.prototype);
     this.encoders = schema.fields.map((f) =>
-      f.type.root === 'DECIMAL' || f.type.root === 'TIMESTAMP' || f.type.root === 'DOUBLE' ? columnEncoder(f) : undefined,
+      f.type.root === 'DECIMAL' || f.type.root === 'TIMESTAMP' || f.type.root === 'DOUBLE' || isNested(f.type) ? columnEncoder(f) : undefined,
     );
   }
 

@@ -43,13 +43,13 @@ export function createAwsSink(sink: JobSink, context: AwsSinkContext): SinkWrite
       const tableName = target ?? connector.tableName;
       if (tableName === undefined) throw new PlanError(`sink '${sink.name}' writes a DynamoDB table: give its name (connector tableName or FLAMBDA_SINK_TARGETS)`);
       const writer = new DynamoDbUpsertSink({ client: context.dynamoDb, tableName, schema: sink.schema, upsertKey: sink.upsertKey ?? [] });
-      return (rows) => writer.write(rows);
+      return configurationChecked((rows) => writer.write(rows), sink.name, { service: 'DynamoDB table', name: tableName, actions: 'dynamodb:BatchWriteItem' });
     }
     case 'kinesis': {
       const streamName = target ?? connector.streamName;
       if (streamName === undefined) throw new PlanError(`sink '${sink.name}' writes a Kinesis stream: give its name (connector streamName or FLAMBDA_SINK_TARGETS)`);
       const writer = new KinesisChangelogSink({ client: context.kinesis, streamName, schema: sink.schema, upsertKey: sink.upsertKey });
-      return (rows) => writer.write(rows);
+      return configurationChecked((rows) => writer.write(rows), sink.name, { service: 'Kinesis stream', name: streamName, actions: 'kinesis:PutRecords' });
     }
     case 'print': {
       const encode = createRowEncoder(sink.schema);
@@ -68,4 +68,41 @@ export function createAwsSink(sink: JobSink, context: AwsSinkContext): SinkWrite
     case 'jsonl':
       throw new PlanError(`sink '${sink.name}' uses the '${connector.type}' connector, which only the embedded runtime has; on AWS use dynamodb, kinesis, print or blackhole`);
   }
+}
+
+/** AWS error names that mean the sink's target is missing: no retry will help. */
+const MISSING = new Set(['ResourceNotFoundException', 'TableNotFoundException']);
+/** AWS error names that mean the function may not write the target. */
+const DENIED = new Set(['AccessDeniedException', 'UnrecognizedClientException', 'KMSAccessDeniedException', 'InvalidSignatureException']);
+
+/**
+ * A fatal error of the error policy: a sink whose table or stream does not exist, or that the
+ * function may not write, fails every record the same way, so it is not a record's data error
+ * and retrying does not help; the writer stops with a {@link PlanError} saying what to fix.
+ * Other failures (throttling: TransientError) pass unchanged.
+ */
+function configurationChecked(write: SinkWriter, sink: string, target: { service: string; name: string; actions: string }): SinkWriter {
+  return async (rows) => {
+    try {
+      await write(rows);
+    } catch (error) {
+      const name = awsErrorName(error);
+      if (name !== undefined && MISSING.has(name)) {
+        throw new PlanError(`sink '${sink}': the ${target.service} '${target.name}' does not exist (${name}); create it (the CDK stack does) or fix the sink's name (connector option or FLAMBDA_SINK_TARGETS)`, { cause: error });
+      }
+      if (name !== undefined && DENIED.has(name)) {
+        throw new PlanError(`sink '${sink}': access to the ${target.service} '${target.name}' is denied (${name}); allow ${target.actions} on it to the function's role`, { cause: error });
+      }
+      throw error;
+    }
+  };
+}
+
+/** The AWS SDK error name of an error or of any error in its cause chain. */
+function awsErrorName(error: unknown): string | undefined {
+  for (let e: unknown = error, depth = 0; typeof e === 'object' && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const name = (e as { name?: unknown }).name;
+    if (typeof name === 'string' && (MISSING.has(name) || DENIED.has(name))) return name;
+  }
+  return undefined;
 }

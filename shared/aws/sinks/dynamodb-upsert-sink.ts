@@ -8,6 +8,10 @@
  * attribute per column, encoded as the JSON codec renders them (numbers as N, strings —
  * timestamps as `YYYY-MM-DD hh:mm:ss.sss` — as S, booleans as BOOL, NULL as NULL).
  *
+ * An item over 400 KB, a key over 2048 bytes or a DOUBLE DynamoDB cannot hold (NaN, ±Infinity)
+ * never gets here: the stage's constraint enforcer (shared/operators/sink/constraint-enforcer.ts)
+ * makes it a data error of its record, dead-lettered while the batch goes on.
+ *
  * Replaying a batch after a crash (the stage handler re-sends it with the same rows) writes the
  * same items again: applying is idempotent, so the table ends as after one delivery.
  */
@@ -20,6 +24,7 @@ import type { Schema } from '../../core/types.ts';
 import { batchWrite, newIoCounters } from '../state/table-io.ts';
 import type { DynamoDbSender, IoCounters } from '../state/table-io.ts';
 import { sleep } from '../../core/retry.ts';
+import { dynamoDbItemKey } from '../../operators/sink/constraint-enforcer.ts';
 
 /** Options of {@link DynamoDbUpsertSink}. */
 export interface DynamoDbUpsertSinkOptions {
@@ -54,7 +59,7 @@ export class DynamoDbUpsertSink {
     for (const change of rows) {
       if (change.kind === '-U') continue;
       const json = this.encode(change.row);
-      const pk = JSON.stringify(this.options.upsertKey.map((k) => json[k] ?? null));
+      const pk = dynamoDbItemKey(json, this.options.upsertKey);
       const key = { pk: { S: pk } };
       if (change.kind === '-D') {
         last.set(pk, { DeleteRequest: { Key: key } });

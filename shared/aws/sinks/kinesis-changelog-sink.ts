@@ -6,6 +6,8 @@
  * Order per key: a PutRecords call carries at most one record per partition key, and a key's
  * next record waits until the previous one is accepted — Kinesis does not order the entries of a
  * call once some are retried. Entries failed with a throttling error are retried with backoff.
+ * A record over Kinesis's 1 MiB never gets here: the stage's constraint enforcer
+ * (shared/operators/sink/constraint-enforcer.ts) makes it a data error of its record.
  * A replayed batch (same id, same rows, after a crash) is written again: consumers that need
  * exactly-once dedupe by key and value, or read the stream as an upsert log.
  */
@@ -18,6 +20,7 @@ import type { RowEncoder } from '../../core/codec.ts';
 import type { ChangeRow } from '../../core/row.ts';
 import type { Schema } from '../../core/types.ts';
 import { kinesisRecordKeys } from '../../partition/kinesis-hash.ts';
+import { kinesisChangelogLine, kinesisKeyText } from '../../operators/sink/constraint-enforcer.ts';
 import { MAX_PUT_RECORDS_ENTRIES } from '../kinesis/kinesis-writer.ts';
 import { retryPolicy } from '../../core/retry.ts';
 import type { RetryOptions, RetryPolicy } from '../../core/retry.ts';
@@ -52,9 +55,9 @@ export class KinesisChangelogSink {
     const queues = new Map<string, PutRecordsRequestEntry[]>();
     for (const change of rows) {
       const json = this.encode(change.row);
-      const keyText = JSON.stringify(this.options.upsertKey === undefined ? json : this.options.upsertKey.map((k) => json[k] ?? null));
+      const keyText = kinesisKeyText(json, this.options.upsertKey);
       const { partitionKey, explicitHashKey } = kinesisRecordKeys(keyText);
-      const entry: PutRecordsRequestEntry = { PartitionKey: partitionKey, ExplicitHashKey: explicitHashKey, Data: Buffer.from(JSON.stringify({ op: change.kind, ...json }), 'utf8') };
+      const entry: PutRecordsRequestEntry = { PartitionKey: partitionKey, ExplicitHashKey: explicitHashKey, Data: Buffer.from(kinesisChangelogLine(change.kind, json), 'utf8') };
       let queue = queues.get(keyText);
       if (queue === undefined) queues.set(keyText, (queue = []));
       queue.push(entry);

@@ -67,9 +67,9 @@ import type { RowDecoder } from '../../core/codec.ts';
 import { FlambdaError, PlanError, RecordError } from '../../core/errors.ts';
 import type { ChangeRow } from '../../core/row.ts';
 import { formatType } from '../../core/type-parse.ts';
-import type { Schema } from '../../core/types.ts';
+import type { Row, Schema } from '../../core/types.ts';
 import type { WatermarkSpec } from '../../plan/logical.ts';
-import { BoundedOutOfOrderness } from '../../runtime/watermarks.ts';
+import { BoundedOutOfOrderness, eventTimeReader } from '../../runtime/watermarks.ts';
 import { BUNDLE_FORMAT_VERSION, BundleCodec } from '../kinesis/bundle-codec.ts';
 import type { HeartbeatRecord } from '../kinesis/bundle-codec.ts';
 import { InputReaderBase, excerpt } from './input-reader.ts';
@@ -103,7 +103,8 @@ export class SourceInputReader extends InputReaderBase implements StageInputRead
   /** Decodes heartbeats (whose format does not depend on the schema). */
   private readonly heartbeats: BundleCodec;
   private readonly utf8 = new TextDecoder('utf-8', { fatal: true });
-  private readonly rowtime: string | undefined;
+  /** The event time of a row, for the watermark; absent without a watermark declaration. */
+  private readonly rowtime: ((row: Row) => number | null) | undefined;
   private readonly outOfOrdernessMs: number;
   private readonly idleTimeoutMs: number | undefined;
 
@@ -126,12 +127,14 @@ export class SourceInputReader extends InputReaderBase implements StageInputRead
     this.decoder = createRowDecoder(options.schema);
     this.heartbeats = new BundleCodec(options.schema);
     const spec = options.watermark;
-    if (spec !== undefined) {
+    if (spec !== undefined && spec.expr === undefined) {
       const field = options.schema.fields.find((f) => f.name === spec.column);
       if (field === undefined) throw new PlanError(`watermark column '${spec.column}' is not a column of the source schema`);
       if (field.type.root !== 'TIMESTAMP') {
         throw new PlanError(`watermark column '${spec.column}' must be a TIMESTAMP, not ${formatType(field.type)}`);
       }
+    }
+    if (spec !== undefined) {
       if (!(spec.outOfOrdernessMs >= 0 && Number.isFinite(spec.outOfOrdernessMs))) {
         throw new PlanError(`outOfOrdernessMs must be a finite number >= 0 (given ${spec.outOfOrdernessMs})`);
       }
@@ -139,7 +142,8 @@ export class SourceInputReader extends InputReaderBase implements StageInputRead
         throw new PlanError(`idleTimeoutMs must be a finite number >= 0 (given ${spec.idleTimeoutMs})`);
       }
     }
-    this.rowtime = spec?.column;
+    // A watermark on a computed column evaluates its expression (a type error is a PlanError here).
+    this.rowtime = spec === undefined ? undefined : eventTimeReader(spec, options.schema);
     this.outOfOrdernessMs = spec?.outOfOrdernessMs ?? 0;
     this.idleTimeoutMs = spec?.idleTimeoutMs;
     this.generator = new BoundedOutOfOrderness(this.outOfOrdernessMs);
@@ -186,7 +190,7 @@ export class SourceInputReader extends InputReaderBase implements StageInputRead
     this.since ??= arrival;
     if (arrival > this.now) this.now = arrival;
     this.lastDataAt = arrival;
-    if (this.rowtime !== undefined) this.generator.observe(row[this.rowtime] as number | null);
+    if (this.rowtime !== undefined) this.generator.observe(this.rowtime(row));
     if (this.run.length === 0) this.runFirst = record.kinesis.sequenceNumber;
     this.runLast = record.kinesis.sequenceNumber;
     this.run.push({ kind: '+I', row });

@@ -13,6 +13,8 @@ export interface AggCallSpec {
   /** Input column; absent for COUNT(*). */
   readonly arg?: string;
   readonly distinct: boolean;
+  /** LISTAGG's separator (its constant second argument); `,` when absent. */
+  readonly separator?: string;
   /** BOOLEAN input column; the row contributes to this call only when it is TRUE. */
   readonly filterField?: string;
   /** Output column. */
@@ -24,5 +26,6 @@ export function formatAggCall(call: AggCallSpec): string {
   const arg = call.arg === undefined ? '*' : call.arg;
   const distinct = call.distinct ? 'DISTINCT ' : '';
   const filter = call.filterField === undefined ? '' : ` FILTER ${call.filterField}`;
-  return `${call.fn}(${distinct}${arg})${filter} AS ${call.name}`;
+  const separator = call.separator === undefined ? '' : `, '${call.separator}'`;
+  return `${call.fn}(${distinct}${arg}${separator})${filter} AS ${call.name}`;
 }

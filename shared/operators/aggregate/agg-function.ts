@@ -9,7 +9,19 @@
 import type { Value } from '../../core/types.ts';
 
 /** The aggregate functions Flambda supports. */
-export type AggFunctionName = 'COUNT' | 'SUM' | 'MIN' | 'MAX' | 'AVG';
+export type AggFunctionName =
+  | 'COUNT'
+  | 'SUM'
+  | 'MIN'
+  | 'MAX'
+  | 'AVG'
+  | 'LISTAGG'
+  | 'FIRST_VALUE'
+  | 'LAST_VALUE'
+  | 'VAR_POP'
+  | 'VAR_SAMP'
+  | 'STDDEV_POP'
+  | 'STDDEV_SAMP';
 
 /** An aggregate function over one argument (ignored by COUNT(*)), with retraction. */
 export interface AggFunction<A> {

@@ -91,7 +91,7 @@ export class AggsHandler {
       }
       if (spec.distinct && spec.arg === undefined) throw new PlanError(`COUNT(DISTINCT *) is not valid SQL in ${display}`);
       resultTypes.push(aggResultType(spec.fn, argType, display));
-      calls.push({ fn: createAggFunction(spec.fn, argType, display), arg: spec.arg, filter: spec.filterField });
+      calls.push({ fn: createAggFunction(spec.fn, argType, display, spec.separator), arg: spec.arg, filter: spec.filterField });
       if (spec.distinct && spec.arg !== undefined) {
         let slots = groups.get(spec.arg);
         if (slots === undefined) groups.set(spec.arg, (slots = new Map()));

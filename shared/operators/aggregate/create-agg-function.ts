@@ -8,6 +8,8 @@ import { countFunction, countStarFunction } from './count.ts';
 import { maxFunction, minFunction } from './min-max.ts';
 import { aggResultType } from './result-type.ts';
 import { sumFunction } from './sum.ts';
+import { firstValueFunction, lastValueFunction, listAggFunction } from './value-aggs.ts';
+import { varianceFunction } from './variance.ts';
 
 /**
  * The aggregate function for `fn(argType)`, or COUNT(*) when `argType` is undefined.
@@ -15,7 +17,7 @@ import { sumFunction } from './sum.ts';
  * @param call How the call reads in the query, for error messages.
  * @throws PlanError for the combinations {@link aggResultType} rejects.
  */
-export function createAggFunction(fn: AggFunctionName, argType: LogicalType | undefined, call?: string): AggFunction<unknown> {
+export function createAggFunction(fn: AggFunctionName, argType: LogicalType | undefined, call?: string, separator = ','): AggFunction<unknown> {
   aggResultType(fn, argType, call);
   if (fn === 'COUNT') return argType === undefined ? countStarFunction : countFunction;
   // aggResultType has rejected a missing argument for every other function.
@@ -29,5 +31,16 @@ export function createAggFunction(fn: AggFunctionName, argType: LogicalType | un
       return minFunction;
     case 'MAX':
       return maxFunction;
+    case 'LISTAGG':
+      return listAggFunction(separator);
+    case 'FIRST_VALUE':
+      return firstValueFunction;
+    case 'LAST_VALUE':
+      return lastValueFunction;
+    case 'VAR_POP':
+    case 'VAR_SAMP':
+    case 'STDDEV_POP':
+    case 'STDDEV_SAMP':
+      return varianceFunction(fn, type);
   }
 }

@@ -52,6 +52,20 @@ export function aggResultType(fn: AggFunctionName, argType: LogicalType | undefi
         return { root: 'DECIMAL', nullable: true, precision: MAX_DECIMAL_PRECISION, scale };
       }
       return { root: argType.root, nullable: true };
+    case 'LISTAGG':
+      if (argType.root !== 'STRING') throw unsupported('STRING (CAST the argument)');
+      return { root: 'STRING', nullable: true };
+    case 'FIRST_VALUE':
+    case 'LAST_VALUE':
+      return { ...argType, nullable: true };
+    case 'VAR_POP':
+    case 'VAR_SAMP':
+    case 'STDDEV_POP':
+    case 'STDDEV_SAMP':
+      // Flink casts the DOUBLE computation back to the argument type (an INT argument, an INT).
+      if (argType.root === 'DECIMAL') throw unsupported('INT, BIGINT or DOUBLE (DECIMAL is not supported yet: CAST it to DOUBLE)');
+      if (!NUMERIC.has(argType.root)) throw unsupported('INT, BIGINT or DOUBLE');
+      return { root: argType.root, nullable: true };
     default: {
       const unknown: never = fn;
       throw new PlanError(`Unknown aggregate function ${String(unknown)}${where}`);

@@ -9,7 +9,7 @@
 import { PlanError } from '../../core/errors.ts';
 import type { ChangeRow } from '../../core/row.ts';
 import { findField, schemaFromFields } from '../../core/type-parse.ts';
-import type { Field, Row, Schema, Value } from '../../core/types.ts';
+import type { Field, Row, Schema, TimeAttribute, Value } from '../../core/types.ts';
 import type { Evaluator, UdfRegistry } from '../../plan/expr-compile.ts';
 import { compileExpr, compilePredicate } from '../../plan/expr-compile.ts';
 import type { Expr } from '../../plan/expr.ts';
@@ -17,9 +17,20 @@ import { printExpr } from '../../plan/expr-print.ts';
 import { inferType, typeName } from '../../plan/expr-types.ts';
 import type { Operator, Output } from '../operator.ts';
 
+/** One output column of a Calc. */
+export interface CalcColumn {
+  readonly name: string;
+  readonly expr: Expr;
+  /**
+   * Declares the column a time attribute whatever its expression: a computed column that a
+   * source's watermark is declared on (WatermarkSpec.expr) is the table's rowtime.
+   */
+  readonly timeAttribute?: TimeAttribute;
+}
+
 /** Plain-data spec of a Calc: output columns in order, and the rows to keep. */
 export interface CalcSpec {
-  readonly projection: readonly { readonly name: string; readonly expr: Expr }[];
+  readonly projection: readonly CalcColumn[];
   /** Rows for which this is NULL or false are dropped, as in SQL's WHERE. */
   readonly condition?: Expr;
 }
@@ -38,9 +49,9 @@ export function calcOutputSchema(spec: CalcSpec, inputSchema: Schema): Schema {
       throw new PlanError(`a Calc condition must be BOOLEAN, but ${printExpr(spec.condition)} is ${typeName(type)}`);
     }
   }
-  const fields: Field[] = spec.projection.map(({ name, expr }) => {
+  const fields: Field[] = spec.projection.map(({ name, expr, timeAttribute: declared }) => {
     const type = inferType(expr, inputSchema);
-    const timeAttribute = expr.kind === 'ref' ? findField(inputSchema, expr.name)?.timeAttribute : undefined;
+    const timeAttribute = declared ?? (expr.kind === 'ref' ? findField(inputSchema, expr.name)?.timeAttribute : undefined);
     return timeAttribute === undefined ? { name, type } : { name, type, timeAttribute };
   });
   return schemaFromFields(fields);

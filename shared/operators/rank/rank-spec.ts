@@ -4,23 +4,10 @@
  * names, mirroring Flink's StreamExecRank choosing among AppendOnlyTopNFunction,
  * RetractableTopNFunction, UpdatableTopNFunction and FastTop1Function.
  */
-import type { RankRange, SortField } from '../../plan/logical.ts';
+import type { RankRange, RankStrategy, SortField } from '../../plan/logical.ts';
 
-/**
- * How the Top-N result is maintained (Flink's RankProcessStrategy):
- * - `AppendFast`: insert-only input; only the top rows are kept.
- * - `Retract`: any input; all rows of a partition are kept with a sorted count map.
- * - `UpdateFast`: upsert input whose sort key only moves rows towards the top (monotonic in the
- *   direction opposite to the order, e.g. a growing COUNT ordered DESC).
- */
-export type RankStrategy = 'AppendFast' | 'Retract' | 'UpdateFast';
-
-/** Flink's names for the strategies, as EXPLAIN prints them. */
-export const STRATEGY_NAMES: Readonly<Record<RankStrategy, string>> = {
-  AppendFast: 'AppendFastStrategy',
-  Retract: 'RetractStrategy',
-  UpdateFast: 'UpdateFastStrategy',
-};
+/** The strategy is the planner's choice (plan/logical.ts); the operator builds what it names. */
+export type { RankStrategy };
 
 /** Spec of a Rank operator. */
 export interface RankSpec {

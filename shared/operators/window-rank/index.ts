@@ -1,6 +1,8 @@
 /**
  * Window table functions, window Top-N and window deduplication with Flink SQL window-TVF
  * semantics: results fire when the watermark reaches `window_end - 1` and are insert-only.
+ * Windows are assigned by the one assigner family of shared/operators/window/ (assigners.ts,
+ * time-window.ts).
  */
 export {
   createWindowTableFunctionOperator,
@@ -14,6 +16,4 @@ export { createWindowRankOperator, windowRankOutputSchema } from './window-rank.
 export type { WindowRankSpec, WindowRankType } from './window-rank.ts';
 export { createWindowDeduplicateOperator, windowDeduplicateOutputSchema } from './window-deduplicate.ts';
 export type { WindowDeduplicateSpec } from './window-deduplicate.ts';
-export { compileWindowAssigner, windowStartWithOffset } from './window-assigner.ts';
-export type { TimeWindow, WindowAssigner } from './window-assigner.ts';
 export { DEFAULT_LATE_OUTPUT_TAG, LATE_RECORDS_METRIC, isWindowFired } from './late-data.ts';

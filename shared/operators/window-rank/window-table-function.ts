@@ -15,7 +15,7 @@ import { requireField, schemaFromFields } from '../../core/type-parse.ts';
 import type { Field, LogicalType, Row, Schema, Value } from '../../core/types.ts';
 import type { WindowSpec } from '../../plan/logical.ts';
 import type { Operator, Output } from '../operator.ts';
-import { compileWindowAssigner } from './window-assigner.ts';
+import { createWindowAssigner } from '../window/assigners.ts';
 
 /** Plain-data spec of a window table function, as it travels in the job graph. */
 export interface WindowTableFunctionSpec {
@@ -37,12 +37,12 @@ const TIMESTAMP_3: LogicalType = { root: 'TIMESTAMP', nullable: false, precision
  * moves the rowtime attribute to `window_time`), then `window_start`, `window_end` and
  * `window_time`, all `TIMESTAMP(3) NOT NULL`.
  *
- * @throws PlanError for an invalid window (see {@link compileWindowAssigner}), a time column
+ * @throws PlanError for an invalid window (see {@link createWindowAssigner}), a time column
  *   that is missing, not a TIMESTAMP or a processing-time attribute, or an input that already
  *   has one of the window columns.
  */
 export function windowTableFunctionOutputSchema(spec: WindowTableFunctionSpec, inputSchema: Schema): Schema {
-  compileWindowAssigner(spec.window);
+  createWindowAssigner(spec.window, { tableFunction: true });
   const timeColumn = spec.window.timeColumn;
   const time = requireField(inputSchema, timeColumn, `${spec.window.type} time column`);
   if (time.type.root !== 'TIMESTAMP') {
@@ -73,7 +73,7 @@ export function windowTableFunctionOutputSchema(spec: WindowTableFunctionSpec, i
  */
 export function createWindowTableFunctionOperator(spec: WindowTableFunctionSpec, inputSchema: Schema): Operator {
   windowTableFunctionOutputSchema(spec, inputSchema);
-  const assigner = compileWindowAssigner(spec.window);
+  const assigner = createWindowAssigner(spec.window, { tableFunction: true });
   const timeColumn = spec.window.timeColumn;
 
   const timestampOf = (row: Row): number => {

@@ -1,7 +1,13 @@
 /**
  * Window assigners for the window TVFs: TUMBLE, HOP, CUMULATE and SESSION, with Flink's
  * alignment (`TimeWindow.getWindowStartWithOffset`) and Flink's validation of sizes, slides,
- * steps, gaps and offsets.
+ * steps, gaps and offsets. The one assigner family of the engine: the window aggregation
+ * operators (this folder) and the window table function of window Top-N and deduplication
+ * (window-rank/window-table-function.ts) both assign through it.
+ *
+ * Windows come out as Flink's assigners list them: TUMBLE one window; HOP the window with the
+ * latest start first (SlidingWindowAssigner walks starts downwards); CUMULATE the shortest
+ * window first (CumulativeWindowAssigner walks ends upwards).
  */
 import { PlanError } from '../../core/errors.ts';
 import type { WindowSpec } from '../../plan/logical.ts';
@@ -15,6 +21,18 @@ export interface WindowAssigner {
   assign(timestamp: number): TimeWindow[];
   /** Human-readable form for EXPLAIN and errors, e.g. `TUMBLE(ts, 10000 ms)`. */
   readonly display: string;
+}
+
+/** How the windows are used, which decides what Flink validates. */
+export interface AssignerUse {
+  /**
+   * Assigned by the window table function alone, with no aggregation over slices after it
+   * (Flink's WindowTableFunctionOperator with its plain assigners): a HOP size need not be a
+   * multiple of its slide, an offset only shifts the grid (by offset mod size, as
+   * `getWindowStartWithOffset` computes), and SESSION is refused — its windows merge, so rows
+   * cannot be assigned to them one by one. @default false (window aggregation: slicing rules)
+   */
+  readonly tableFunction?: boolean;
 }
 
 function requirePositiveInteger(value: number, what: string, display: string): void {
@@ -40,14 +58,19 @@ function requireOffset(offset: number, limit: number, limitName: string, display
  *   aggregation); an offset whose magnitude is not below the size (TUMBLE), slide (HOP) or step
  *   (CUMULATE).
  */
-export function createWindowAssigner(window: WindowSpec): WindowAssigner {
+export function createWindowAssigner(window: WindowSpec, use: AssignerUse = {}): WindowAssigner {
+  const sliced = use.tableFunction !== true;
+  const checkOffset = (offset: number, limit: number, limitName: string, display: string): void => {
+    if (sliced) requireOffset(offset, limit, limitName, display);
+    else if (!Number.isSafeInteger(offset)) throw new PlanError(`${display}: offset must be an integer number of milliseconds, got ${offset}`);
+  };
   switch (window.type) {
     case 'TUMBLE': {
       const display = `TUMBLE(${window.timeColumn}, ${window.sizeMs} ms)`;
       requirePositiveInteger(window.sizeMs, 'size', display);
       const size = window.sizeMs;
       const offset = window.offsetMs ?? 0;
-      requireOffset(offset, size, 'size', display);
+      checkOffset(offset, size, 'size', display);
       return {
         merging: false,
         display,
@@ -62,11 +85,11 @@ export function createWindowAssigner(window: WindowSpec): WindowAssigner {
       requirePositiveInteger(window.sizeMs, 'size', display);
       requirePositiveInteger(window.slideMs, 'slide', display);
       const { sizeMs: size, slideMs: slide } = window;
-      if (size % slide !== 0) {
+      if (sliced && size % slide !== 0) {
         throw new PlanError(`${display}: size ${size} ms must be an integral multiple of slide ${slide} ms`);
       }
       const offset = window.offsetMs ?? 0;
-      requireOffset(offset, slide, 'slide', display);
+      checkOffset(offset, slide, 'slide', display);
       return {
         merging: false,
         display,
@@ -89,7 +112,7 @@ export function createWindowAssigner(window: WindowSpec): WindowAssigner {
         throw new PlanError(`${display}: max size ${maxSize} ms must be an integral multiple of step ${step} ms`);
       }
       const offset = window.offsetMs ?? 0;
-      requireOffset(offset, step, 'step', display);
+      checkOffset(offset, step, 'step', display);
       return {
         merging: false,
         display,
@@ -107,6 +130,12 @@ export function createWindowAssigner(window: WindowSpec): WindowAssigner {
       };
     }
     case 'SESSION': {
+      if (!sliced) {
+        throw new PlanError(
+          'The SESSION window table function needs an aggregation (GROUP BY window_start, window_end, …): ' +
+            'session windows merge, so rows cannot be assigned to them one by one',
+        );
+      }
       const display = `SESSION(${window.timeColumn}, gap ${window.gapMs} ms)`;
       requirePositiveInteger(window.gapMs, 'gap', display);
       const gap = window.gapMs;

@@ -25,6 +25,7 @@ import { StageExecutor, type BatchPort, type ChainStep, type OriginOf, type Reco
 import { createRowDecoder, decodeJsonLine } from '../../core/codec.ts';
 import type { ChangeRow } from '../../core/row.ts';
 import type { Row, Value } from '../../core/types.ts';
+import type { UdfRegistry } from '../../plan/expr-compile.ts';
 import type { GeneratorFunction } from '../../api/pipeline.ts';
 import type { OperatorRunner } from '../operator-runner.ts';
 import { createOperatorRunner, type OperatorInstantiator } from './create-runner.ts';
@@ -33,7 +34,7 @@ import { KinesisPartitioner } from '../../partition/partitioner.ts';
 import type { JobGraph, JobSource, JobStage } from '../../plan/job-graph.ts';
 import { upstreamOf } from '../../plan/job-graph.ts';
 import { createDimensionSource, createOperator, type DimensionSourceFactory, type UserCode } from '../../operators/registry.ts';
-import { BoundedOutOfOrderness, InputWatermarks } from '../watermarks.ts';
+import { BoundedOutOfOrderness, InputWatermarks, eventTimeReader } from '../watermarks.ts';
 import { LATE_RECORDS_METRIC } from '../../operators/window-rank/late-data.ts';
 import { createSink, type SinkInstance, type SinkObserver, type SinkSetup } from './sinks.ts';
 import { abortable, batchRows, inputPartitions, mergePartitions, readJsonLines } from './sources.ts';
@@ -269,6 +270,8 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
       readonly source: JobSource;
       readonly steps: AsyncIterator<SourceStep>;
       readonly stages: SourceStage[];
+      /** The event time of a source row (the watermark column, or its computed expression). */
+      readonly eventTimeOf: ((row: Row) => number | null) | undefined;
       /** The largest event time read so far (-∞ without a watermark or before the first row). */
       eventTime: number;
       done: boolean;
@@ -287,6 +290,7 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
           nextShard: 0,
           shardBatches: stage.tasks.map(() => []),
         })),
+        eventTimeOf: watermark ? eventTimeReader(watermark, source.schema, code.functions as UdfRegistry) : undefined,
         eventTime: -Infinity,
         done: false,
       };
@@ -294,24 +298,24 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
 
     /** Deals rows round-robin over each reading stage's shards, or all to `toShard` (a partition's shard). */
     const pushRows = async (reading: SourceReading, rows: readonly Row[], toShard?: number, origin?: OriginOf): Promise<void> => {
-      const timeColumn = reading.source.watermark?.column;
-      if (timeColumn !== undefined) {
-        for (const row of rows) {
-          const t = row[timeColumn];
-          if (typeof t === 'number' && t > reading.eventTime) reading.eventTime = t;
-        }
+      const eventTimeOf = reading.eventTimeOf;
+      // Each row's event time once: for a computed rowtime it is an expression.
+      const times = eventTimeOf === undefined ? undefined : rows.map(eventTimeOf);
+      if (times !== undefined) {
+        for (const t of times) if (t !== null && t > reading.eventTime) reading.eventTime = t;
       }
       recordsRead += rows.length;
       recordsBySource.set(reading.source.name, (recordsBySource.get(reading.source.name) ?? 0) + rows.length);
       for (const reader of reading.stages) {
         const { stage, generators, shardBatches } = reader;
         const parallelism = stage.tasks.length;
-        for (const row of rows) {
+        for (let i = 0; i < rows.length; i++) {
+          const row = rows[i] as Row;
           let shard = reader.nextShard;
           if (toShard === undefined) reader.nextShard = shard + 1 === parallelism ? 0 : shard + 1;
           else shard = toShard;
           (shardBatches[shard] as ChangeRow[]).push({ kind: '+I', row });
-          if (generators && timeColumn) (generators[shard] as BoundedOutOfOrderness).observe(row[timeColumn] as number | null);
+          if (generators && times) (generators[shard] as BoundedOutOfOrderness).observe(times[i] as number | null);
         }
         const now = clock();
         for (const task of stage.tasks) {

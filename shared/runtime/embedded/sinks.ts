@@ -4,6 +4,7 @@
  * object per changelog row with an `op` field, `collect` and `blackhole` write nothing.
  * Observers (the CLI's `--final` / `--changelog`, tests) can be attached to any sink.
  */
+import { nestedText } from '../../plan/expr-cast.ts';
 import { createWriteStream } from 'node:fs';
 import { PlanError } from '../../core/errors.ts';
 import type { ChangeRow } from '../../core/row.ts';
@@ -55,7 +56,9 @@ export function formatPrintRow(row: ChangeRow, encode: RowEncoder, schema: Schem
   const json = encode(row.row);
   const values = schema.fields.map((f) => {
     const v = json[f.name];
-    return v === null || v === undefined ? 'NULL' : String(v);
+    if (v === null || v === undefined) return 'NULL';
+    // ROW, ARRAY and MAP print as Flink prints them: (a, b), [a, b], {k=v}.
+    return typeof v === 'object' ? nestedText(row.row[f.name] ?? null, f.type) : String(v);
   });
   return `${row.kind}[${values.join(', ')}]`;
 }

@@ -188,3 +188,38 @@ describe('createAggFunction', () => {
     expect(() => createAggFunction('SUM', STRING, 'SUM(name) AS s')).toThrow(/SUM\(VARCHAR\(2147483647\)\) is not supported in SUM\(name\) AS s/);
   });
 });
+
+describe('LISTAGG, FIRST_VALUE and LAST_VALUE with retraction', () => {
+  it('LISTAGG joins the values left in arrival order; a retraction removes the earliest equal value', () => {
+    expect(run(createAggFunction('LISTAGG', STRING, undefined, ';'), [['+', 'a'], ['+', null], ['+', 'b'], ['+', 'a'], ['-', 'a'], ['-', 'b'], ['-', 'a']])).toEqual(['a', 'a', 'a;b', 'a;b;a', 'b;a', 'a', null]);
+    expect(run(createAggFunction('LISTAGG', STRING), [['+', 'x'], ['+', 'y']])).toEqual(['x', 'x,y']);
+  });
+
+  it('FIRST_VALUE and LAST_VALUE follow the values that are left', () => {
+    const steps: ['+' | '-', Value][] = [['+', 1], ['+', 2], ['+', 3], ['-', 1], ['-', 3], ['-', 2]];
+    expect(run(createAggFunction('FIRST_VALUE', INT), steps)).toEqual([1, 1, 1, 2, 2, null]);
+    expect(run(createAggFunction('LAST_VALUE', INT), steps)).toEqual([1, 2, 3, 3, 2, null]);
+  });
+
+  it('LISTAGG takes STRING only', () => {
+    expect(() => createAggFunction('LISTAGG', INT, 'LISTAGG(x)')).toThrow('LISTAGG(INT) is not supported in LISTAGG(x): LISTAGG accepts STRING (CAST the argument)');
+  });
+});
+
+describe('variance and standard deviation with retraction', () => {
+  it('VAR_POP / VAR_SAMP / STDDEV_POP / STDDEV_SAMP of DOUBLE, NULL when too few values are left', () => {
+    const steps: ['+' | '-', Value][] = [['+', 1], ['+', 3], ['+', null], ['+', 5], ['-', 3], ['-', 1], ['-', 5]];
+    expect(run(createAggFunction('VAR_POP', DOUBLE), steps)).toEqual([0, 1, 1, 8 / 3, 4, 0, null]);
+    expect(run(createAggFunction('VAR_SAMP', DOUBLE), steps)).toEqual([null, 2, 2, 4, 8, null, null]);
+    expect(run(createAggFunction('STDDEV_POP', DOUBLE), steps)).toEqual([0, 1, 1, Math.sqrt(8 / 3), 2, 0, null]);
+    expect(run(createAggFunction('STDDEV_SAMP', DOUBLE), steps)).toEqual([null, Math.sqrt(2), Math.sqrt(2), 2, Math.sqrt(8), null, null]);
+  });
+
+  it('an INT argument gives a truncated INT, as Flink casts the result back', () => {
+    expect(run(createAggFunction('STDDEV_SAMP', INT), [['+', 1], ['+', 2], ['+', 4]])).toEqual([null, 0, 1]);
+  });
+
+  it('DECIMAL is rejected by name', () => {
+    expect(() => createAggFunction('VAR_POP', dec(10, 2), 'VAR_POP(p)')).toThrow('VAR_POP(DECIMAL(10, 2)) is not supported in VAR_POP(p): VAR_POP accepts INT, BIGINT or DOUBLE (DECIMAL is not supported yet: CAST it to DOUBLE)');
+  });
+});

@@ -129,6 +129,8 @@ function referenceAggregate(call: AggCallSpec, rows: readonly Row[]): Value {
       // Java's long division truncates toward zero and has no negative zero.
       return call.arg === 'v' ? Math.trunc(sum / values.length) || 0 : sum / values.length;
     }
+    default:
+      throw new Error(`no reference for ${call.fn}`);
   }
 }
 

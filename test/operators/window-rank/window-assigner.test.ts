@@ -1,10 +1,15 @@
 /**
  * Window assignment: Flink's TimeWindow.getWindowStartWithOffset and the TUMBLE, HOP and
- * CUMULATE assigners, with offsets and negative timestamps.
+ * CUMULATE assigners as the window table function uses them (shared/operators/window/assigners.ts),
+ * with offsets and negative timestamps.
  */
 import { describe, expect, it } from 'vitest';
 import { PlanError } from '../../../shared/core/errors.ts';
-import { compileWindowAssigner, windowStartWithOffset } from '../../../shared/operators/window-rank/window-assigner.ts';
+import { createWindowAssigner } from '../../../shared/operators/window/assigners.ts';
+import { windowStartWithOffset } from '../../../shared/operators/window/time-window.ts';
+
+/** The window table function's assigner (no slicing rules). */
+const compileWindowAssigner = (window: Parameters<typeof createWindowAssigner>[0]) => createWindowAssigner(window, { tableFunction: true });
 
 const w = (start: number, end: number) => ({ start, end });
 
@@ -65,7 +70,7 @@ describe('compileWindowAssigner', () => {
     expect(() => compileWindowAssigner({ type: 'SESSION', timeColumn: 't', gapMs: 10, partitionBy: [] })).toThrow(
       /SESSION window table function needs an aggregation/,
     );
-    expect(() => compileWindowAssigner({ type: 'TUMBLE', timeColumn: 't', sizeMs: 0 })).toThrow(/TUMBLE size .*given 0/);
+    expect(() => compileWindowAssigner({ type: 'TUMBLE', timeColumn: 't', sizeMs: 0 })).toThrow('TUMBLE(t, 0 ms): size must be a positive integer number of milliseconds, got 0');
     expect(() => compileWindowAssigner({ type: 'HOP', timeColumn: 't', sizeMs: 10, slideMs: 1.5 })).toThrow(PlanError);
     expect(() => compileWindowAssigner({ type: 'CUMULATE', timeColumn: 't', maxSizeMs: 25, stepMs: 10 })).toThrow(
       /integral multiple/,

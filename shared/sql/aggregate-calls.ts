@@ -1,0 +1,38 @@
+/**
+ * An aggregate call of a query (`SUM(x)`, `LISTAGG(s, ';')`, `STDDEV(x) FILTER (WHERE …)`) →
+ * the API's AggregateSpec, for group and window aggregation alike.
+ */
+import type { AggregateSpec } from '../api/aggregates.ts';
+import type { AggFunctionName } from '../operators/aggregate/agg-function.ts';
+import type { SqlExpr } from './ast.ts';
+import { SqlError } from './errors.ts';
+import { compileExpr, type Scope } from './expressions.ts';
+
+/** Flink's synonyms: STDDEV is STDDEV_SAMP, VARIANCE is VAR_SAMP. */
+const SYNONYMS: Readonly<Record<string, AggFunctionName>> = { STDDEV: 'STDDEV_SAMP', VARIANCE: 'VAR_SAMP' };
+
+/** The spec of aggregate call `e`, its argument and filter compiled against `scope`. */
+export function aggregateSpecOf(e: Extract<SqlExpr, { k: 'call' }>, scope: Scope, containsAggregate: (e: SqlExpr) => boolean): AggregateSpec {
+  const fn = SYNONYMS[e.name] ?? (e.name as AggFunctionName);
+  const [first, second] = e.args;
+  if (e.star && fn !== 'COUNT') throw new SqlError(e.pos, `${e.name}(*) is not valid; only COUNT(*)`);
+  if (!e.star && first === undefined) throw new SqlError(e.pos, `${e.name} needs an argument`);
+  if (e.withinGroup) throw new SqlError(e.pos, `${e.name}(…) WITHIN GROUP (ORDER BY …) is not supported yet`);
+  let separator: string | undefined;
+  if (fn === 'LISTAGG' && second !== undefined) {
+    if (second.k !== 'str') throw new SqlError(second.pos, "LISTAGG's separator must be a string literal");
+    separator = second.value;
+  }
+  if (e.args.length > (fn === 'LISTAGG' ? 2 : 1)) throw new SqlError(e.pos, `${e.name} takes ${fn === 'LISTAGG' ? 'one or two arguments' : 'one argument'}`);
+  if (first && containsAggregate(first)) throw new SqlError(first.pos, 'aggregate calls cannot be nested');
+  if (e.distinct && fn !== 'COUNT' && fn !== 'SUM' && fn !== 'MIN' && fn !== 'MAX' && fn !== 'AVG') throw new SqlError(e.pos, `${e.name}(DISTINCT …) is not supported yet`);
+  const arg = first ? compileExpr(first, scope) : undefined;
+  const filter = e.filter ? compileExpr(e.filter, scope) : undefined;
+  return {
+    fn,
+    ...(arg ? { arg: arg.kind === 'ref' ? arg.name : arg } : {}),
+    distinct: e.distinct,
+    ...(separator !== undefined ? { separator } : {}),
+    ...(filter ? { filter } : {}),
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * User functions in the TypeScript API: `pipeline.function(name, scalarFunction(…))` in a select
+ * and a filter, `pipeline.function(name, tableFunction(…))` with `stream.joinLateral` (inner and
+ * left), run embedded with exact results, and the plan's Correlate in EXPLAIN.
+ */
+import { describe, expect, it } from 'vitest';
+import { Pipeline, col, count, gt, lit, scalarFunction, tableFunction } from '../../shared/api/index.ts';
+import type { ChangeRow } from '../../shared/core/row.ts';
+import { runEmbeddedJob } from '../../shared/runtime/embedded/embedded-runtime.ts';
+import { MaterializedView } from '../../shared/runtime/materialized-view.ts';
+import { formatRow } from '../harness/index.ts';
+
+const countChar = scalarFunction('BIGINT', (s: string | null, c: string | null) => (s === null || c === null ? null : s.split(c).length - 1));
+const splitWords = tableFunction({ word: 'STRING', len: 'INT' }, function* split(line: string | null) {
+  for (const w of (line ?? '').split(' ')) if (w !== '') yield [w, w.length];
+});
+
+function docs(p: Pipeline) {
+  return p.source('docs', {
+    schema: { id: 'INT NOT NULL', line: 'STRING' },
+    generator: () => [
+      { id: 1, line: 'aa b' },
+      { id: 2, line: '' },
+      { id: 3, line: null },
+      { id: 4, line: 'ccc' },
+    ],
+  });
+}
+
+async function finalRows(p: Pipeline, parallelism = 2): Promise<string[]> {
+  const graph = p.jobGraph({ parallelism });
+  const sink = graph.sinks[0]!;
+  const view = new MaterializedView({ ...(sink.upsertKey ? { key: sink.upsertKey } : {}), columns: sink.schema.fields.map((f) => f.name), strict: true });
+  await runEmbeddedJob(graph, {
+    code: { functions: p.userFunctions, generators: p.generators },
+    observers: new Map([[sink.name, [{ write: (rows: readonly ChangeRow[]) => rows.forEach((r) => view.apply(r)) }]]]),
+    sinkSetup: { quiet: true },
+  });
+  return view.rows().map(formatRow).sort();
+}
+
+describe('pipeline.function', () => {
+  it('a scalar function in select and filter', async () => {
+    const p = new Pipeline('udf');
+    const cc = p.function('count_char', countChar);
+    docs(p).select({ id: 'id', as: cc('line', lit('a')) }).filter(gt(col('as'), lit(0))).print('out');
+    expect(await finalRows(p)).toEqual(['{"id":1,"as":2}']);
+  });
+
+  it('a table function joined laterally, inner and left, and aggregated after', async () => {
+    const inner = new Pipeline('lateral');
+    const split = inner.function('split', splitWords);
+    docs(inner).joinLateral(split('line')).print('out');
+    expect(await finalRows(inner)).toEqual(['{"id":1,"line":"aa b","word":"aa","len":2}', '{"id":1,"line":"aa b","word":"b","len":1}', '{"id":4,"line":"ccc","word":"ccc","len":3}']);
+
+    const left = new Pipeline('lateral_left');
+    const split2 = left.function('split', splitWords);
+    docs(left).joinLateral(split2('line'), { type: 'left', columns: ['w', 'n'] }).groupBy('id').aggregate({ words: count('w') }).print('out');
+    expect(await finalRows(left)).toEqual(['{"id":1,"words":2}', '{"id":2,"words":0}', '{"id":3,"words":0}', '{"id":4,"words":1}']);
+    expect(left.explain()).toContain('Correlate(invocation=[split(line) (LEFT)], fields=[id, line, w, n])');
+  });
+
+  it('names what is wrong', () => {
+    const p = new Pipeline('bad');
+    const split = p.function('split', splitWords);
+    const d = docs(p);
+    expect(() => d.joinLateral(split('nope'))).toThrow(/nope/);
+    expect(() => d.joinLateral(split('line'), { columns: ['id', 'x'] })).toThrow("table function column 'id' has the name of an input column: rename it (AS T(other_name))");
+    expect(() => p.function('x', (() => 1) as never)).toThrow("pipeline.function('x'): the definition must be a scalarFunction(…) or tableFunction(…)");
+  });
+});

@@ -1,0 +1,176 @@
+/**
+ * A value that does not fit its sink, on the AWS runtime (the stage handler on kinesalite and
+ * dynalite, fed by a LocalEventSourceMapping, writing through the real DynamoDB and Kinesis sink
+ * writers): a DynamoDB item over 400 KB, NaN into a DynamoDB number, a Kinesis record over
+ * 1 MiB and a NULL into a NOT NULL column, each in the middle of a batch, are data errors of
+ * their one record — dead-lettered with the reason, their Kinesis position and the operator
+ * (ConstraintEnforcer) on the first attempt — and every other record reaches the sink. Without
+ * the enforcer dynalite would reject the whole BatchWriteItem and the shard would stay blocked.
+ * Under 'fail' the batch fails on every attempt with the message.
+ */
+import { Buffer } from 'node:buffer';
+import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { PutRecordsCommand } from '@aws-sdk/client-kinesis';
+import type { KinesisClient } from '@aws-sdk/client-kinesis';
+import type { KinesisStreamBatchResponse } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { Pipeline, call, cast, col } from '../../shared/api/index.ts';
+import { LocalEventSourceMapping } from '../../shared/aws/esm/local-event-source-mapping.ts';
+import { StageHandler } from '../../shared/aws/handler/stage-handler.ts';
+import { createAwsSink } from '../../shared/aws/sinks/create-sink.ts';
+import type { DeadLetter } from '../../shared/aws/stage-input/types.ts';
+import { createStateTable } from '../../shared/aws/state/create-state-table.ts';
+import type { ErrorPolicy } from '../../shared/core/errors.ts';
+import type { SinkConnector } from '../../shared/plan/logical.ts';
+import { scanTable } from './dynamodb-emulator.ts';
+import { createStream, readStream } from './kinesis-emulator.ts';
+import { useEmulators } from './use-emulators.ts';
+
+let kinesis: KinesisClient;
+let dynamoDb: DynamoDBClient;
+useEmulators((clients) => ({ kinesis, dynamoDb } = clients));
+
+const N = 24;
+
+interface Shard {
+  readonly letters: DeadLetter[];
+  readonly sequence: string[];
+  readonly responses: KinesisStreamBatchResponse[];
+  readonly errors: unknown[];
+  readonly handler: StageHandler;
+}
+
+/**
+ * Runs one source stage over ids 1..N (`payload(id)` gives each record's fields) whose rows go
+ * to `connector` through the real AWS sink writer.
+ */
+async function runShard(name: string, pipeline: Pipeline, payload: (id: number) => Record<string, unknown>, policy: ErrorPolicy = 'dead-letter'): Promise<Shard> {
+  const graph = { ...pipeline.jobGraph({ parallelism: 1 }), ...(policy === 'fail' ? { errorPolicy: policy } : {}) };
+  const stage = graph.stages[0]!;
+  await Promise.all([createStream(kinesis, `${name}-src`, 1), createStateTable(dynamoDb, `${name}-state`)]);
+  const put = await kinesis.send(
+    new PutRecordsCommand({
+      StreamName: `${name}-src`,
+      Records: Array.from({ length: N }, (_, i) => ({ PartitionKey: String(i + 1), Data: Buffer.from(JSON.stringify(payload(i + 1)), 'utf8') })),
+    }),
+  );
+  expect(put.FailedRecordCount ?? 0).toBe(0);
+  const sequence = (put.Records ?? []).map((r) => r.SequenceNumber as string);
+  const write = createAwsSink(graph.sinks[0]!, { dynamoDb, kinesis });
+  const letters: DeadLetter[] = [];
+  const errors: unknown[] = [];
+  const handler = new StageHandler({
+    graph,
+    stageId: stage.id,
+    code: { functions: pipeline.userFunctions },
+    dynamoDb,
+    tableName: `${name}-state`,
+    sink: (rows) => write(rows),
+    onDeadLetters: (batch) => void letters.push(...batch),
+    onError: (error) => void errors.push(error),
+  });
+  const responses: KinesisStreamBatchResponse[] = [];
+  const esm = new LocalEventSourceMapping({
+    client: kinesis,
+    streamName: `${name}-src`,
+    startingPosition: 'TRIM_HORIZON',
+    batchSize: 8,
+    pollIntervalMs: 10,
+    shardDiscoveryIntervalMs: 50,
+    retryDelayMs: 1,
+    maximumRetryAttempts: 2,
+    handler: async (event) => {
+      const response = await handler.handle(event);
+      responses.push(response);
+      return response;
+    },
+  });
+  try {
+    await esm.start();
+    await esm.drain({ timeoutMs: 30_000 });
+  } finally {
+    await esm.stop();
+  }
+  return { letters, sequence, responses, errors, handler };
+}
+
+async function createSinkTable(name: string): Promise<void> {
+  await dynamoDb.send(
+    new CreateTableCommand({ TableName: name, BillingMode: 'PAY_PER_REQUEST', AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }] }),
+  );
+}
+
+const BIG = 'x'.repeat(410 * 1024);
+
+/** id 7: an item over 400 KB; id 13: NaN into a DOUBLE attribute; the rest fit. */
+function dynamoPipeline(name: string, tableName: string): Pipeline {
+  const p = new Pipeline(name);
+  p.source('ev', { schema: { id: 'INT NOT NULL', v: 'STRING', d: 'DOUBLE' } })
+    .select({ id: 'id', v: 'v', d: 'd' })
+    .sinkTo('out', { connector: { type: 'dynamodb', tableName } satisfies SinkConnector, upsertKey: ['id'] });
+  return p;
+}
+const dynamoPayload = (id: number): Record<string, unknown> => ({ id, v: id === 7 ? BIG : `v${id}`, d: id === 13 ? 'NaN' : id / 2 });
+
+describe('Sink fit on AWS: DynamoDB', () => {
+  it('dead-letters an item over 400 KB and a NaN number with their position and operator; the other 22 items are written', async () => {
+    await createSinkTable('fit-ddb-out');
+    const { letters, sequence, responses, handler } = await runShard('fit-ddb', dynamoPipeline('fit-ddb', 'fit-ddb-out'), dynamoPayload);
+    expect(responses.flatMap((r) => r.batchItemFailures)).toEqual([]);
+    const items = await scanTable(dynamoDb, 'fit-ddb-out');
+    expect(items.map((i) => Number(i.id?.N)).sort((a, b) => a - b)).toEqual(Array.from({ length: N }, (_, i) => i + 1).filter((id) => id !== 7 && id !== 13));
+    expect(items.find((i) => i.id?.N === '8')).toMatchObject({ v: { S: 'v8' }, d: { N: '4' } });
+    expect(handler.stats().deadLetters).toBe(2);
+    const sorted = [...letters].sort((a, b) => a.sequenceNumber.localeCompare(b.sequenceNumber));
+    // The failing rows are derived (a Calc ran first), so the letter carries the first record of
+    // the failing row's batch (batches of 8: ids 1..8, 9..16) and says so.
+    expect(sorted.map((l) => [l.kind, l.sequenceNumber, l.operator])).toEqual([
+      ['data-error', sequence[0], 'ConstraintEnforcer_out'],
+      ['data-error', sequence[8], 'ConstraintEnforcer_out'],
+    ]);
+    expect(sorted[0]!.reason).toMatch(/: the item of sink 'out' is 4198\d\d bytes; DynamoDB takes at most 409600 \(400 KB\) \(a row derived from this record\), in operator ConstraintEnforcer_out$/);
+    expect(sorted[1]!.reason).toContain("column 'd' of sink 'out': NaN is not a number DynamoDB can hold");
+  }, 90_000);
+
+  it("fails the batch on every attempt under 'fail', with the message; nothing of it is written", async () => {
+    await createSinkTable('fit-ddb-fail-out');
+    const { errors, responses } = await runShard('fit-ddb-fail', dynamoPipeline('fit-ddb-fail', 'fit-ddb-fail-out'), dynamoPayload, 'fail');
+    expect(responses.flatMap((r) => r.batchItemFailures).length).toBeGreaterThanOrEqual(3);
+    expect((errors[0] as Error).message).toMatch(/the item of sink 'out' is \d+ bytes; DynamoDB takes at most 409600 \(400 KB\) \(stage-0 shardId-000000000000, operator ConstraintEnforcer_out\); pipeline.error-policy is 'fail'/);
+    const ids = (await scanTable(dynamoDb, 'fit-ddb-fail-out')).map((i) => Number(i.id?.N));
+    expect(ids).not.toContain(7);
+    expect(ids.every((id) => id < 7 || id > 8)).toBe(true);
+  }, 90_000);
+});
+
+describe('Sink fit on AWS: Kinesis', () => {
+  it('dead-letters a record over 1 MiB and a NULL into a NOT NULL column; the other 22 records reach the stream in order', async () => {
+    await createStream(kinesis, 'fit-kin-out', 1);
+    const half = 'y'.repeat(600 * 1024);
+    const p = new Pipeline('fit-kin');
+    // id 5: v || v is 1.2 MB; id 19: n is NULL (CAST of ''), and the sink column is NOT NULL.
+    const rows = p
+      .source('ev', { schema: { id: 'INT NOT NULL', v: 'STRING' } })
+      .select({ id: 'id', w: call('||', col('v'), col('v')), n: cast(call('CHAR_LENGTH', col('v')), 'INT') })
+      .select({ id: 'id', w: 'w', n: call('NULLIF', col('n'), 0) });
+    rows.sinkTo('out', { connector: { type: 'kinesis', streamName: 'fit-kin-out' }, upsertKey: ['id'] });
+    // The sink's schema: n NOT NULL, as a declared sink table gives it.
+    const graph = p.jobGraph({ parallelism: 1 });
+    const sink = graph.sinks[0]!;
+    const notNullSink = { ...sink, schema: { fields: sink.schema.fields.map((f) => (f.name === 'n' ? { ...f, type: { ...f.type, nullable: false } } : f)) } };
+    const declared = { jobGraph: () => ({ ...graph, sinks: [notNullSink], stages: graph.stages.map((s) => ({ ...s, operators: s.operators.map((o) => (o.type === 'ConstraintEnforcer' ? { ...o, spec: { ...o.spec, schema: notNullSink.schema, notNull: ['n'] } } : o)) })) }), userFunctions: p.userFunctions } as unknown as Pipeline;
+    const { letters, sequence, responses } = await runShard('fit-kin', declared, (id) => ({ id, v: id === 5 ? half : id === 19 ? '' : `v${id}` }));
+    expect(responses.flatMap((r) => r.batchItemFailures)).toEqual([]);
+    const written = [...(await readStream(kinesis, 'fit-kin-out')).values()].flat().map((r) => JSON.parse(Buffer.from(r.data).toString('utf8')) as { op: string; id: number; w: string; n: number });
+    expect(written.map((r) => r.id)).toEqual(Array.from({ length: N }, (_, i) => i + 1).filter((id) => id !== 5 && id !== 19));
+    expect(written[0]).toEqual({ op: '+I', id: 1, w: 'v1v1', n: 2 });
+    const sorted = [...letters].sort((a, b) => a.sequenceNumber.localeCompare(b.sequenceNumber));
+    expect(sorted.map((l) => [l.sequenceNumber, l.operator])).toEqual([
+      [sequence[0], 'ConstraintEnforcer_out'],
+      [sequence[16], 'ConstraintEnforcer_out'],
+    ]);
+    expect(sorted[0]!.reason).toMatch(/the record of sink 'out' is 12288\d\d bytes with its partition key; Kinesis takes at most 1048576 \(1 MiB\)/);
+    expect(sorted[1]!.reason).toContain("column 'n' of sink 'out' is NOT NULL, but the row has a NULL there");
+  }, 90_000);
+});

@@ -1,0 +1,154 @@
+/**
+ * The conformance suite's tables: our own small data sets, shaped like the tables Flink's
+ * documentation pages query (Orders, Bid, ShopSales, Shipments, …). Each DDL is one line so
+ * that the line numbers in asserted error messages do not move when a fixture changes.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** A fixture table: its columns (DDL body) and its JSON-lines rows. */
+interface Fixture {
+  readonly columns: string;
+  readonly rows: readonly Record<string, unknown>[];
+}
+
+const t = (time: string): string => `2024-01-01 ${time}.000`;
+
+/** The fixture tables by name. */
+export const FIXTURES: Readonly<Record<string, Fixture>> = {
+  // Orders of the select / group-agg / over-agg / with / orderby / limit pages.
+  Orders: {
+    columns: "order_id BIGINT, `user` STRING, product STRING, amount INT, price DOUBLE, order_time TIMESTAMP(3), WATERMARK FOR order_time AS order_time - INTERVAL '1' SECOND",
+    rows: [
+      { order_id: 1, user: 'alice', product: 'apple', amount: 3, price: 1.5, order_time: t('10:00:00') },
+      { order_id: 2, user: 'bob', product: 'pear', amount: 5, price: 2.0, order_time: t('10:02:00') },
+      { order_id: 3, user: 'alice', product: 'pear', amount: 2, price: 2.0, order_time: t('10:04:00') },
+      { order_id: 4, user: 'carol', product: 'apple', amount: 7, price: 1.5, order_time: t('10:11:00') },
+      { order_id: 5, user: 'bob', product: 'apple', amount: 1, price: 1.5, order_time: t('10:13:00') },
+      { order_id: 6, user: 'alice', product: 'plum', amount: 4, price: 3.0, order_time: t('10:17:00') },
+      { order_id: 7, user: 'carol', product: 'pear', amount: 6, price: 2.0, order_time: t('10:21:00') },
+      { order_id: 8, user: 'bob', product: 'plum', amount: 2, price: 3.0, order_time: t('10:26:00') },
+    ],
+  },
+  // The same orders with a processing-time attribute (deduplication page).
+  POrders: {
+    columns: "order_id BIGINT, `user` STRING, product STRING, amount INT, proctime AS PROCTIME()",
+    rows: [
+      { order_id: 1, user: 'alice', product: 'apple', amount: 3 },
+      { order_id: 2, user: 'bob', product: 'pear', amount: 5 },
+      { order_id: 1, user: 'alice', product: 'apple', amount: 9 },
+      { order_id: 3, user: 'carol', product: 'plum', amount: 2 },
+      { order_id: 2, user: 'bob', product: 'pear', amount: 8 },
+    ],
+  },
+  // Bid of the window-tvf / window-agg / window-topn / window-dedup pages.
+  Bid: {
+    columns: "bidtime TIMESTAMP(3), price DECIMAL(10, 2), item STRING, supplier_id STRING, WATERMARK FOR bidtime AS bidtime - INTERVAL '1' SECOND",
+    rows: [
+      { bidtime: t('08:01:00'), price: 3, item: 'A', supplier_id: 's1' },
+      { bidtime: t('08:04:00'), price: 2, item: 'B', supplier_id: 's2' },
+      { bidtime: t('08:06:00'), price: 5, item: 'C', supplier_id: 's1' },
+      { bidtime: t('08:09:00'), price: 1, item: 'D', supplier_id: 's2' },
+      { bidtime: t('08:12:00'), price: 4, item: 'E', supplier_id: 's1' },
+      { bidtime: t('08:14:00'), price: 6, item: 'F', supplier_id: 's2' },
+      { bidtime: t('08:18:00'), price: 3, item: 'G', supplier_id: 's1' },
+      { bidtime: t('08:31:00'), price: 7, item: 'H', supplier_id: 's2' },
+    ],
+  },
+  // ShopSales of the topn page.
+  ShopSales: {
+    columns: 'product_id STRING, category STRING, product_name STRING, sales BIGINT',
+    rows: [
+      { product_id: 'p1', category: 'fruit', product_name: 'apple', sales: 30 },
+      { product_id: 'p2', category: 'fruit', product_name: 'pear', sales: 50 },
+      { product_id: 'p3', category: 'fruit', product_name: 'plum', sales: 10 },
+      { product_id: 'p4', category: 'veg', product_name: 'leek', sales: 20 },
+      { product_id: 'p5', category: 'veg', product_name: 'kale', sales: 40 },
+      { product_id: 'p2', category: 'fruit', product_name: 'pear', sales: 5 },
+    ],
+  },
+  // Product, for the regular joins of the joins page (ids 1..3; 'plum' has none).
+  Product: {
+    columns: 'id STRING, name STRING, shelf INT',
+    rows: [
+      { id: 'apple', name: 'Apple', shelf: 1 },
+      { id: 'pear', name: 'Pear', shelf: 2 },
+      { id: 'fig', name: 'Fig', shelf: 3 },
+    ],
+  },
+  // Shipments of the interval join on the joins page.
+  Shipments: {
+    columns: "ship_id BIGINT, order_id BIGINT, ship_time TIMESTAMP(3), WATERMARK FOR ship_time AS ship_time - INTERVAL '1' SECOND",
+    rows: [
+      { ship_id: 10, order_id: 1, ship_time: t('10:30:00') },
+      { ship_id: 12, order_id: 4, ship_time: t('11:00:00') },
+      { ship_id: 13, order_id: 9, ship_time: t('11:30:00') },
+      { ship_id: 11, order_id: 2, ship_time: t('15:00:00') },
+    ],
+  },
+  // Versioned currency rates of the temporal join (event time) on the joins page.
+  currency_rates: {
+    columns: "currency STRING, conversion_rate DOUBLE, update_time TIMESTAMP(3), WATERMARK FOR update_time AS update_time, PRIMARY KEY (currency) NOT ENFORCED",
+    rows: [
+      { currency: 'EUR', conversion_rate: 1.1, update_time: t('09:00:00') },
+      { currency: 'EUR', conversion_rate: 1.2, update_time: t('10:05:00') },
+      { currency: 'GBP', conversion_rate: 1.3, update_time: t('09:00:00') },
+      { currency: 'EUR', conversion_rate: 1.0, update_time: t('11:00:00') },
+    ],
+  },
+  // Orders with a currency, for the temporal join.
+  COrders: {
+    columns: "order_id BIGINT, price DOUBLE, currency STRING, order_time TIMESTAMP(3), WATERMARK FOR order_time AS order_time",
+    rows: [
+      { order_id: 1, price: 10, currency: 'EUR', order_time: t('10:00:00') },
+      { order_id: 2, price: 20, currency: 'EUR', order_time: t('10:10:00') },
+      { order_id: 3, price: 30, currency: 'GBP', order_time: t('10:20:00') },
+      { order_id: 4, price: 40, currency: 'EUR', order_time: t('12:00:00') },
+    ],
+  },
+  // Clicks with epoch-second times (the computed-column watermark of the CREATE TABLE page).
+  Clicks: {
+    columns: 'id BIGINT, ts BIGINT',
+    rows: [
+      { id: 1, ts: 1704067205 },
+      { id: 2, ts: 1704067230 },
+      { id: 3, ts: 1704067270 },
+    ],
+  },
+  // Words and tags for user table functions (Flink's SplitFunction example).
+  Docs: {
+    columns: 'id BIGINT, line STRING',
+    rows: [
+      { id: 1, line: 'a b' },
+      { id: 2, line: '' },
+      { id: 3, line: 'c' },
+    ],
+  },
+};
+
+/** Writes every fixture's rows to a temporary directory; the DDL of table `name` there. */
+export class FixtureFiles {
+  private readonly dir = mkdtempSync(join(tmpdir(), 'flambda-conformance-'));
+
+  constructor() {
+    for (const [name, f] of Object.entries(FIXTURES)) writeFileSync(this.path(name), f.rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  }
+
+  /** The JSON-lines file of table `name`. */
+  path(name: string): string {
+    return join(this.dir, `${name}.jsonl`);
+  }
+
+  /** `CREATE TABLE name (…) WITH (filesystem, json);` on one line. */
+  ddl(name: string): string {
+    const f = FIXTURES[name];
+    if (!f) throw new Error(`no fixture table '${name}'`);
+    return `CREATE TABLE ${name} (${f.columns}) WITH ('connector' = 'filesystem', 'path' = '${this.path(name)}', 'format' = 'json');`;
+  }
+
+  /** Removes the directory. */
+  remove(): void {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

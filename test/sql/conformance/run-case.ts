@@ -1,0 +1,80 @@
+/**
+ * The conformance suite's one runner: compiles a case's script (its fixture tables' DDL, then
+ * its SQL), runs it on the embedded runtime and returns the final rows of its one sink as
+ * `v1, v2, …` text (sorted), or its changelog in order. Values are printed the way Flink's
+ * SQL client prints them: TIMESTAMP(3) as `2024-01-01 10:00:00.000`, DECIMAL with its scale,
+ * NULL as `NULL`.
+ */
+import type { ChangeRow } from '../../../shared/core/row.ts';
+import type { Field, LogicalType, Value } from '../../../shared/core/types.ts';
+import { nestedText } from '../../../shared/plan/expr-cast.ts';
+import { isNested } from '../../../shared/plan/expr-types.ts';
+import { runEmbeddedJob } from '../../../shared/runtime/embedded/embedded-runtime.ts';
+import { MaterializedView } from '../../../shared/runtime/materialized-view.ts';
+import { compileSql } from '../../../shared/sql/compile-sql.ts';
+import type { UserFunctionDefinition } from '../../../shared/api/user-functions.ts';
+import type { ConformanceCase } from './cases.ts';
+import type { FixtureFiles } from './fixtures.ts';
+
+/** A value as Flink's SQL client prints it. */
+export function formatValue(value: Value | undefined, type: LogicalType): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (type.root === 'DOUBLE' && typeof value === 'number' && Number.isInteger(value)) return value.toFixed(1);
+  if (type.root === 'TIMESTAMP' && typeof value === 'number') return new Date(value).toISOString().replace('T', ' ').replace('Z', '');
+  if (type.root === 'DECIMAL' && typeof value === 'bigint') {
+    const scale = type.scale ?? 0;
+    const negative = value < 0n;
+    const digits = (negative ? -value : value).toString().padStart(scale + 1, '0');
+    const text = scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+    return negative ? `-${text}` : text;
+  }
+  // ROW, ARRAY and MAP as Flink prints them: (1, a), [1, 2], {k=1}.
+  if (isNested(type)) return nestedText(value, type);
+  return String(value);
+}
+
+function formatRow(row: Readonly<Record<string, Value>>, fields: readonly Field[]): string {
+  return fields.map((f) => formatValue(row[f.name], f.type)).join(', ');
+}
+
+/** What a case produced: its final rows (sorted) and its changelog (in order). */
+export interface CaseOutput {
+  readonly rows: string[];
+  readonly changelog: string[];
+}
+
+/** Runs `c` over the fixture files; throws what compiling or running throws. */
+export async function runCase(c: ConformanceCase, files: FixtureFiles, functions?: ReadonlyMap<string, UserFunctionDefinition>): Promise<CaseOutput> {
+  const sql = c.sql.replace(/\{\{(\w+)\}\}/g, (_m, name: string) => files.path(name));
+  const script = [...(c.tables ?? []).map((name) => files.ddl(name)), sql].join('\n');
+  const program = compileSql(script, { ...(functions ? { functions } : {}) });
+  const graph = program.pipeline.jobGraph({ parallelism: c.parallelism ?? 1 });
+  // A statement set writes several sinks: their rows are then prefixed by the sink's name.
+  const named = graph.sinks.length > 1;
+  const rows: string[] = [];
+  const changelog: string[] = [];
+  const views: (() => void)[] = [];
+  const observers = new Map(
+    graph.sinks.map((sink) => {
+      const fields = sink.schema.fields;
+      const prefix = named ? `${sink.name}: ` : '';
+      const view = new MaterializedView({ ...(sink.upsertKey ? { key: sink.upsertKey } : {}), columns: fields.map((f) => f.name), strict: true });
+      views.push(() => rows.push(...view.rows().map((r) => prefix + formatRow(r, fields))));
+      const write = (changes: readonly ChangeRow[]): void => {
+        for (const change of changes) {
+          changelog.push(`${prefix}${change.kind}[${formatRow(change.row, fields)}]`);
+          view.apply(change);
+        }
+      };
+      return [sink.name, [{ write }]];
+    }),
+  );
+  await runEmbeddedJob(graph, {
+    code: { functions: program.pipeline.userFunctions, generators: program.pipeline.generators },
+    sinkSetup: { quiet: true },
+    observers,
+    batchSize: 1,
+  });
+  for (const collect of views) collect();
+  return { rows: rows.sort(), changelog };
+}
