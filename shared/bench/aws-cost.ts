@@ -16,6 +16,12 @@
  * the workload's, 1 KB events, not the bench's shorter JSON lines. Sinks are blackholes: a sink's
  * own cost depends on where it writes.
  *
+ * The handlers commit as deployed (`DEFAULT_COMMIT_POLICY`: up to 8 batches or 10 s per commit,
+ * docs/effectively-once.md), and each stage's container is switched once, after its
+ * {@link AWS_COST_COLD_START_AFTER}th invocation (mid commit interval): `max_catch_up_records`
+ * and `max_catch_up_s` are the longest catch-up after that cold start (uncommitted records
+ * re-read from the stream, and the time until they were processed again).
+ *
  * Figures per case: `write_units_per_1000`, `read_units_per_1000`,
  * `kinesis_put_units_per_1000` (source stream at 1 KB per event + exchanges),
  * `lambda_invocations_per_1000`, `lambda_gb_s_per_1000`, `usd_per_million_events` (no

@@ -4,16 +4,18 @@
  * to DynamoDB — effectively once, by the protocol of docs/effectively-once.md.
  *
  * ```
- *  fence ── take the shard: epoch + 1, lease = invocation deadline (waits while another holds it)
+ *  fence ── take the shard: epoch + 1, lease = invocation deadline (waits while another holds it);
+ *           under commit intervals a container that still holds its lease skips it (resume)
  *  redo  ── a committed redo log that may not be applied yet is applied first (idempotent puts)
  *  task  ── the warm container's working set (reader, operator chain, state caches, writer) is
- *           reused only when it reflects the committed version; else rebuilt from the checkpoint
+ *           reused only when it reflects the committed version; else rebuilt from the checkpoint,
+ *           and (commit intervals) the uncommitted input since it re-read from the stream
  *  replay ─ an announced (`pending`) range is processed first, alone, exactly as before, so its
  *           output ids are identical and receivers drop what they already have
- *  batch ── steps through the chain ─► announce pending (when there is output) ─► emit output
- *           ─► commit: redo log + reader snapshot + watermark in one conditional checkpoint write
- *           ─► apply the redo log to the state items
- *  release ─ lease = 0 (and forget the applied redo log)
+ *  batch ── steps through the chain (StageExecutor.runBatch) ─► the port's commit: add to the
+ *           open commit interval; when it is due: announce pending (when there is output)
+ *           ─► emit output ─► changelog segment ─► one conditional checkpoint write
+ *  release ─ lease = 0 (every invocation without commit intervals; with them only on failure)
  * ```
  *
  * One {@link StageHandler} is built per cold start; it keeps one "shard task" per input shard
