@@ -60,10 +60,9 @@ import { KinesisStageWriter } from '../kinesis/kinesis-writer.ts';
 import { shardLineages } from '../kinesis/shard-range.ts';
 import type { ShardLineage } from '../kinesis/shard-range.ts';
 import { ShardState } from '../state/shard-state.ts';
-import type { StagedState, TimerChange } from '../state/shard-state.ts';
 import { TimerJournal } from '../state/timer-journal.ts';
 import { DynamoDbStateStore } from '../state/dynamodb-state-store.ts';
-import type { DynamoDbStateStats, DynamoDbStateStoreOptions, PreparedFlush } from '../state/dynamodb-state-store.ts';
+import type { DynamoDbStateStats, DynamoDbStateStoreOptions } from '../state/dynamodb-state-store.ts';
 import { sleep as realSleep } from '../state/concurrency.ts';
 import { batchWrite, newIoCounters } from '../state/table-io.ts';
 import type { BatchWriteOptions, DynamoDbSender, IoCounters } from '../state/table-io.ts';
@@ -73,7 +72,8 @@ import { hasRecordsAfter, readUncommitted } from '../stage-input/shard-reread.ts
 import type { DeadLetter, InputStep, StageInputSnapshot } from '../stage-input/types.ts';
 import { OperatorRunner } from '../../runtime/operator-runner.ts';
 import { StageExecutor, type BatchPort, type ChainStep, type RecordFailure } from '../../runtime/stage-executor.ts';
-import { newStageHandlerStats, reportTask, zeroReported } from './handler-stats.ts';
+import { BatchCommit } from './batch-commit.ts';
+import { newStageHandlerStats, zeroReported } from './handler-stats.ts';
 import type { StageHandlerStats } from './handler-stats.ts';
 import { dataErrorLetter, extendInterval, firstSequenceOf, indexOf, kinesisOrigins, mergeSide, outputSchemaOf, push, seqOf, shardIndexOf } from './shard-task.ts';
 import type { CommittedData, KinesisOrigin, OpenInterval, ShardTask, StepResult } from './shard-task.ts';
@@ -242,6 +242,8 @@ export class StageHandler {
   /** Input shards' hash ranges and parents, by stream, looked up once per container (again for a shard not listed yet). */
   private readonly lineages = new Map<string, Map<string, ShardLineage>>();
   private inputKinesis: Pick<KinesisClient, 'send'> | undefined;
+  /** The batch commit: emit and make durable (batch-commit.ts). */
+  private readonly batchCommit: BatchCommit;
   /** {@link simulateColdStart} was called: the next invocation drops everything first. */
   private coldStartPending = false;
   private readonly counters: StageHandlerStats = newStageHandlerStats();
@@ -269,6 +271,7 @@ export class StageHandler {
     this.sideSinks = new Map((stage.sideOutputs ?? []).map((s) => [`${s.operatorId}\u0000${s.tag}`, s.sink]));
     this.clock = options.clock ?? Date.now;
     this.leaseNow = options.checkpoint?.now ?? Date.now;
+    this.batchCommit = new BatchCommit({ stage, options, sideSinks: this.sideSinks, counters: this.counters, stateBytes: this.stateBytes, clock: this.clock });
   }
 
   /** Counters since creation. */
@@ -546,7 +549,7 @@ export class StageHandler {
       this.tasks.set(task.shardId, fresh);
       const prefix = records.slice(0, failedAt);
       try {
-        await this.run(fresh, prefix, async (result) => void (await this.commitBatch(fresh, checkpoints, result, seqOf(prefix[0]), seqOf(prefix[prefix.length - 1]), false)));
+        await this.run(fresh, prefix, async (result) => void (await this.batchCommit.commit(fresh, checkpoints, result, seqOf(prefix[0]), seqOf(prefix[prefix.length - 1]), false)));
       } catch (again) {
         throw new RetryFrom(eventFirst, again instanceof StepFailure ? again.original : again);
       }
@@ -577,7 +580,7 @@ export class StageHandler {
   /** Commits the shard's open interval (its held output, its state changes) and closes it. */
   private async commitInterval(task: ShardTask, checkpoints: CheckpointStore, replay: boolean): Promise<RedoRef | undefined> {
     const interval = task.interval as OpenInterval;
-    const ref = await this.commitBatch(task, checkpoints, interval.result, interval.first, interval.last, replay, interval.delivered);
+    const ref = await this.batchCommit.commit(task, checkpoints, interval.result, interval.first, interval.last, replay, interval.delivered);
     task.interval = undefined;
     task.mustCommit = false;
     return ref;
@@ -619,111 +622,6 @@ export class StageHandler {
       if (current === undefined || committing) throw error;
       task.failures.length = 0;
       throw new StepFailure(firstSequenceOf(current), error);
-    }
-  }
-
-  /**
-   * Announce `first..last` (when there is output and this is not a replay of an announced
-   * range), emit, commit the checkpoint naming the state's changelog segment. Returns the
-   * applied redo log.
-   */
-  private async commitBatch(task: ShardTask, checkpoints: CheckpointStore, result: StepResult, first: string, last: string, replay: boolean, delivered?: string): Promise<RedoRef | undefined> {
-    const output = this.stage.output;
-    const sendsExchange = task.writer !== undefined && (result.rows.length > 0 || task.watermark > task.emittedWatermark);
-    const sendsSink = task.writer === undefined && output.type === 'sink' && result.rows.length > 0;
-    const emits = sendsExchange || sendsSink || result.letters.length > 0 || result.side.length > 0;
-    // Under intervals the announcing event may start after the interval: Lambda re-delivers from there.
-    const redelivers = delivered !== undefined && compareSequenceNumbers(delivered, first) > 0;
-    if (emits && !replay) await checkpoints.announce({ first, last, ...(redelivers ? { delivered } : {}) });
-
-    if (sendsExchange) {
-      await checkpoints.keepLease();
-      await (task.writer as KinesisStageWriter).write({ first, last, rows: result.rows, watermark: task.watermark });
-      task.emittedWatermark = task.watermark;
-    } else if (sendsSink && output.type === 'sink') {
-      await checkpoints.keepLease();
-      const info: SinkBatchInfo = { sink: output.sink, stage: this.stage.id, shardId: task.shardId, first, last, id: `${this.stage.id}/${task.shardId}/${first}-${last}` };
-      await (this.options.sink as SinkCallback)(result.rows, info);
-    }
-    this.counters.outputRows += result.rows.length;
-    if (result.letters.length > 0) {
-      await this.options.onDeadLetters?.(result.letters);
-      this.counters.deadLetters += result.letters.length;
-    }
-    for (const side of result.side) {
-      const sink = this.sideSinks.get(`${side.operatorId}\u0000${side.tag}`);
-      if (sink === undefined || this.options.sideSink === undefined) {
-        this.counters.sideRowsDropped += side.rows.length;
-        continue;
-      }
-      await checkpoints.keepLease();
-      const id = `${this.stage.id}/${task.shardId}/${first}-${last}/${side.operatorId}/${side.tag}`;
-      await this.options.sideSink(
-        side.rows.map((row): ChangeRow => ({ kind: '+I', row })),
-        { sink, stage: this.stage.id, shardId: task.shardId, first, last, id },
-      );
-      this.counters.sideRowsRouted += side.rows.length;
-    }
-
-    // The stores' item writes by phase: chunks before the heads that name them, replaced chunks last.
-    const prepared: PreparedFlush[] = [];
-    const phases = { chunkPuts: [] as WriteRequest[], heads: [] as WriteRequest[], cleanup: [] as WriteRequest[] };
-    try {
-      for (const store of task.stores) prepared.push(store.prepareFlush());
-      for (const { phases: [chunkPuts, heads, cleanup] } of prepared) {
-        push(phases.chunkPuts, chunkPuts);
-        push(phases.heads, heads);
-        push(phases.cleanup, cleanup);
-      }
-    } catch (error) {
-      for (const p of prepared) p.failed();
-      throw error;
-    }
-    const version = task.version + 1;
-    let ref: RedoRef | undefined;
-    try {
-      const staged = await this.stageState(task, version, checkpoints, [...phases.chunkPuts, ...phases.heads, ...phases.cleanup], prepared);
-      const data: CommittedData = { reader: task.reader.snapshot(), watermark: task.watermark, ...(staged === undefined ? {} : { state: staged.ref }) };
-      ref = await checkpoints.commit(version, data, undefined);
-      task.version = version;
-      task.committed = data;
-      this.counters.commits++;
-      if (staged !== undefined) await this.afterStateCommit(staged, checkpoints, task.shardId);
-    } catch (error) {
-      for (const p of prepared) p.failed();
-      throw error;
-    }
-    for (const p of prepared) p.landed();
-    task.appliedVersion = version;
-    reportTask(this.counters, task, this.clock());
-    return ref;
-  }
-
-  /**
-   * The state-commit hook: makes the batch's state changes (the stores' item writes and the
-   * timer changes) durable in the shard's changelog (state/shard-state.ts) before the checkpoint
-   * commit that names them. Undefined for a stage without operators.
-   */
-  private async stageState(task: ShardTask, version: number, checkpoints: CheckpointStore, writes: readonly WriteRequest[], prepared: readonly PreparedFlush[]): Promise<StagedState | undefined> {
-    if (task.state === undefined) return undefined;
-    const keys = new Map<string, string>();
-    for (const p of prepared) for (const [pk, key] of p.partitionKeys) keys.set(pk, key);
-    const timers: TimerChange[] = [];
-    for (const journal of task.journals) for (const c of journal.drainChanges()) timers.push({ operatorId: journal.operatorId, ...c });
-    const always = task.journals.length > 0 || task.stores.some((s) => s.hasStates);
-    const staged = await task.state.stage(version, checkpoints.currentEpoch ?? 0, { writes, keys, timers }, always, () => checkpoints.keepLease());
-    this.counters.stateCommitBytes += staged.bytes;
-    for (const [op, bytes] of staged.rawBytesByOperator) this.stateBytes.set(op, (this.stateBytes.get(op) ?? 0) + bytes);
-    if (staged.materialized) this.counters.materializations++;
-    return staged;
-  }
-
-  /** After the checkpoint commit: the state forgets its changelog if it materialized; replaced pages are deleted (a failure there only leaves garbage). */
-  private async afterStateCommit(staged: StagedState, checkpoints: CheckpointStore, shardId: string): Promise<void> {
-    try {
-      await staged.committed(() => checkpoints.keepLease());
-    } catch (error) {
-      (this.options.onError ?? defaultOnError)(error, shardId);
     }
   }
 
