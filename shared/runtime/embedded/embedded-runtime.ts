@@ -21,15 +21,9 @@
 import { existsSync } from 'node:fs';
 import { FlambdaError, PlanError, RecordError, type ErrorPolicy } from '../../core/errors.ts';
 import type { RetryOptions } from '../../core/retry.ts';
-<<<<<<< HEAD
 import { StageExecutor, type BatchPort, type ChainStep, type OriginOf, type RecordFailure } from '../stage-executor.ts';
-import { createRowDecoder, decodeJsonLine } from '../../core/codec.ts';
-import type { ChangeRow } from '../../core/row.ts';
-=======
-import { StageExecutor, type OriginOf, type RecordFailure } from '../stage-executor.ts';
 import { createChangeDecoder, type ChangeDecoder } from '../../core/formats.ts';
 import type { ChangeRow, RowKind } from '../../core/row.ts';
->>>>>>> main
 import type { Row, Value } from '../../core/types.ts';
 import type { UdfRegistry } from '../../plan/expr-compile.ts';
 import type { GeneratorFunction } from '../../api/pipeline.ts';
