@@ -8,6 +8,7 @@
  */
 import type { RowKind } from '../core/row.ts';
 import type { Schema } from '../core/types.ts';
+import type { RecordFormat } from '../core/formats.ts';
 import type { LookupCacheSpec } from '../lookup/cache-spec.ts';
 import type { LookupOutputColumn } from '../lookup/lookup-join-spec.ts';
 import type { LookupRetrySpec } from '../lookup/resilient-source.ts';
@@ -49,14 +50,23 @@ export type Distribution =
   | { readonly type: 'single' }
   | { readonly type: 'broadcast' };
 
+/** What the planner derived for one node. */
+export interface NodeTraits {
+  readonly changelogMode: ChangelogMode;
+  /** Column sets that identify a row of the node's output (empty list: none known). */
+  readonly upsertKeys: readonly (readonly string[])[];
+  /** How the node's output is spread over shards; `undefined` means no known distribution. */
+  readonly distribution: Distribution | undefined;
+}
+
 /** Where a source's records come from. */
 export type SourceConnector =
   /** Bounded JSON lines; the path may be bound later with `--input name=path`. */
-  | { readonly type: 'jsonl'; readonly path?: string }
+  | { readonly type: 'jsonl'; readonly path?: string; readonly format?: RecordFormat }
   /** A generator function from the pipeline module (resolved by `ref` in the function registry). */
   | { readonly type: 'generator'; readonly ref: string; readonly display: string }
   /** A Kinesis stream (AWS runtime and CDK). */
-  | { readonly type: 'kinesis'; readonly streamName?: string; readonly streamArn?: string };
+  | { readonly type: 'kinesis'; readonly streamName?: string; readonly streamArn?: string; readonly format?: RecordFormat };
 
 /** Where a sink writes. */
 export type SinkConnector =

@@ -6,6 +6,7 @@
  *
  * `undefined` means the node's output may contain deletions, so no column is monotonic.
  */
+import { isChangelogFormat } from '../core/formats.ts';
 import type { LogicalNode } from './logical.ts';
 
 /** Calcite's SqlMonotonicity, reduced to what the planner distinguishes. */
@@ -23,7 +24,8 @@ const isAllAppend = (m: ColumnMonotonicity): boolean => m !== undefined && [...m
 export function modifiedMonotonicity(node: LogicalNode): ColumnMonotonicity {
   switch (node.type) {
     case 'Source':
-      // Sources are insert-only: nothing is ever updated.
+      // Sources are insert-only, nothing is ever updated — except a source of change events.
+      if (node.connector.type !== 'generator' && isChangelogFormat(node.connector.format)) return undefined;
       return allOf(node, 'CONSTANT');
     case 'Exchange':
     case 'Sink':

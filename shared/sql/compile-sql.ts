@@ -8,6 +8,7 @@
  * program.pipeline.jobGraph({ parallelism: 4 });
  * ```
  */
+import { isChangelogFormat } from '../core/formats.ts';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Pipeline } from '../api/pipeline.ts';
@@ -174,7 +175,9 @@ function declareSource(ctx: QueryContext, name: string, pos: SqlPosition, source
       ...(watermark ? { watermark } : {}),
       ...(c.source ? { connector: c.source } : {}),
       ...(c.datagen ? { generator: createDatagen(table.physical, c.datagen) } : {}),
-      ...(table.parallelism !== undefined ? { parallelism: table.parallelism } : {}),
+      // Change events must stay in order per key, which one source shard keeps (a Debezium
+      // stream is ordered by its partitions; spreading it round-robin would reorder a key's changes).
+      ...(table.parallelism !== undefined ? { parallelism: table.parallelism } : c.source?.type !== 'generator' && isChangelogFormat(c.source?.format) ? { parallelism: 1 } : {}),
       ...(table.primaryKey !== undefined ? { primaryKey: table.primaryKey } : {}),
     }),
   ) as unknown as Stream<Row>;

@@ -3,6 +3,7 @@
  * SourceConnector / SinkConnector types of the plan; lookup (dimension) tables and `datagen`
  * have no plan type yet, so they are described here (see {@link LookupTableSpec}).
  */
+import type { RecordFormat } from '../core/formats.ts';
 import type { Schema } from '../core/types.ts';
 import type { LookupCacheSpec } from '../lookup/cache-spec.ts';
 import { parseJdbcUrl } from '../lookup/jdbc-config.ts';
@@ -106,16 +107,20 @@ export function readConnector(table: string, options: TableOptions, at: SqlPosit
       const arn = get('stream.arn') ?? (stream?.startsWith('arn:') ? stream : undefined);
       const name = stream && !stream.startsWith('arn:') ? stream : undefined;
       if (!name && !arn) throw new SqlError(at, `table '${table}': option 'stream' (a Kinesis stream name or ARN) is required`);
-      checkFormat(table, options, at);
+      const format = readFormat(table, options, at);
       return {
         name: connector,
-        source: { type: 'kinesis', ...(name ? { streamName: name } : {}), ...(arn ? { streamArn: arn } : {}) },
+        source: { type: 'kinesis', ...(name ? { streamName: name } : {}), ...(arn ? { streamArn: arn } : {}), ...(format.type !== 'json' ? { format } : {}) },
         sink: { type: 'kinesis', ...(name ? { streamName: name } : arn ? { streamName: arn.split('/').pop() as string } : {}) },
       };
     }
     case 'filesystem': {
-      checkFormat(table, options, at);
+      const format = readFormat(table, options, at);
       const path = inputOverride ?? get('path');
+      if (format.type !== 'json') {
+        // Reading only: the file sink and the lookup store write and read JSON lines.
+        return { name: connector, source: { type: 'jsonl', ...(path ? { path } : {}), format } };
+      }
       return {
         name: connector,
         source: { type: 'jsonl', ...(path ? { path } : {}) },
@@ -229,11 +234,55 @@ export function lookupOptions(table: string, options: TableOptions, at: SqlPosit
   };
 }
 
-function checkFormat(table: string, options: TableOptions, at: SqlPosition): void {
-  const format = options.get('format');
-  if (format && format.value !== 'json') throw new SqlError(format.pos, `table '${table}': only 'format' = 'json' is supported (given '${format.value}')`);
-  void at;
+/**
+ * The table's `'format'`: `json` (the default) or `csv` with Flink's `csv.*` options
+ * (core/formats.ts).
+ *
+ * @throws SqlError for another format or a bad csv option, at the option.
+ */
+function readFormat(table: string, options: TableOptions, at: SqlPosition): RecordFormat {
+  const format = options.get('format') ?? options.get('value.format');
+  const name = format?.value.toLowerCase() ?? 'json';
+  if (name === 'json') return { type: 'json' };
+  if (name === 'debezium-json') return { type: 'debezium-json' };
+  if (name !== 'csv') throw new SqlError(format?.pos ?? at, `table '${table}': 'format' = '${format?.value}' is not supported (use 'json', 'csv' or 'debezium-json')`);
+  const text = (key: string): string | undefined => options.get(`csv.${key}`)?.value;
+  const flag = (key: string): boolean | undefined => {
+    const v = text(key)?.toLowerCase();
+    if (v === undefined) return undefined;
+    if (v !== 'true' && v !== 'false') throw new SqlError(options.get(`csv.${key}`)?.pos ?? at, `table '${table}': 'csv.${key}' must be 'true' or 'false' (given '${v}')`);
+    return v === 'true';
+  };
+  const char = (key: string): string | undefined => {
+    const raw = text(key);
+    if (raw === undefined) return undefined;
+    // Flink writes a tab as '\t'.
+    const v = raw === '\\t' ? '\t' : raw;
+    if (v.length !== 1) throw new SqlError(options.get(`csv.${key}`)?.pos ?? at, `table '${table}': 'csv.${key}' must be a single character (given '${raw}')`);
+    return v;
+  };
+  for (const [key, { pos }] of options) {
+    if (key.startsWith('csv.') && !CSV_OPTIONS.includes(key.slice(4))) {
+      throw new SqlError(pos, `table '${table}': unknown csv option '${key}' (supported: ${CSV_OPTIONS.map((k) => `csv.${k}`).join(', ')})`);
+    }
+  }
+  const delimiter = char('field-delimiter');
+  const quote = flag('disable-quote-character') === true ? null : char('quote-character');
+  const ignore = flag('ignore-parse-errors');
+  const comments = flag('allow-comments');
+  const nullLiteral = text('null-literal');
+  return {
+    type: 'csv',
+    ...(delimiter !== undefined ? { fieldDelimiter: delimiter } : {}),
+    ...(quote !== undefined ? { quoteCharacter: quote } : {}),
+    ...(nullLiteral !== undefined ? { nullLiteral } : {}),
+    ...(ignore !== undefined ? { ignoreParseErrors: ignore } : {}),
+    ...(comments !== undefined ? { allowComments: comments } : {}),
+  };
 }
+
+/** The csv options read (Flink's names without the `csv.` prefix). */
+const CSV_OPTIONS = ['field-delimiter', 'quote-character', 'disable-quote-character', 'ignore-parse-errors', 'allow-comments', 'null-literal'];
 
 function readDatagen(table: string, options: TableOptions): DatagenSpec {
   const fields = new Map<string, Map<string, string>>();

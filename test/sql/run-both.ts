@@ -29,7 +29,7 @@ export function inputDir(prefix: string): { file: (name: string, rows: readonly 
 }
 
 /** The final rows of the first sink as sorted JSON texts. */
-function finalRows(graph: JobGraph, changes: readonly ChangeRow[]): string[] {
+export function finalRows(graph: JobGraph, changes: readonly ChangeRow[]): string[] {
   const sink = graph.sinks[0]!;
   const view = new MaterializedView({ ...(sink.upsertKey ? { key: sink.upsertKey } : {}), columns: sink.schema.fields.map((f) => f.name), strict: true });
   for (const c of changes) view.apply(c);
@@ -44,19 +44,29 @@ function finalRows(graph: JobGraph, changes: readonly ChangeRow[]): string[] {
 export interface SqlRun {
   readonly rows: string[];
   readonly changes: readonly ChangeRow[];
+  /** Dead-lettered records as `position: reason` (the position's path cut to the file name). */
+  readonly deadLetters: string[];
 }
+
+/** `dir/name.jsonl:3: reason` → `name.jsonl:3: reason`. */
+const shortLetter = (position: string | undefined, reason: string): string => {
+  const text = position !== undefined && !reason.startsWith(position) ? `${position}: ${reason}` : reason;
+  return text.replace(/^[^:]*\/([^/:]+:)/, '$1');
+};
 
 /** Runs the script's job on the embedded runtime. */
 export async function runEmbeddedSql(text: string, options: { parallelism?: number; batchSize?: number } = {}): Promise<SqlRun> {
   const program = compileSql(text);
   const graph = program.pipeline.jobGraph({ parallelism: options.parallelism ?? 2 });
   const changes: ChangeRow[] = [];
+  const deadLetters: string[] = [];
   await runEmbeddedJob(graph, {
+    onDeadLetter: (letter) => deadLetters.push(shortLetter(letter.position, letter.reason)),
     code: { functions: program.pipeline.userFunctions, generators: program.pipeline.generators },
     observers: new Map([[graph.sinks[0]!.name, [{ write: (rows: readonly ChangeRow[]) => void changes.push(...rows) }]]]),
     batchSize: options.batchSize ?? 1,
   });
-  return { rows: finalRows(graph, changes), changes };
+  return { rows: finalRows(graph, changes), changes, deadLetters };
 }
 
 /** Runs the script's job on the AWS runtime over emulators; every source must name its file in 'path'. */
@@ -69,7 +79,9 @@ export async function runLocalSql(text: string, options: { parallelism?: number;
     inputs.set(s.name, s.connector.path);
   }
   const changes: ChangeRow[] = [];
+  const deadLetters: string[] = [];
   const result = await runLocalJob({
+    onDeadLetters: (letters) => deadLetters.push(...letters.map((l) => l.reason)),
     graph,
     code: { functions: program.pipeline.userFunctions },
     inputs,
@@ -80,5 +92,5 @@ export async function runLocalSql(text: string, options: { parallelism?: number;
     env: {},
   });
   if (result.errors.length > 0) throw new Error(`handler errors: ${result.errors.map(String).join('; ')}`);
-  return { rows: finalRows(graph, changes), changes };
+  return { rows: finalRows(graph, changes), changes, deadLetters };
 }

@@ -35,7 +35,8 @@ export function createStageInputReader(graph: JobGraph, stage: JobStage, options
   if (input.type === 'source') {
     const source = graph.sources.find((s) => s.name === input.source);
     if (source === undefined) throw new PlanError(`stage ${stage.id} reads unknown source '${input.source}'`);
-    return new SourceInputReader({ ...common, schema: source.schema, ...(source.watermark ? { watermark: source.watermark } : {}) });
+    const format = source.connector.type === 'generator' ? undefined : source.connector.format;
+    return new SourceInputReader({ ...common, schema: source.schema, ...(source.watermark ? { watermark: source.watermark } : {}), ...(format ? { format } : {}) });
   }
   const idleTimeoutMs = options.idleTimeoutMs ?? smallestSourceIdleTimeout(graph);
   const upstreamOf = (fromStage: string): JobStage => {

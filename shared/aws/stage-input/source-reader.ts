@@ -63,6 +63,7 @@
  */
 import type { KinesisStreamRecord } from 'aws-lambda';
 import { createRowDecoder } from '../../core/codec.ts';
+import { createChangeDecoder, createLineDecoder, type ChangeDecoder, type LineDecoder, type RecordFormat } from '../../core/formats.ts';
 import type { RowDecoder } from '../../core/codec.ts';
 import { FlambdaError, PlanError, RecordError } from '../../core/errors.ts';
 import type { ChangeRow } from '../../core/row.ts';
@@ -87,6 +88,8 @@ export interface SourceInputReaderOptions extends InputReaderOptions {
    * @default - no watermarks
    */
   readonly watermark?: WatermarkSpec;
+  /** The records' format (`JobSource.connector.format`). @default json */
+  readonly format?: RecordFormat;
 }
 
 /** A plain JSON object (not an array, not null). */
@@ -100,6 +103,10 @@ export class SourceInputReader extends InputReaderBase implements StageInputRead
   readonly kind = 'source' as const;
 
   private readonly decoder: RowDecoder;
+  /** The csv decoder, when the records are csv (heartbeats are JSON whatever the format). */
+  private readonly csv: LineDecoder | undefined;
+  /** The change decoder, when the records are change events (debezium-json). */
+  private readonly changes: ChangeDecoder | undefined;
   /** Decodes heartbeats (whose format does not depend on the schema). */
   private readonly heartbeats: BundleCodec;
   private readonly utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -125,6 +132,8 @@ export class SourceInputReader extends InputReaderBase implements StageInputRead
   constructor(options: SourceInputReaderOptions) {
     super(options);
     this.decoder = createRowDecoder(options.schema);
+    this.csv = options.format?.type === 'csv' ? createLineDecoder(options.schema, options.format) : undefined;
+    this.changes = options.format?.type === 'debezium-json' ? createChangeDecoder(options.schema, options.format) : undefined;
     this.heartbeats = new BundleCodec(options.schema);
     const spec = options.watermark;
     if (spec !== undefined && spec.expr === undefined) {
@@ -170,22 +179,44 @@ export class SourceInputReader extends InputReaderBase implements StageInputRead
     try {
       json = JSON.parse(text);
     } catch (err) {
-      const why = err instanceof Error ? err.message : String(err);
-      this.deadLetter(batch, record, 'undecodable', `${position}: invalid JSON (${why}): ${excerpt(text)}`);
-      return;
+      if (this.csv === undefined) {
+        const why = err instanceof Error ? err.message : String(err);
+        this.deadLetter(batch, record, 'undecodable', `${position}: invalid JSON (${why}): ${excerpt(text)}`);
+        return;
+      }
     }
     if (isObject(json) && json['v'] === BUNDLE_FORMAT_VERSION && json['t'] === 'h') {
       this.readHeartbeat(record, text, position, batch);
       return;
     }
-    let row;
-    try {
-      row = this.decoder(json, position);
-    } catch (err) {
-      if (!(err instanceof RecordError)) throw err;
-      this.deadLetter(batch, record, isObject(json) ? 'schema-invalid' : 'undecodable', err.message);
+    if (this.changes !== undefined) {
+      let changes: ChangeRow[];
+      try {
+        changes = this.changes(text, position);
+      } catch (err) {
+        if (!(err instanceof RecordError)) throw err;
+        this.deadLetter(batch, record, 'schema-invalid', err.message);
+        return;
+      }
+      for (const change of changes) this.accept(record, change);
       return;
     }
+    let row;
+    try {
+      row = this.csv === undefined ? this.decoder(json, position) : this.csv(text, position);
+    } catch (err) {
+      if (!(err instanceof RecordError)) throw err;
+      this.deadLetter(batch, record, this.csv === undefined && !isObject(json) ? 'undecodable' : 'schema-invalid', err.message);
+      return;
+    }
+    // A record the format skips (a csv comment, an ignored parse error) is no row.
+    if (row === undefined) return;
+    this.accept(record, { kind: '+I', row });
+  }
+
+  /** Adds one decoded change of `record` to the open run, observing its event time. */
+  private accept(record: KinesisStreamRecord, change: ChangeRow): void {
+    const row = change.row;
     const arrival = arrivalMillisOf(record);
     this.since ??= arrival;
     if (arrival > this.now) this.now = arrival;
@@ -193,7 +224,7 @@ export class SourceInputReader extends InputReaderBase implements StageInputRead
     if (this.rowtime !== undefined) this.generator.observe(this.rowtime(row));
     if (this.run.length === 0) this.runFirst = record.kinesis.sequenceNumber;
     this.runLast = record.kinesis.sequenceNumber;
-    this.run.push({ kind: '+I', row });
+    this.run.push(change);
     this.runRecords.push(record);
   }
 

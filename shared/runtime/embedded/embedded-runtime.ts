@@ -21,9 +21,9 @@
 import { existsSync } from 'node:fs';
 import { FlambdaError, PlanError, RecordError, type ErrorPolicy } from '../../core/errors.ts';
 import type { RetryOptions } from '../../core/retry.ts';
-import { StageExecutor, type OriginOf, type RecordFailure } from '../stage-executor.ts';
-import { createRowDecoder, decodeJsonLine } from '../../core/codec.ts';
-import type { ChangeRow } from '../../core/row.ts';
+import { StageExecutor, type BatchPort, type ChainStep, type OriginOf, type RecordFailure } from '../stage-executor.ts';
+import { createChangeDecoder, type ChangeDecoder } from '../../core/formats.ts';
+import type { ChangeRow, RowKind } from '../../core/row.ts';
 import type { Row, Value } from '../../core/types.ts';
 import type { UdfRegistry } from '../../plan/expr-compile.ts';
 import type { GeneratorFunction } from '../../api/pipeline.ts';
@@ -297,7 +297,7 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
     });
 
     /** Deals rows round-robin over each reading stage's shards, or all to `toShard` (a partition's shard). */
-    const pushRows = async (reading: SourceReading, rows: readonly Row[], toShard?: number, origin?: OriginOf): Promise<void> => {
+    const pushRows = async (reading: SourceReading, rows: readonly Row[], toShard?: number, origin?: OriginOf, kinds?: readonly RowKind[]): Promise<void> => {
       const eventTimeOf = reading.eventTimeOf;
       // Each row's event time once: for a computed rowtime it is an expression.
       const times = eventTimeOf === undefined ? undefined : rows.map(eventTimeOf);
@@ -314,15 +314,16 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
           let shard = reader.nextShard;
           if (toShard === undefined) reader.nextShard = shard + 1 === parallelism ? 0 : shard + 1;
           else shard = toShard;
-          (shardBatches[shard] as ChangeRow[]).push({ kind: '+I', row });
+          (shardBatches[shard] as ChangeRow[]).push({ kind: kinds === undefined ? '+I' : (kinds[i] as RowKind), row });
           if (generators && times) (generators[shard] as BoundedOutOfOrderness).observe(times[i] as number | null);
         }
         const now = clock();
         for (const task of stage.tasks) {
           const batch = shardBatches[task.shard] as ChangeRow[];
           shardBatches[task.shard] = [];
-          if (batch.length > 0) stage.route(task.shard, await task.executor.process(batch, 0, 'left', origin));
-          stage.route(task.shard, await task.executor.tick(now));
+          const steps: ChainStep[] = [{ type: 'processing-time', value: now }];
+          if (batch.length > 0) steps.unshift({ type: 'rows', rows: batch, origin });
+          await task.executor.runBatch(steps, (step) => step, embeddedPort(stage, task));
         }
         if (generators) {
           for (const task of stage.tasks) {
@@ -359,7 +360,7 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
       if (step.done !== true) {
         // Every partition of a shard has ended: the shard is finished and its +∞ watermark
         // stops holding back the stages downstream (Flink: a finished source reader).
-        if ('rows' in step.value) await pushRows(next, step.value.rows, step.value.shard, step.value.origin);
+        if ('rows' in step.value) await pushRows(next, step.value.rows, step.value.shard, step.value.origin, step.value.kinds);
         else await endShard(next, step.value.endShard);
         continue;
       }
@@ -620,7 +621,8 @@ function sourceIdleTimeout(graph: JobGraph): number | undefined {
 }
 
 /** A step of a source: rows (for one shard, when the input is partitioned), or the end of a shard's partitions. */
-type SourceStep = { readonly rows: Row[]; readonly shard?: number; readonly origin?: OriginOf } | { readonly endShard: number };
+/** Rows read from a source; `kinds` (parallel to `rows`) for a changelog format, else every row is `+I`. */
+type SourceStep = { readonly rows: Row[]; readonly kinds?: RowKind[]; readonly shard?: number; readonly origin?: OriginOf } | { readonly endShard: number };
 
 /**
  * Yields decoded row batches of one source; bad records become dead letters. A directory
@@ -653,12 +655,12 @@ async function* readSource(
   if (!path) {
     throw new PlanError(`source '${source.name}' has no input: pass --input ${source.name}=<file.jsonl>`);
   }
-  const decoder = createRowDecoder(source.schema);
+  const decoder = createChangeDecoder(source.schema, connector.format);
   if (!existsSync(path)) throw new PlanError(`source '${source.name}': input file not found: ${path}`);
   const files = inputPartitions(path);
   const decoded = (file: string) => decodeLines(source.name, file, decoder, batchSize, deadLetter, options.signal);
   if (files.length === 1 && files[0] === path) {
-    for await (const batch of decoded(path)) yield { rows: batch.rows, origin: batch.origin };
+    for await (const batch of decoded(path)) yield { rows: batch.rows, origin: batch.origin, ...(batch.kinds ? { kinds: batch.kinds } : {}) };
     return;
   }
   const open = new Array<number>(parallelism).fill(0);
@@ -666,7 +668,7 @@ async function* readSource(
   for (let shard = 0; shard < parallelism; shard++) if (open[shard] === 0) yield { endShard: shard };
   for await (const step of mergePartitions(files.map(decoded))) {
     const shard = step.partition % parallelism;
-    if ('value' in step) yield { rows: step.value.rows, shard, origin: step.value.origin };
+    if ('value' in step) yield { rows: step.value.rows, shard, origin: step.value.origin, ...(step.value.kinds ? { kinds: step.value.kinds } : {}) };
     else if (--(open[shard] as number) === 0) yield { endShard: shard };
   }
 }
@@ -674,6 +676,8 @@ async function* readSource(
 /** Decoded rows of one read, and where each came from (for the error policy's dead letters). */
 interface DecodedBatch {
   readonly rows: Row[];
+  /** The rows' kinds, when any is not `+I` (a changelog format). */
+  readonly kinds?: RowKind[];
   readonly origin: OriginOf;
 }
 
@@ -681,22 +685,27 @@ interface DecodedBatch {
 async function* decodeLines(
   source: string,
   path: string,
-  decoder: ReturnType<typeof createRowDecoder>,
+  decoder: ChangeDecoder,
   batchSize: number,
   deadLetter: (letter: DeadLetter) => void,
   signal: AbortSignal | undefined,
 ): AsyncGenerator<DecodedBatch> {
   for await (const batch of readJsonLines(path, batchSize, signal)) {
     const rows: Row[] = [];
+    const kinds: RowKind[] = [];
     const lines: string[] = [];
     const positions: string[] = [];
     for (let i = 0; i < batch.lines.length; i++) {
       const line = batch.lines[i] as string;
       const position = `${path}:${batch.lineNumbers[i]}`;
       try {
-        rows.push(decodeJsonLine(line, decoder, position));
-        lines.push(line);
-        positions.push(position);
+        // A line the format skips (a csv comment) gives no change; a Debezium update gives two.
+        for (const change of decoder(line, position)) {
+          rows.push(change.row);
+          kinds.push(change.kind);
+          lines.push(line);
+          positions.push(position);
+        }
       } catch (error) {
         if (!(error instanceof RecordError)) throw error;
         deadLetter({ source, position, reason: error.message, raw: line });
@@ -707,7 +716,7 @@ async function* decodeLines(
       const i = rows.indexOf(change.row);
       return i < 0 ? undefined : { position: positions[i] as string, raw: lines[i] as string };
     };
-    if (rows.length > 0) yield { rows, origin };
+    if (rows.length > 0) yield { rows, origin, ...(kinds.some((k) => k !== '+I') ? { kinds } : {}) };
   }
 }
 
@@ -718,3 +727,15 @@ export function embeddedLookupSources(inputs: ReadonlyMap<string, string> | unde
 
 /** Re-exported so callers can tell engine errors from bugs. */
 export { FlambdaError };
+
+/**
+ * The embedded driver's side of a batch: its output is routed on at once, and its commit does
+ * nothing — a bounded embedded run has no checkpoint (it is run again from its input).
+ */
+function embeddedPort(stage: StageRuntime, task: StageTask): BatchPort<ChainStep> {
+  return {
+    begin: () => undefined,
+    output: (rows) => stage.route(task.shard, rows),
+    commit: () => undefined,
+  };
+}
