@@ -16,7 +16,7 @@ import middy from '@middy/core';
 import type { KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
 import { createDynamoDbClient } from '../shared/aws/clients.ts';
 import { loadJobGraph, loadUserCode, readStageEnvironment } from '../shared/aws/env.ts';
-import { StageHandler } from '../shared/aws/handler/stage-handler.ts';
+import { DEFAULT_COMMIT_POLICY, StageHandler } from '../shared/aws/handler/stage-handler.ts';
 import { awsDimensionSources } from '../shared/aws/lookup/dimension-sources.ts';
 import { loadLookupSecrets } from '../shared/aws/lookup/secrets.ts';
 import { lookupTablesOf } from '../shared/plan/job-graph.ts';
@@ -78,6 +78,8 @@ const stage = new StageHandler({
   ...(sideWriters.size === 0 ? {} : { sideSink: (rows, info) => sideWriters.get(info.sink)?.(rows) }),
   ...(deadLetterQueue === undefined ? {} : { onDeadLetters: async (letters) => void (await deadLetterQueue.send(letters)) }),
   onError: (error, shardId) => logger.error('batch failed', { shardId, error: error as Error }),
+  // Commit intervals: the protocol's writes once per 8 batches or 10 s (docs/effectively-once.md).
+  commit: DEFAULT_COMMIT_POLICY,
 });
 
 export const handler = middy<KinesisStreamEvent, KinesisStreamBatchResponse>()

@@ -50,6 +50,7 @@ export function aggregateInput<T>(
       ...(arg !== undefined ? { arg } : {}),
       distinct: spec.distinct,
       ...(spec.separator !== undefined ? { separator: spec.separator } : {}),
+      ...(spec.user !== undefined ? { user: spec.user } : {}),
       ...(filterField !== undefined ? { filterField } : {}),
       name,
     };

@@ -4,6 +4,7 @@
  * `firstValue`, `lastValue`, `variance('STDDEV_POP', 'x')`, each with an
  * optional `filter` (SQL `FILTER (WHERE …)`) given as an expression.
  */
+import type { UserAggregateRef } from '../operators/aggregate/agg-call.ts';
 import type { AggFunctionName } from '../operators/aggregate/agg-function.ts';
 import type { Expr } from '../plan/expr.ts';
 
@@ -14,6 +15,8 @@ export interface AggregateSpec<Result = unknown> {
   readonly distinct: boolean;
   /** LISTAGG's separator; `,` when absent. */
   readonly separator?: string;
+  /** For `fn: 'USER'`: the registered aggregate function. */
+  readonly user?: UserAggregateRef;
   readonly filter?: Expr;
   /** Phantom field carrying the TypeScript result type. */
   readonly __result?: Result;

@@ -29,7 +29,8 @@ import type { PlannedPipeline } from '../plan/planner.ts';
 import { planPipeline } from '../plan/planner.ts';
 import type { RowOf, SchemaSpec } from './schema-spec.ts';
 import { Stream } from './stream.ts';
-import { isScalarFunction, isTableFunction, type FunctionArgument, type ScalarFunction, type TableFunction, type TableFunctionCall, type UserFunctionDefinition } from './user-functions.ts';
+import { isAggregateFunction, isScalarFunction, isTableFunction, type AggregateFunction, type FunctionArgument, type ScalarFunction, type TableFunction, type TableFunctionCall, type UserFunctionDefinition } from './user-functions.ts';
+import type { AggregateSpec } from './aggregates.ts';
 import { LookupTable, createLookupTable, type LookupTableOptions } from './lookup-table.ts';
 
 /** Context handed to a generator source: which source shard to produce. */
@@ -192,16 +193,27 @@ export class Pipeline {
   /**
    * A user function for the API's expressions, by name (`pipeline.function('count_char',
    * countChar)`): a scalar function gives a builder of its calls, an expression for `select`,
-   * `filter` and the like; a table function gives calls for `stream.joinLateral(…)`. Arguments
+   * `filter` and the like; a table function gives calls for `stream.joinLateral(…)`; an aggregate
+   * function gives aggregate calls for `groupBy(…).aggregate({…})`. Arguments
    * are input columns by name or `lit(…)` values (compute other expressions in a `select` first).
    *
-   * @throws PlanError for a definition that is neither `scalarFunction(…)` nor `tableFunction(…)`.
+   * @throws PlanError for a definition that is not `scalarFunction(…)`, `tableFunction(…)` or
+   *   `aggregateFunction(…)`.
    */
   function(name: string, definition: ScalarFunction): (...args: FunctionArgument[]) => Expr;
   function(name: string, definition: TableFunction): (...args: FunctionArgument[]) => TableFunctionCall;
-  function(name: string, definition: UserFunctionDefinition): ((...args: FunctionArgument[]) => Expr) | ((...args: FunctionArgument[]) => TableFunctionCall) {
+  function(name: string, definition: AggregateFunction): (arg: string | Expr, options?: { readonly filter?: Expr }) => AggregateSpec;
+  function(
+    name: string,
+    definition: UserFunctionDefinition,
+  ): ((...args: FunctionArgument[]) => Expr) | ((...args: FunctionArgument[]) => TableFunctionCall) | ((arg: string | Expr, options?: { readonly filter?: Expr }) => AggregateSpec) {
     if (isTableFunction(definition)) return (...args: FunctionArgument[]): TableFunctionCall => ({ fn: definition, name, args });
-    if (!isScalarFunction(definition)) throw new PlanError(`pipeline.function('${name}'): the definition must be a scalarFunction(…) or tableFunction(…)`);
+    if (isAggregateFunction(definition)) {
+      // One registry entry per declared function: the aggregate operators find it by reference.
+      const user = { ref: this.registerFunction(definition as never), name, resultType: definition.resultType };
+      return (arg: string | Expr, options: { readonly filter?: Expr } = {}): AggregateSpec => ({ fn: 'USER', user, arg, distinct: false, ...(options.filter ? { filter: options.filter } : {}) });
+    }
+    if (!isScalarFunction(definition)) throw new PlanError(`pipeline.function('${name}'): the definition must be a scalarFunction(…), tableFunction(…) or aggregateFunction(…)`);
     return (...args: FunctionArgument[]): Expr => {
       const values = args.map((a) => (typeof a === 'string' ? (row: Row) => row[a] ?? null : () => a.value));
       const ref = this.registerFunction(((row: Row) => {

@@ -86,7 +86,7 @@ export function isTableFunction(value: unknown): value is TableFunction {
 }
 
 /** A function `CREATE FUNCTION` or `pipeline.function(…)` can name. */
-export type UserFunctionDefinition = ScalarFunction | TableFunction;
+export type UserFunctionDefinition = ScalarFunction | TableFunction | AggregateFunction;
 
 /** An argument of a function called from the API: an input column by name, or a literal. */
 export type FunctionArgument = string | Literal;
@@ -103,4 +103,50 @@ export function tableFunctionValues(fn: TableFunction, row: TableFunctionRow): V
   if (Array.isArray(row)) return fn.columns.map((_, i) => (row as readonly Value[])[i] ?? null);
   const named = row as Readonly<Record<string, Value>>;
   return fn.columns.map((c) => named[c.name] ?? null);
+}
+
+/**
+ * An aggregate user function (Flink's `AggregateFunction`): the accumulator is plain data
+ * (numbers, strings, arrays, plain objects: it is stored in DynamoDB as it is), changed in place
+ * by `accumulate` and, for updating inputs, `retract`; `getValue` reads the result.
+ */
+export interface AggregateFunction<A = unknown> {
+  readonly kind: 'aggregate';
+  readonly resultType: LogicalType;
+  readonly name: string;
+  createAccumulator(): A;
+  accumulate(acc: A, value: Value): void;
+  /** Absent: the function cannot aggregate an updating input (a retraction is an error). */
+  retract?(acc: A, value: Value): void;
+  getValue(acc: A): Value;
+}
+
+/**
+ * Declares an aggregate function of one argument with its SQL result type, for
+ * `CREATE FUNCTION` and `stream.groupBy(…).aggregate({ x: pipeline.aggregate(name, fn, 'col') })`.
+ *
+ * ```ts
+ * export const weightedAvg = aggregateFunction('DOUBLE', {
+ *   createAccumulator: () => ({ sum: 0, count: 0 }),
+ *   accumulate(acc, v) { if (v !== null) { acc.sum += v as number; acc.count++; } },
+ *   retract(acc, v) { if (v !== null) { acc.sum -= v as number; acc.count--; } },
+ *   getValue: (acc) => (acc.count === 0 ? null : acc.sum / acc.count),
+ * });
+ * ```
+ *
+ * @throws PlanError for an unreadable type.
+ */
+export function aggregateFunction<A>(resultType: string, impl: Omit<AggregateFunction<A>, 'kind' | 'resultType' | 'name'> & { readonly name?: string }): AggregateFunction<A> {
+  let type: LogicalType;
+  try {
+    type = { ...parseType(resultType), nullable: true };
+  } catch (e) {
+    throw new PlanError(`aggregateFunction: cannot read the result type '${resultType}': ${(e as Error).message}`, { cause: e });
+  }
+  return { ...impl, kind: 'aggregate', resultType: type, name: impl.name ?? 'aggregate' };
+}
+
+/** Whether `value` was made by {@link aggregateFunction}. */
+export function isAggregateFunction(value: unknown): value is AggregateFunction {
+  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'aggregate' && typeof (value as { accumulate?: unknown }).accumulate === 'function';
 }

@@ -16,6 +16,12 @@
  * the workload's, 1 KB events, not the bench's shorter JSON lines. Sinks are blackholes: a sink's
  * own cost depends on where it writes.
  *
+ * The handlers commit as deployed (`DEFAULT_COMMIT_POLICY`: up to 8 batches or 10 s per commit,
+ * docs/effectively-once.md), and each stage's container is switched once, after its
+ * {@link AWS_COST_COLD_START_AFTER}th invocation (mid commit interval): `max_catch_up_records`
+ * and `max_catch_up_s` are the longest catch-up after that cold start (uncommitted records
+ * re-read from the stream, and the time until they were processed again).
+ *
  * Figures per case: `write_units_per_1000`, `read_units_per_1000`,
  * `kinesis_put_units_per_1000` (source stream at 1 KB per event + exchanges),
  * `lambda_invocations_per_1000`, `lambda_gb_s_per_1000`, `usd_per_million_events` (no
@@ -40,7 +46,8 @@ import type { UsagePer1000 } from '../aws/billing/cost-model.ts';
 import { addInvocation, newLambdaUsage, putPayloadUnits } from '../aws/billing/stream-units.ts';
 import type { LambdaUsage } from '../aws/billing/stream-units.ts';
 import { awsDimensionSources } from '../aws/lookup/dimension-sources.ts';
-import type { StageHandler } from '../aws/handler/stage-handler.ts';
+import { DEFAULT_COMMIT_POLICY } from '../aws/handler/stage-handler.ts';
+import type { CommitPolicy, StageHandler } from '../aws/handler/stage-handler.ts';
 import { runLocalJob } from '../aws/local/local-job.ts';
 import { ATTR } from '../aws/state/constants.ts';
 import { PlanError } from '../core/errors.ts';
@@ -54,6 +61,9 @@ import type { BenchResult } from './bench-common.ts';
 
 /** Records per handler invocation (the event source mapping's BatchSize). */
 export const AWS_COST_BATCH = 500;
+
+/** Invocations of each stage before the bench switches its container (one cold start per stage, mid commit interval). */
+export const AWS_COST_COLD_START_AFTER = 3;
 
 /** Lambda memory priced, MB (the stack's default, infra/lib/stream-pipeline.ts). */
 export const AWS_COST_MEMORY_MB = 1024;
@@ -86,6 +96,9 @@ export interface MeasuredJob {
   readonly materializations: number;
   /** Most changelog segments one cold start read (none in a run without container switches). */
   readonly maxColdStartSegments: number;
+  /** The longest catch-up after the run's cold starts: uncommitted records re-read, and ms until they were processed again. */
+  readonly maxCatchUpRecords: number;
+  readonly maxCatchUpMs: number;
   /** Input events per second of handler time in the busiest stage. */
   readonly handlerEventsPerS: number;
   readonly writeRequestsPer1000: number;
@@ -110,7 +123,7 @@ export interface StageUsage {
 }
 
 /** Runs `job` through the stage handlers on fresh emulators with metered clients (one meter per stage). */
-export async function measureJob(job: CostJob, batchSize = AWS_COST_BATCH): Promise<MeasuredJob> {
+export async function measureJob(job: CostJob, batchSize = AWS_COST_BATCH, commit: CommitPolicy = DEFAULT_COMMIT_POLICY): Promise<MeasuredJob> {
   const dynamo = new Map<string, MeteredDynamoDb>();
   const kinesis = new Map<string, MeteredKinesis>();
   const lambda = new Map<string, LambdaUsage>(job.graph.stages.map((s) => [s.id, newLambdaUsage()]));
@@ -123,6 +136,7 @@ export async function measureJob(job: CostJob, batchSize = AWS_COST_BATCH): Prom
     batchSize,
     sink: (_name, rows) => void (rowsOut += rows.length),
     handlerSetup: {
+      options: { commit },
       // A meter sees every write to the items it prices: a stage's items (checkpoint, changelog, pages) are its own.
       dynamoDb: (client, stage) => {
         const meter = meterDynamoDb(client, { keyAttributes: [ATTR.pk, ATTR.sk] });
@@ -134,7 +148,13 @@ export async function measureJob(job: CostJob, batchSize = AWS_COST_BATCH): Prom
         kinesis.set(stage, meter);
         return meter.client;
       },
-      onInvocation: (stage, _records, ms) => addInvocation(lambda.get(stage) as LambdaUsage, ms, AWS_COST_MEMORY_MB),
+      onInvocation: (stage, _records, ms) => {
+        const usage = lambda.get(stage) as LambdaUsage;
+        addInvocation(usage, ms, AWS_COST_MEMORY_MB);
+        // One container switch per stage, mid-interval: the next invocation rebuilds from the
+        // checkpoint and re-reads what the interval held (the catch-up after a cold start).
+        if (usage.invocations === AWS_COST_COLD_START_AFTER) handlers.get(stage)?.simulateColdStart();
+      },
       sequentialStages: true,
       // An exchange stage gets, per invocation, what the stage upstream wrote for one batch of
       // input — as it would live, where it is invoked as the bundles arrive — not the whole
@@ -188,8 +208,12 @@ export async function measureJob(job: CostJob, batchSize = AWS_COST_BATCH): Prom
   let stateCommitBytes = 0;
   let materializations = 0;
   let maxColdStartSegments = 0;
+  let maxCatchUpRecords = 0;
+  let maxCatchUpMs = 0;
   for (const handler of handlers.values()) {
     const stats = handler.stats();
+    maxCatchUpRecords = Math.max(maxCatchUpRecords, stats.maxCatchUpRecords);
+    maxCatchUpMs = Math.max(maxCatchUpMs, stats.maxCatchUpMs);
     stateCommitBytes += stats.stateCommitBytes;
     materializations += stats.materializations;
     maxColdStartSegments = Math.max(maxColdStartSegments, stats.maxColdStartSegments);
@@ -218,6 +242,8 @@ export async function measureJob(job: CostJob, batchSize = AWS_COST_BATCH): Prom
     stateCommitBytes: per1000(stateCommitBytes, events),
     materializations,
     maxColdStartSegments,
+    maxCatchUpRecords,
+    maxCatchUpMs,
     handlerEventsPerS: busiestMs === 0 ? 0 : (events * 1000) / busiestMs,
     writeRequestsPer1000: per1000(writeRequests, events),
     itemsWrittenPer1000: per1000(itemsWritten, events),
@@ -296,6 +322,8 @@ export async function runAwsCostSuite(events: number, progress: (line: string) =
         handler_events_per_s: Math.round(measured.handlerEventsPerS),
         state_commit_kb_per_1000: round(measured.stateCommitBytes / 1024, 2),
         materializations: measured.materializations,
+        max_catch_up_records: measured.maxCatchUpRecords,
+        max_catch_up_s: round(measured.maxCatchUpMs / 1000),
         rows_out: measured.rowsOut,
         elapsed_ms: Date.now() - started,
       });

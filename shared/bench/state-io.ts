@@ -4,13 +4,15 @@
  * (write-through-state-store.ts) measured in the same run, on the same input and emulator.
  *
  * dynalite is started in-process on 127.0.0.1 on a free port; every (case, backend) pair gets
- * its own table. The case's job graph is planned at parallelism 1 and its operators are driven
- * in-process with {@link OperatorRunner}s over the store, without Kinesis and without the
- * embedded runtime's exchanges: at parallelism 1 every exchange sends every row to the single
- * downstream shard, so each batch's rows simply flow through every stage's operator chain in
- * order. Input is fed in batches of {@link STATE_IO_BATCH} events; per batch the operators
- * prefetch (inside processBatch), process, and then every store is flushed (DynamoDB backend)
- * or drained (baseline). Bounded input ends with every operator's `finish` and a last flush.
+ * its own table. The case's job graph is planned at parallelism 1 and driven in-process by
+ * {@link drive}: one {@link StageExecutor} per stage over the store, without Kinesis and without
+ * the embedded runtime's exchanges — at parallelism 1 every exchange sends every row to the
+ * single downstream shard (into the side it feeds, for a join), so a batch's rows flow through
+ * the stages in order. Any job graph at parallelism 1 runs so (test/runtime/golden-pipelines.test.ts
+ * runs the Nexmark golden pipelines through it). Input is fed in batches of
+ * {@link STATE_IO_BATCH} events; per batch the operators prefetch (inside processBatch), process,
+ * and then every store is flushed (DynamoDB backend) or drained (baseline). Bounded input ends
+ * with watermark +∞, every operator's `finish` and a last flush.
  *
  * Each batch ends with the stage handler's effectively-once commit (checkpointedCommit below).
  *
@@ -50,8 +52,8 @@ import { createRowDecoder, decodeJsonLine } from '../core/codec.ts';
 import { schemaOf } from '../core/type-parse.ts';
 import type { ChangeRow } from '../core/row.ts';
 import type { Row } from '../core/types.ts';
-import { createOperator } from '../operators/registry.ts';
-import type { JobGraph } from '../plan/job-graph.ts';
+import { createOperator, type UserCode } from '../operators/registry.ts';
+import { upstreamOf, type JobGraph, type JobStage } from '../plan/job-graph.ts';
 import { OperatorRunner } from '../runtime/operator-runner.ts';
 import { StageExecutor } from '../runtime/stage-executor.ts';
 import type { KeyedStateStore } from '../state/state.ts';
@@ -102,67 +104,119 @@ interface BatchStore {
   readonly timers?: TimerJournal;
 }
 
-/** Checks the graph is one chain of stages from one source, as the driver assumes. */
-function checkLinear(graph: JobGraph): void {
-  let previous: string | undefined;
+/** Checks every stage runs on one shard, as the driver assumes. */
+function checkSingleShard(graph: JobGraph): void {
   for (const stage of graph.stages) {
-    const input = stage.input;
-    const ok = previous === undefined ? input.type === 'source' : input.type === 'exchange' && input.fromStage === previous;
-    if (!ok || stage.parallelism !== 1) throw new PlanError(`internal: state-io job '${graph.name}' is not a single chain of stages at parallelism 1`);
-    previous = stage.id;
+    if (stage.parallelism !== 1) throw new PlanError(`internal: state-io job '${graph.name}' runs stage ${stage.id} on ${stage.parallelism} shards; the driver runs parallelism 1`);
   }
 }
 
+/** What {@link drive} is given besides the graph and the input. */
+export interface DriveOptions {
+  /** The pipeline's user functions and dimension sources. @default none */
+  readonly code?: UserCode;
+  /** Receives every changelog batch a sink gets, in order. */
+  readonly onSink?: (sink: string, rows: readonly ChangeRow[]) => void;
+}
+
 /**
- * Runs `rows` through every operator of `graph` in batches, each operator over its own store
- * from `makeStore`; returns the rows the last stage emitted.
+ * Runs `rows` (the events of every source) through the job graph at parallelism 1 in batches
+ * of {@link STATE_IO_BATCH}, each operator over its own store from `makeStore`, each stage
+ * through its own {@link StageExecutor}; `afterBatch` ends every batch (the commit). At
+ * parallelism 1 every exchange sends every row to the one downstream shard, so a stage's output
+ * goes straight into the next stage's executor (into the side it feeds, for a join). Returns the
+ * number of rows the sinks got.
+ *
+ * Event time as a source shard has it: max event time − the out-of-orderness, after each batch;
+ * a stage's input watermark is the minimum of its upstream stages' output watermarks (both sides
+ * of a join), advanced upstream first so windows fire (and free their state) as they go. Bounded
+ * input ends, stage by stage upstream first, with watermark +∞ and every operator's `finish`,
+ * as the embedded runtime ends it.
  */
-async function drive(
+export async function drive(
   graph: JobGraph,
   rows: readonly Row[],
   makeStore: (operatorId: string, stageId: string, operatorType: string) => BatchStore,
   afterBatch: () => Promise<void> = () => Promise.resolve(),
+  options: DriveOptions = {},
 ): Promise<number> {
-  checkLinear(graph);
+  checkSingleShard(graph);
   const stores: BatchStore[] = [];
   const runners: OperatorRunner[] = [];
-  const code = { functions: new Map<string, unknown>() };
+  const code = options.code ?? { functions: new Map<string, unknown>() };
+  const executors = new Map<string, StageExecutor>();
   for (const stage of graph.stages) {
+    const chain: OperatorRunner[] = [];
     for (const op of stage.operators) {
       const store = makeStore(op.id, stage.id, op.type);
       stores.push(store);
       const runner = new OperatorRunner(() => createOperator(op, code), { operatorId: op.id, shard: 0, parallelism: 1, state: store.store });
       store.timers?.attach(runner.timers);
       await runner.open();
-      runners.push(runner);
+      chain.push(runner);
     }
+    runners.push(...chain);
+    executors.set(
+      stage.id,
+      new StageExecutor(chain, {
+        label: `${stage.id} shard 0`,
+        onRecordFailure: (failure) => {
+          throw new PlanError(`internal: state-io input row failed in ${failure.operator}: ${failure.reason}`);
+        },
+      }),
+    );
   }
-  // At parallelism 1 the stages' chains run one after the other as one chain: the stage executor's.
-  const chain = new StageExecutor(runners, {
-    onRecordFailure: (failure) => {
-      throw new PlanError(`internal: state-io input row failed in ${failure.operator}: ${failure.reason}`);
-    },
-  });
+  const executorOf = (stage: JobStage): StageExecutor => executors.get(stage.id) as StageExecutor;
+  let emitted = 0;
+  /** Sends a stage's output on: into the sink, or into the side of the next stage it feeds. */
+  const route = async (stage: JobStage, out: readonly ChangeRow[]): Promise<void> => {
+    if (out.length === 0) return;
+    const output = stage.output;
+    if (output.type === 'sink') {
+      emitted += out.length;
+      options.onSink?.(output.sink, out);
+      return;
+    }
+    const next = graph.stages.find((s) => s.id === output.toStage);
+    if (next === undefined) throw new PlanError(`internal: stage ${stage.id} feeds unknown stage '${output.toStage}'`);
+    const side = upstreamOf(next.input).find((u) => u.fromStage === stage.id)?.side ?? 'left';
+    await route(next, await executorOf(next).process(out, 0, side));
+  };
+  /** The watermark a stage's input is at: the source's, or the least of its upstream stages' outputs. */
+  const inputWatermark = (stage: JobStage, sourceWatermark: number): number => {
+    const upstream = upstreamOf(stage.input);
+    if (upstream.length === 0) return sourceWatermark;
+    return Math.min(...upstream.map((u) => executors.get(u.fromStage)?.outputWatermark ?? -Infinity));
+  };
+  const advance = async (sourceWatermark: number): Promise<void> => {
+    for (const stage of graph.stages) {
+      const executor = executorOf(stage);
+      const watermark = inputWatermark(stage, sourceWatermark);
+      if (watermark > executor.inputWatermark) await route(stage, await executor.advance(watermark));
+    }
+  };
+  const sourceStages = graph.stages.filter((s) => s.input.type === 'source');
   const endBatch = async (): Promise<void> => {
     for (const s of stores) await s.endBatch();
     await afterBatch();
   };
-  // Event time as a source shard would have it: max event time − the out-of-orderness, after
-  // each batch, advanced through the chain so windows fire (and free their state) as they go.
   const watermark = graph.sources[0]?.watermark;
   let maxEventTime = -Infinity;
-  let emitted = 0;
   for (let start = 0; start < rows.length; start += STATE_IO_BATCH) {
     const slice = rows.slice(start, start + STATE_IO_BATCH);
-    const batch = slice.map((row): ChangeRow => ({ kind: '+I', row }));
-    emitted += (await chain.process(batch)).length;
+    // Every source stage reads the whole input (a stream consumed twice is read once per branch).
+    for (const stage of sourceStages) await route(stage, await executorOf(stage).process(slice.map((row): ChangeRow => ({ kind: '+I', row }))));
     if (watermark !== undefined) {
       for (const row of slice) maxEventTime = Math.max(maxEventTime, row[watermark.column] as number);
-      emitted += (await chain.advance(maxEventTime - watermark.outOfOrdernessMs)).length;
+      await advance(maxEventTime - watermark.outOfOrdernessMs);
     }
     await endBatch();
   }
-  emitted += (await chain.finish()).length;
+  for (const stage of graph.stages) {
+    const executor = executorOf(stage);
+    if (executor.inputWatermark < Infinity) await route(stage, await executor.advance(Infinity));
+    await route(stage, await executor.finish());
+  }
   await endBatch();
   for (const runner of runners) await runner.close();
   return emitted;
@@ -211,6 +265,51 @@ function checkpointedCommit(
   return { endBatch, io, checkpoints, stores, journals };
 }
 
+/** What {@link driveOnDynamoDbState} ran: its output count and the figures' sources. */
+export interface DynamoDbStateRun {
+  readonly rowsOut: number;
+  /** The operators' state stores. */
+  readonly dynamo: readonly DynamoDbStateStore[];
+  /** Each stage's protocol writes and checkpoint requests, in pairs (protocol, checkpoint). */
+  readonly protocol: readonly IoCounters[];
+  /** Billing of the state, timer and redo items. */
+  readonly stateMeter: MeteredDynamoDb;
+  /** Billing of the checkpoint items. */
+  readonly checkpointMeter: MeteredDynamoDb;
+}
+
+/**
+ * Drives `graph` over `rows` on the DynamoDB keyed state backend in `tableName`, every batch
+ * ending with each stage's effectively-once commit (stateless stages commit too, as the stage
+ * handler does), the timers of timer operators journaled with their stage's state.
+ */
+export async function driveOnDynamoDbState(graph: JobGraph, rows: readonly Row[], client: DynamoDbSender, tableName: string, options: DriveOptions = {}): Promise<DynamoDbStateRun> {
+  const dynamo: DynamoDbStateStore[] = [];
+  const protocol: IoCounters[] = [];
+  const stateMeter = meter(client);
+  const checkpointMeter = meter(client);
+  const stageCommits = new Map(graph.stages.map((stage) => [stage.id, checkpointedCommit(stateMeter, checkpointMeter, tableName, stage.id, [])]));
+  for (const commit of stageCommits.values()) protocol.push(commit.io, commit.checkpoints.io);
+  const rowsOut = await drive(
+    graph,
+    rows,
+    (operatorId, stageId, operatorType) => {
+      const store = new DynamoDbStateStore({ client: stateMeter, tableName, operatorId, keyGroups: graph.keyGroups });
+      dynamo.push(store);
+      const commit = stageCommits.get(stageId);
+      commit?.stores.push(store);
+      const timers = TIMER_OPERATOR_TYPES.has(operatorType) ? new TimerJournal(operatorId, graph.keyGroups) : undefined;
+      if (timers !== undefined) commit?.journals.push(timers);
+      return { store, endBatch: () => Promise.resolve(), ...(timers === undefined ? {} : { timers }) };
+    },
+    async () => {
+      for (const commit of stageCommits.values()) await commit.endBatch();
+    },
+    options,
+  );
+  return { rowsOut, dynamo, protocol, stateMeter, checkpointMeter };
+}
+
 /** Runs the suite: one result per case; `progress` gets a line as each backend of each case starts. */
 export async function runStateIoSuite(events: number, progress: (line: string) => void = () => undefined): Promise<BenchResult[]> {
   const input = writeBidFile(events, 10_000);
@@ -237,34 +336,12 @@ export async function runStateIoSuite(events: number, progress: (line: string) =
       await createStateTable(client, stateTable);
       await createStateTable(client, baselineTable);
 
-      const dynamo: DynamoDbStateStore[] = [];
-      const protocol: IoCounters[] = [];
-      // Billing meters: the backend's state, timer and redo items; the checkpoint items; the baseline.
-      const stateMeter = meter(client);
-      const checkpointMeter = meter(client);
-      const baselineMeter = meter(client);
       progress(`state-io: ${c.name} on the DynamoDB backend (${events.toLocaleString('en-US')} events)\n`);
       const started = Date.now();
-      // Every stage commits a checkpoint per batch, stateless ones too, as the handler does.
-      const stageCommits = new Map(graph.stages.map((stage) => [stage.id, checkpointedCommit(stateMeter, checkpointMeter, stateTable, stage.id, [])]));
-      for (const commit of stageCommits.values()) protocol.push(commit.io, commit.checkpoints.io);
-      const rowsOut = await drive(
-        graph,
-        rows,
-        (operatorId, stageId, operatorType) => {
-          const store = new DynamoDbStateStore({ client: stateMeter, tableName: stateTable, operatorId, keyGroups: graph.keyGroups });
-          dynamo.push(store);
-          const commit = stageCommits.get(stageId);
-          commit?.stores.push(store);
-          const timers = TIMER_OPERATOR_TYPES.has(operatorType) ? new TimerJournal(operatorId, graph.keyGroups) : undefined;
-          if (timers !== undefined) commit?.journals.push(timers);
-          return { store, endBatch: () => Promise.resolve(), ...(timers === undefined ? {} : { timers }) };
-        },
-        async () => {
-          for (const commit of stageCommits.values()) await commit.endBatch();
-        },
-      );
+      const { rowsOut, dynamo, protocol, stateMeter, checkpointMeter } = await driveOnDynamoDbState(graph, rows, client, stateTable);
       const dynamoMs = Date.now() - started;
+      // Billing of the baseline's items (the backend's meters are driveOnDynamoDbState's).
+      const baselineMeter = meter(client);
 
       const baseline: WriteThroughStateStore[] = [];
       progress(`state-io: ${c.name} on the write-through baseline\n`);

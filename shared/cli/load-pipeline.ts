@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { isScalarFunction, isTableFunction, type UserFunctionDefinition } from '../api/user-functions.ts';
+import { isAggregateFunction, isScalarFunction, isTableFunction, type UserFunctionDefinition } from '../api/user-functions.ts';
 import { pathToFileURL } from 'node:url';
 import { PlanError } from '../core/errors.ts';
 import { Pipeline } from '../api/pipeline.ts';
@@ -74,8 +74,8 @@ export async function sqlUserFunctions(path: string): Promise<Map<string, UserFu
       throw new PlanError(`CREATE FUNCTION ${stmt.name}: cannot load '${stmt.identifier}' (${modulePath}): ${(error as Error).message}`, { cause: error });
     }
     const fn = module[name];
-    if (!isScalarFunction(fn) && !isTableFunction(fn)) {
-      throw new PlanError(`CREATE FUNCTION ${stmt.name}: export '${name}' of ${file} must be a scalarFunction(resultType, fn) or tableFunction(columns, fn) from flambda's API, found ${describe(fn)}`);
+    if (!isScalarFunction(fn) && !isTableFunction(fn) && !isAggregateFunction(fn)) {
+      throw new PlanError(`CREATE FUNCTION ${stmt.name}: export '${name}' of ${file} must be a scalarFunction(resultType, fn), tableFunction(columns, fn) or aggregateFunction(resultType, {…}) from flambda's API, found ${describe(fn)}`);
     }
     out.set(stmt.identifier, fn);
   }

@@ -144,7 +144,7 @@ export function createOperator(op: JobOperator, code: UserCode): Operator {
     case 'Unnest':
       return createUnnestOperator(op.spec, op.inputSchema, code.functions as UdfRegistry);
     case 'GroupAggregate':
-      return createGroupAggregateOperator(op.spec, op.inputSchema);
+      return createGroupAggregateOperator(op.spec, op.inputSchema, code.functions);
     case 'Rank':
       return createRankOperator(op.spec, op.inputSchema);
     case 'Deduplicate':

@@ -9,7 +9,7 @@ export function formatAggCall(call: AggCall): string {
   const arg = call.arg === undefined ? '*' : `${call.distinct ? 'DISTINCT ' : ''}${call.arg}`;
   const separator = call.separator === undefined ? '' : `, '${call.separator}'`;
   const filter = call.filterField === undefined ? '' : ` FILTER ${call.filterField}`;
-  return `${call.fn}(${arg}${separator})${filter} AS ${call.name}`;
+  return `${call.user?.name ?? call.fn}(${arg}${separator})${filter} AS ${call.name}`;
 }
 
 /** `price DESC`, `a ASC NULLS LAST`, as Flink prints order keys. */

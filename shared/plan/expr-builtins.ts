@@ -8,6 +8,7 @@ import type { Builtin } from './expr-fn.ts';
 import { COLLECTION_FUNCTIONS } from './expr-fn-collections.ts';
 import { JSON_FUNCTIONS } from './expr-fn-json.ts';
 import { MATH_FUNCTIONS } from './expr-fn-math.ts';
+import { MORE_FUNCTIONS } from './expr-fn-more.ts';
 import { STRING_FUNCTIONS } from './expr-fn-strings.ts';
 import { TIME_FUNCTIONS } from './expr-fn-time.ts';
 
@@ -16,7 +17,7 @@ let registry: ReadonlyMap<string, Builtin> | undefined;
 /** The built-in function of that (canonical, upper-case) name. */
 export function builtin(name: string): Builtin | undefined {
   // Built on first use: the modules import expr-types.ts, which imports this one.
-  registry ??= new Map(Object.entries({ ...STRING_FUNCTIONS, ...TIME_FUNCTIONS, ...MATH_FUNCTIONS, ...JSON_FUNCTIONS, ...COLLECTION_FUNCTIONS }));
+  registry ??= new Map(Object.entries({ ...STRING_FUNCTIONS, ...TIME_FUNCTIONS, ...MATH_FUNCTIONS, ...MORE_FUNCTIONS, ...JSON_FUNCTIONS, ...COLLECTION_FUNCTIONS }));
   return registry.get(name);
 }
 

@@ -20,7 +20,7 @@ import { joinedFieldNames } from '../operators/join/join-spec.ts';
 import type { JoinInputSpec } from '../operators/join/record-state-views.ts';
 import type { ChangelogMode, Distribution, JoinNode, TwoInputNode } from './logical.ts';
 import { INSERT_ONLY, RETRACT } from './logical.ts';
-import type { NodeTraits } from './planner.ts';
+import type { NodeTraits } from './logical.ts';
 
 /** The distributions a join requires of its left and right inputs. */
 export function joinDistributions(node: TwoInputNode): readonly [Distribution, Distribution] {

@@ -16,7 +16,7 @@ import type { Expr } from './expr.ts';
 import type { WindowTriggerSpec } from '../operators/window/triggers.ts';
 import type { JoinType, OuterJoinType } from '../operators/join/join-spec.ts';
 import type { JoinInputSpec } from '../operators/join/record-state-views.ts';
-import type { AggCallSpec } from '../operators/aggregate/agg-call.ts';
+import type { AggCallSpec, UserAggregateRef } from '../operators/aggregate/agg-call.ts';
 import type { AggFunctionName } from '../operators/aggregate/agg-function.ts';
 import type { OverFrame } from '../operators/over/over-aggregate.ts';
 import type { CalcColumn } from '../operators/calc/calc-operator.ts';
@@ -49,6 +49,15 @@ export type Distribution =
   | { readonly type: 'hash'; readonly keys: readonly string[] }
   | { readonly type: 'single' }
   | { readonly type: 'broadcast' };
+
+/** What the planner derived for one node. */
+export interface NodeTraits {
+  readonly changelogMode: ChangelogMode;
+  /** Column sets that identify a row of the node's output (empty list: none known). */
+  readonly upsertKeys: readonly (readonly string[])[];
+  /** How the node's output is spread over shards; `undefined` means no known distribution. */
+  readonly distribution: Distribution | undefined;
+}
 
 /** Where a source's records come from. */
 export type SourceConnector =
@@ -94,6 +103,8 @@ export interface AggCall {
   readonly distinct: boolean;
   /** LISTAGG's separator; `,` when absent. */
   readonly separator?: string;
+  /** For `fn: 'USER'`: the TypeScript aggregate function's reference, name and result type. */
+  readonly user?: UserAggregateRef;
   /** BOOLEAN input column holding the FILTER (WHERE …) predicate, e.g. `$f3`. */
   readonly filterField?: string;
   /** Output column name. */

@@ -11,7 +11,7 @@
  */
 import { isChangelogFormat } from '../core/formats.ts';
 import { PlanError } from '../core/errors.ts';
-import type { RankStrategy } from './logical.ts';
+import type { NodeTraits, RankStrategy } from './logical.ts';
 import type {
   ChangelogMode,
   DeduplicateNode,
@@ -30,14 +30,8 @@ import { mergeCalcs } from './rules/merge-calcs.ts';
 import { unshareSubtrees } from './rules/unshare.ts';
 import { checkWindowInput, windowTraits } from './window-planning.ts';
 
-/** What the planner derived for one node. */
-export interface NodeTraits {
-  readonly changelogMode: ChangelogMode;
-  /** Column sets that identify a row of the node's output (empty list: none known). */
-  readonly upsertKeys: readonly (readonly string[])[];
-  /** How the node's output is spread over shards; `undefined` means no known distribution. */
-  readonly distribution: Distribution | undefined;
-}
+/** What the planner derived for one node (in logical.ts, so the planning rules need not import the planner). */
+export type { NodeTraits };
 
 /** A plan after the planner ran: the sinks (roots) and the traits of every node. */
 export interface PlannedPipeline {

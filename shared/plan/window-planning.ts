@@ -10,7 +10,7 @@
 import { PlanError } from '../core/errors.ts';
 import type { LogicalNode, WindowAggregateNode, WindowTiming } from './logical.ts';
 import { INSERT_ONLY, RETRACT } from './logical.ts';
-import type { NodeTraits } from './planner.ts';
+import type { NodeTraits } from './logical.ts';
 
 /** The window columns every windowing node appends. */
 export const WINDOW_START_COLUMN = 'window_start';

@@ -8,7 +8,6 @@
  * The probe is pulled, not pushed, so a runtime pays nothing per row for it: the only per-row
  * hook is {@link RunnerTap}, which is unset unless someone taps an edge.
  */
-import type { ChangeRow } from '../core/row.ts';
 import type { OperatorRunner } from './operator-runner.ts';
 
 /** The watermark of one input channel (an upstream shard) of a stage shard. */
@@ -100,12 +99,5 @@ export interface JobProbe {
   billing?(): ReadonlyMap<string, StageBilling>;
 }
 
-/**
- * Sees the rows going into and coming out of one operator runner. Set on
- * {@link OperatorRunner.tap} by an observer; called synchronously, so it must only copy
- * references (rows are immutable once emitted) and return.
- */
-export interface RunnerTap {
-  input(runner: OperatorRunner, rows: readonly ChangeRow[]): void;
-  output(runner: OperatorRunner, rows: readonly ChangeRow[]): void;
-}
+/** The tap of an operator runner (defined with the runner, which calls it). */
+export type { RunnerTap } from './operator-runner.ts';

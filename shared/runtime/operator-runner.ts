@@ -18,7 +18,6 @@ import { MemoryStateStore } from '../state/memory-backend.ts';
 import type { TimerSnapshot } from '../state/timer-service.ts';
 import { MemoryTimerService } from '../state/timer-service.ts';
 import type { KeyedStateStore } from '../state/state.ts';
-import type { RunnerTap } from './job-probe.ts';
 
 /** Everything needed to resume an operator instance: keyed state, timers and watermark. */
 export interface OperatorSnapshot {
@@ -93,6 +92,16 @@ type Phase = 'created' | 'open' | 'finished' | 'closed';
 
 function lifecycleError(message: string): FlambdaError {
   return new FlambdaError(message, 'internal', 'fail');
+}
+
+/**
+ * Sees the rows going into and coming out of one operator runner. Set on
+ * {@link OperatorRunner.tap} by an observer; called synchronously, so it must only copy
+ * references (rows are immutable once emitted) and return.
+ */
+export interface RunnerTap {
+  input(runner: OperatorRunner, rows: readonly ChangeRow[]): void;
+  output(runner: OperatorRunner, rows: readonly ChangeRow[]): void;
 }
 
 /** Runs one operator instance on one shard; see the module documentation. */

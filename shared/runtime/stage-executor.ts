@@ -72,6 +72,28 @@ export interface StageExecutorOptions<O extends RecordOrigin = RecordOrigin> {
   readonly label?: string;
 }
 
+/** One step of a batch, as the chain runs it. */
+export type ChainStep<O extends RecordOrigin = RecordOrigin> =
+  | { readonly type: 'rows'; readonly rows: readonly ChangeRow[]; readonly side?: InputSide; readonly origin?: OriginOf<O> }
+  | { readonly type: 'watermark'; readonly value: number }
+  | { readonly type: 'processing-time'; readonly value: number }
+  | { readonly type: 'finish' };
+
+/**
+ * The durable part of a batch, behind which the runtimes differ ({@link StageExecutor.runBatch}):
+ * the embedded driver's `commit` does nothing (a bounded run is redone from its input); the
+ * Lambda driver's is the checkpoint protocol of docs/effectively-once.md (announce, emit,
+ * changelog segment, conditional checkpoint write — or hold the batch in its commit interval).
+ */
+export interface BatchPort<T> {
+  /** Before the batch's first step. */
+  begin(): Promise<void> | void;
+  /** What the chain produced for one input item, in input order (no rows for an item the driver handles itself). */
+  output(rows: readonly ChangeRow[], item: T): Promise<void> | void;
+  /** After the batch's last step: makes the batch durable, as the runtime does. */
+  commit(): Promise<void> | void;
+}
+
 /** Retries of transient failures when the driver gives none. */
 const DEFAULT_RETRY = { maxAttempts: 5, baseDelayMs: 100 } as const;
 
@@ -154,6 +176,36 @@ export class StageExecutor<O extends RecordOrigin = RecordOrigin> {
       if (rows.length > 0) push(out, await this.process(rows, i + 1));
     }
     return out;
+  }
+
+  /**
+   * Runs one batch: `port.begin()`, then each input item through the chain in order — `step`
+   * says what the item is for the chain (undefined: the driver handles it, e.g. a dead letter
+   * from decoding) and is called right before the item runs — handing what it produced to
+   * `port.output`, then `port.commit()`. A failing step's error propagates as it is (the commit
+   * is then not called); the last item given to `step` is the one that failed.
+   */
+  async runBatch<T>(items: Iterable<T>, step: (item: T) => ChainStep<O> | undefined, port: BatchPort<T>): Promise<void> {
+    await port.begin();
+    for (const item of items) {
+      const chain = step(item);
+      await port.output(chain === undefined ? [] : await this.run(chain), item);
+    }
+    await port.commit();
+  }
+
+  /** One chain step. */
+  private run(step: ChainStep<O>): Promise<readonly ChangeRow[]> {
+    switch (step.type) {
+      case 'rows':
+        return this.process(step.rows, 0, step.side ?? 'left', step.origin);
+      case 'watermark':
+        return this.advance(step.value);
+      case 'processing-time':
+        return this.tick(step.value);
+      case 'finish':
+        return this.finish();
+    }
   }
 
   /** The side-output rows every operator emitted since the last call, by operator and tag. */

@@ -7,12 +7,23 @@ import type { AggFunctionName } from '../operators/aggregate/agg-function.ts';
 import type { SqlExpr } from './ast.ts';
 import { SqlError } from './errors.ts';
 import { compileExpr, type Scope } from './expressions.ts';
+import { userAggregate } from './user-functions.ts';
 
 /** Flink's synonyms: STDDEV is STDDEV_SAMP, VARIANCE is VAR_SAMP. */
 const SYNONYMS: Readonly<Record<string, AggFunctionName>> = { STDDEV: 'STDDEV_SAMP', VARIANCE: 'VAR_SAMP' };
 
 /** The spec of aggregate call `e`, its argument and filter compiled against `scope`. */
-export function aggregateSpecOf(e: Extract<SqlExpr, { k: 'call' }>, scope: Scope, containsAggregate: (e: SqlExpr) => boolean): AggregateSpec {
+export function aggregateSpecOf(e: Extract<SqlExpr, { k: 'call' }>, scope: Scope, containsAggregate: (e: SqlExpr) => boolean, where: 'group' | 'window' = 'group'): AggregateSpec {
+  const user = userAggregate(e.name);
+  if (user) {
+    if (where === 'window') throw new SqlError(e.pos, `the aggregate user function ${e.name} is supported in GROUP BY aggregation, not yet in window aggregation`);
+    if (e.star || e.args.length !== 1) throw new SqlError(e.pos, `the aggregate user function ${e.name} takes one argument`);
+    if (e.distinct) throw new SqlError(e.pos, `${e.name}(DISTINCT …) is not supported yet`);
+    if (containsAggregate(e.args[0] as SqlExpr)) throw new SqlError((e.args[0] as SqlExpr).pos, 'aggregate calls cannot be nested');
+    const arg = compileExpr(e.args[0] as SqlExpr, scope);
+    const filter = e.filter ? compileExpr(e.filter, scope) : undefined;
+    return { fn: 'USER', user, arg: arg.kind === 'ref' ? arg.name : arg, distinct: false, ...(filter ? { filter } : {}) };
+  }
   const fn = SYNONYMS[e.name] ?? (e.name as AggFunctionName);
   const [first, second] = e.args;
   if (e.star && fn !== 'COUNT') throw new SqlError(e.pos, `${e.name}(*) is not valid; only COUNT(*)`);

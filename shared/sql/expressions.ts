@@ -15,7 +15,7 @@ import { inferType } from '../plan/expr-types.ts';
 import { compileExpr as compilePlanExpr } from '../plan/expr-compile.ts';
 import { printExpr } from '../plan/expr-print.ts';
 import type { Row } from '../core/types.ts';
-import { userFunction } from './user-functions.ts';
+import { isUserAggregateName, userFunction } from './user-functions.ts';
 import type { SqlExpr } from './ast.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 
@@ -125,7 +125,7 @@ const AGGREGATES = new Set(['COUNT', 'SUM', 'MIN', 'MAX', 'AVG', 'LISTAGG', 'FIR
 
 /** True for calls of aggregate functions (COUNT, SUM, …, LISTAGG, STDDEV; not window functions). */
 export function isAggregateCall(e: SqlExpr): e is Extract<SqlExpr, { k: 'call' }> {
-  return e.k === 'call' && AGGREGATES.has(e.name) && e.over === undefined;
+  return e.k === 'call' && (AGGREGATES.has(e.name) || isUserAggregateName(e.name)) && e.over === undefined;
 }
 
 /**

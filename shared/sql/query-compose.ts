@@ -9,10 +9,10 @@ import type { Stream } from '../api/stream.ts';
 import type { Field, LogicalType, Row, TypeRoot, Value } from '../core/types.ts';
 import type { Expr } from '../plan/expr.ts';
 import { compileTypedExpr } from '../plan/expr-compile.ts';
-import type { SqlCte, SqlExpr, SqlQuery } from './ast.ts';
+import type { SqlCte, SqlExpr, SqlQuery, SqlSelectItem } from './ast.ts';
 import type { CatalogView } from './catalog.ts';
 import { SqlError, atPosition } from './errors.ts';
-import { compileExpr, scopeOf } from './expressions.ts';
+import { compileExpr, isAggregateCall, scopeOf } from './expressions.ts';
 import { distinct, type QueryContext, type Relation } from './query.ts';
 
 type Compile = (query: SqlQuery, ctx: QueryContext) => Relation;
@@ -160,7 +160,12 @@ export function compileSetOp(query: Extract<SqlQuery, { k: 'setOp' }>, ctx: Quer
  * not supported yet; other orders are rejected with Flink's message.
  */
 export function compileOrderBy(query: Extract<SqlQuery, { k: 'ordered' }>, ctx: QueryContext, compile: Compile): Relation {
-  const input = compile(query.query, ctx);
+  // ORDER BY a column of the FROM that the select list leaves out (`SELECT id FROM t ORDER BY
+  // ts LIMIT 3`): selected as a hidden column for the sort, dropped after it.
+  const hidden = hiddenOrderColumns(query);
+  const inner = query.query;
+  const input = compile(hidden.length > 0 && inner.k === 'select' ? { ...inner, items: [...inner.items, ...hidden] } : inner, ctx);
+  const hiddenNames = new Map(hidden.map((h) => [((h.expr as { parts: readonly string[] }).parts.at(-1) as string).toLowerCase(), h.alias as string]));
   const count = (e: SqlExpr | undefined, what: string): number | undefined => {
     if (e === undefined) return undefined;
     if (e.k !== 'num' || !/^\d+$/.test(e.text)) throw new SqlError(e.pos, `${what} takes a non-negative integer literal`);
@@ -170,7 +175,7 @@ export function compileOrderBy(query: Extract<SqlQuery, { k: 'ordered' }>, ctx: 
   const offset = count(query.offset, 'OFFSET') ?? 0;
   const orderBy = query.orderBy.map((o) => {
     if (o.expr.k !== 'id') throw new SqlError(o.expr.pos, 'ORDER BY takes output columns');
-    const name = o.expr.parts.at(-1) as string;
+    const name = hiddenNames.get((o.expr.parts.at(-1) as string).toLowerCase()) ?? (o.expr.parts.at(-1) as string);
     const field = input.stream.schema.fields.find((f) => f.name === name) ?? input.stream.schema.fields.find((f) => f.name.toLowerCase() === name.toLowerCase());
     if (!field) throw new SqlError(o.expr.pos, `unknown column '${name}' in ORDER BY (columns: ${input.stream.schema.fields.map((f) => f.name).join(', ')})`);
     return { column: field.name, direction: o.direction, ...(o.nulls ? { nulls: o.nulls } : {}), timeAttribute: field.timeAttribute };
@@ -194,5 +199,27 @@ export function compileOrderBy(query: Extract<SqlQuery, { k: 'ordered' }>, ctx: 
       rankType: 'ROW_NUMBER',
     }),
   ) as Stream<Row>;
-  return { stream, scope: scopeOf(stream.schema, 'query', []) };
+  if (hidden.length === 0) return { stream, scope: scopeOf(stream.schema, 'query', []) };
+  const hiddenSet = new Set(hiddenNames.values());
+  const kept = stream.schema.fields.filter((f) => !hiddenSet.has(f.name)).map((f) => ({ name: f.name, expr: { kind: 'ref', name: f.name } as Expr }));
+  const visible = atPosition(query.pos, () => stream.calc(kept));
+  return { stream: visible, scope: scopeOf(visible.schema, 'query', []) };
+}
+
+/**
+ * The ORDER BY columns a plain SELECT (no DISTINCT, GROUP BY or `*`) does not output, as hidden
+ * select items `$order0`, `$order1`, …
+ */
+function hiddenOrderColumns(query: Extract<SqlQuery, { k: 'ordered' }>): SqlSelectItem[] {
+  const inner = query.query;
+  if (inner.k !== 'select' || inner.distinct || inner.groupBy.length > 0 || inner.items.some((i) => i.expr.k === 'star' || isAggregateCall(i.expr))) return [];
+  const outputs = new Set(inner.items.map((i) => (i.alias ?? (i.expr.k === 'id' ? i.expr.parts.at(-1) : undefined))?.toLowerCase()).filter((n) => n !== undefined));
+  const hidden: SqlSelectItem[] = [];
+  for (const o of query.orderBy) {
+    if (o.expr.k !== 'id') continue;
+    const name = (o.expr.parts.at(-1) as string).toLowerCase();
+    if (outputs.has(name) || hidden.some((h) => (h.expr as { parts: readonly string[] }).parts.at(-1)?.toLowerCase() === name)) continue;
+    hidden.push({ expr: o.expr, alias: `$order${hidden.length}`, pos: o.expr.pos });
+  }
+  return hidden;
 }

@@ -256,9 +256,12 @@ function project(input: Relation, items: readonly SqlSelectItem[], pos: SqlPosit
   // The scope's schema, not the stream's: reading `stream` would materialize a pending window TVF.
   const fields = input.scope.schema.fields;
   const identity = projection.length === fields.length && projection.every((p, i) => p.expr.kind === 'ref' && p.expr.name === fields[i]?.name && p.name === p.expr.name);
-  if (identity) return input.window ? input : relation(input.stream, input.scope.columns[0]?.qualifiers ?? [], input.scope.description);
+  // `SELECT *` keeps the input's PROCTIME() attributes (virtual: no column to project), as
+  // Flink's star expands to them, so a deduplication over the subquery can order by one.
+  const proctime = items.some((i) => i.expr.k === 'star' && i.expr.qualifier === undefined) ? proctimeOf(input) : [];
+  if (identity) return input.window ? input : relation(input.stream, input.scope.columns[0]?.qualifiers ?? [], input.scope.description, proctime);
   const stream = atPosition(pos, () => input.stream.calc(projection));
-  return relation(stream, [], 'query');
+  return relation(stream, [], 'query', proctime);
 }
 
 function containsOver(e: SqlExpr): boolean {
@@ -469,6 +472,25 @@ function compileTopN(outer: SqlSelect, inner: SqlSelect, rankIndex: number, ctx:
     return resolveColumn(base.scope, e.parts, e.pos).field;
   };
   const partitionBy = over.over.partitionBy.map(column);
+  // ORDER BY a PROCTIME() attribute: Flink's processing-time deduplication (the first or last
+  // row per key to arrive), the only rank it allows on processing time.
+  const first = over.over.orderBy[0];
+  const proctimeOrder = first?.expr.k === 'id' && over.over.orderBy.length === 1 ? base.scope.columns.find((c) => c.proctime && c.name.toLowerCase() === (first.expr as { parts: readonly string[] }).parts.at(-1)?.toLowerCase()) : undefined;
+  if (proctimeOrder && first) {
+    const rankUsed = outer.items.some((i) => i.expr.k === 'star' || mentions(i.expr, rankName)) || (where.rest !== undefined && mentions(where.rest, rankName));
+    const isDedup = over.name === 'ROW_NUMBER' && !rankUsed && partitionBy.length > 0 && where.range.type === 'constant' && where.range.start === 1 && where.range.end === 1;
+    if (!isDedup) throw new SqlError(first.expr.pos, `ORDER BY the PROCTIME() attribute '${proctimeOrder.name}' is supported in deduplication only: ROW_NUMBER() OVER (PARTITION BY … ORDER BY ${proctimeOrder.name}) = 1, the rank not selected`);
+    const keep = first.direction === 'ASC' ? 'first' : 'last';
+    let deduplicated = atPosition(rankSel.pos, () => base.stream.deduplicate({ keys: partitionBy, keep, ...stateTtl(ctx) }));
+    if (hidden.length > 0) {
+      const kept = deduplicated.schema.fields.filter((f) => !hidden.includes(f.name)).map((f) => ({ name: f.name, expr: { kind: 'ref', name: f.name } as Expr }));
+      const all = deduplicated;
+      deduplicated = atPosition(rankSel.pos, () => all.calc(kept));
+    }
+    let rel = relation(deduplicated, [], 'subquery');
+    if (where.rest) rel = filter(rel, where.rest);
+    return rel;
+  }
   const orderBy = over.over.orderBy.map((o) => ({ column: column(o.expr), direction: o.direction, ...(o.nulls ? { nulls: o.nulls } : {}) }));
   if (orderBy.length === 0) throw new SqlError(rankSel.pos, `${over.name}() OVER needs ORDER BY`);
   const rankNumberUsed = outer.items.some((i) => i.expr.k === 'star' || mentions(i.expr, rankName)) || (where.rest !== undefined && mentions(where.rest, rankName));
@@ -710,7 +732,6 @@ function compileWindowAggregate(q: SqlSelect, input: Relation, window: NonNullab
   if (!names.includes('window_start') || !names.includes('window_end')) {
     throw new SqlError(q.pos, 'a window aggregate must GROUP BY both window_start and window_end');
   }
-  if (names.includes('window_time')) throw new SqlError(q.pos, 'GROUP BY window_time is not supported; window_time is in the output of a window aggregate');
   const keys = names.filter((n) => !WINDOW_COLUMNS.has(n));
   const aggregates: Record<string, AggregateSpec> = {};
   const aggNames = new Map<string, string>();
@@ -719,7 +740,7 @@ function compileWindowAggregate(q: SqlSelect, input: Relation, window: NonNullab
       const key = exprKey(e);
       if (aggNames.has(key)) return;
       const name = preferred ?? `EXPR$${aggNames.size + keys.length}`;
-      aggregates[name] = aggregateSpecOf(e, window.baseScope, containsAggregate);
+      aggregates[name] = aggregateSpecOf(e, window.baseScope, containsAggregate, 'window');
       aggNames.set(key, name);
       return;
     }

@@ -4,7 +4,7 @@
  * left), run embedded with exact results, and the plan's Correlate in EXPLAIN.
  */
 import { describe, expect, it } from 'vitest';
-import { Pipeline, col, count, gt, lit, scalarFunction, tableFunction } from '../../shared/api/index.ts';
+import { Pipeline, aggregateFunction, col, count, gt, lit, scalarFunction, tableFunction } from '../../shared/api/index.ts';
 import type { ChangeRow } from '../../shared/core/row.ts';
 import { runEmbeddedJob } from '../../shared/runtime/embedded/embedded-runtime.ts';
 import { MaterializedView } from '../../shared/runtime/materialized-view.ts';
@@ -60,12 +60,30 @@ describe('pipeline.function', () => {
     expect(left.explain()).toContain('Correlate(invocation=[split(line) (LEFT)], fields=[id, line, w, n])');
   });
 
+  it('an aggregate function with retraction in a group aggregation', async () => {
+    const longest = aggregateFunction<{ lengths: number[] }>('INT', {
+      name: 'longest',
+      createAccumulator: () => ({ lengths: [] }),
+      accumulate: (acc, v) => void (v !== null && acc.lengths.push(v as number)),
+      retract: (acc, v) => void acc.lengths.splice(acc.lengths.indexOf(v as number), 1),
+      getValue: (acc) => (acc.lengths.length === 0 ? null : Math.max(...acc.lengths)),
+    });
+    const p = new Pipeline('uagg');
+    const split = p.function('split', splitWords);
+    const max = p.function('longest', longest);
+    // Words per document (an updating count), then the longest word length per count.
+    const perDoc = docs(p).joinLateral(split('line')).groupBy('id').aggregate({ words: count(), len: max('len') });
+    perDoc.groupBy('words').aggregate({ longest: max('len') }).print('out');
+    expect(await finalRows(p)).toEqual(['{"words":1,"longest":3}', '{"words":2,"longest":2}']);
+    expect(p.explain()).toContain('longest(len) AS longest');
+  });
+
   it('names what is wrong', () => {
     const p = new Pipeline('bad');
     const split = p.function('split', splitWords);
     const d = docs(p);
     expect(() => d.joinLateral(split('nope'))).toThrow(/nope/);
     expect(() => d.joinLateral(split('line'), { columns: ['id', 'x'] })).toThrow("table function column 'id' has the name of an input column: rename it (AS T(other_name))");
-    expect(() => p.function('x', (() => 1) as never)).toThrow("pipeline.function('x'): the definition must be a scalarFunction(…) or tableFunction(…)");
+    expect(() => p.function('x', (() => 1) as never)).toThrow("pipeline.function('x'): the definition must be a scalarFunction(…), tableFunction(…) or aggregateFunction(…)");
   });
 });

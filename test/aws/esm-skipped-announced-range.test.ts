@@ -23,6 +23,7 @@ import { LocalEventSourceMapping } from '../../shared/aws/esm/local-event-source
 import { sqsOnFailureDestination } from '../../shared/aws/esm/on-failure-destination.ts';
 import type { KinesisOnFailureRecord, LocalEventSourceMappingOptions } from '../../shared/aws/esm/types.ts';
 import { StageHandler } from '../../shared/aws/handler/stage-handler.ts';
+import type { CommitPolicy } from '../../shared/aws/handler/stage-handler.ts';
 import { createSqsClient } from '../../shared/aws/stage-input/sqs-client.ts';
 import { SqsDeadLetterQueue } from '../../shared/aws/stage-input/sqs-dead-letter-queue.ts';
 import { createStateTable } from '../../shared/aws/state/create-state-table.ts';
@@ -92,7 +93,7 @@ interface Scenario {
 }
 
 /** A stream, state table, two queues, a stage handler whose sink refuses the poison id, and a mapping factory. */
-async function scenario(name: string): Promise<Scenario> {
+async function scenario(name: string, commit?: CommitPolicy): Promise<Scenario> {
   const p = pipeline();
   const planned = p.jobGraph({ parallelism: 1 });
   const graph = { ...planned, stages: planned.stages.map((s) => ({ ...s, parallelism: 1 })), sources: planned.sources.map((s) => ({ ...s, parallelism: 1 })) };
@@ -119,6 +120,9 @@ async function scenario(name: string): Promise<Scenario> {
     },
     onDeadLetters: async (letters) => void (await deadLetters.send(letters)),
     onError: () => undefined,
+    // Under commit intervals the handler re-reads its shard after a failure (and asks it whether a record follows an event).
+    // A short lease: the container keeps its shard between invocations, and the test's own look at the checkpoint waits for it.
+    ...(commit === undefined ? {} : { commit, kinesis, checkpoint: { leaseMs: 2_000 } }),
   });
   const esm = (options: Partial<LocalEventSourceMappingOptions>): LocalEventSourceMapping =>
     new LocalEventSourceMapping({
@@ -174,6 +178,30 @@ describe('a skipped announced range does not wedge its shard (D1)', () => {
     expect(letters).toHaveLength(1);
     expect(letters[0]).toMatchObject({ kind: 'skipped-range', stream: s.name, shardId: 'shardId-000000000000', sequenceNumber: seq.get(11), lastSequenceNumber: seq.get(15), dataBytes: 0 });
     expect(String(letters[0]?.reason)).toContain(`resumed at ${seq.get(16)}`);
+  });
+
+  it('under commit intervals: the whole interval of the discarded batch is settled, once, and later records reach the sink once', async () => {
+    const s = await scenario('skip-interval', { everyBatches: 3, intervalMs: 600_000 });
+    const seq = await put(s.name, range(1, 30));
+    const esm = s.esm({ maximumRetryAttempts: 2 });
+    try {
+      await esm.start();
+      await esm.drain({ timeoutMs: 30_000 });
+    } finally {
+      await esm.stop();
+    }
+
+    // 1..5 commits alone (a shard's first commit); 6..10 and 11..15 are held, 16..20 closes the
+    // interval 6..20, whose sink call fails (id 13). Every retry of 16..20 re-reads 6..15 from the
+    // stream and replays 6..20 whole; once the mapping discards 16..20, the next event (21..25)
+    // settles 6..20 and commits; 26..30 is the stream's end, so it commits at once.
+    expect(s.rows).toEqual([...range(1, 5), ...range(21, 30)]);
+    expect(s.handler.stats()).toMatchObject({ skippedRanges: 1, failedBatches: 3, deferredBatches: 2, commits: 3, catchUpRecords: 20, maxCatchUpRecords: 10 });
+    expect(esm.stats()).toMatchObject({ failures: 1, discardedRecords: 5 });
+    expect((await checkpointOf(s)).pending).toBeUndefined();
+    const letters = await drainQueue(s.dlqUrl);
+    expect(letters.map((l) => [l.kind, l.sequenceNumber, l.lastSequenceNumber])).toEqual([['skipped-range', seq.get(6), seq.get(20)]]);
+    expect(String(letters[0]?.reason)).toContain(`resumed at ${seq.get(21)}`);
   });
 
   it('after MaximumRecordAgeInSeconds: records that expired while their batch kept failing are settled the same way', async () => {

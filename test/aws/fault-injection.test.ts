@@ -140,6 +140,8 @@ describe.each<NexmarkQuery>(['q15', 'q19', 'join'])('Nexmark %s under random fau
     let sinkRepeats = 0;
     let rangeOverlaps = 0;
     let materializations = 0;
+    let deferredBatches = 0;
+    let catchUpRecords = 0;
     let next = 0;
     const started = Date.now();
 
@@ -154,6 +156,11 @@ describe.each<NexmarkQuery>(['q15', 'q19', 'join'])('Nexmark %s under random fau
       const stateSettings = small
         ? { materializeAfterBytes: prng.int(200, 3_000), pageCacheBytes: prng.int(1_000, 20_000), stateStore: { sleep: noWait, maxCachedKeys: prng.int(2, 12) } }
         : { stateStore: { sleep: noWait } };
+      // Half the schedules hold batches in commit intervals (2..6 batches, or a virtual 1..120 s),
+      // so crashes, cold starts and concurrent containers hit a shard mid-interval and the next
+      // owner re-reads the uncommitted records from the stream.
+      const commit = prng.chance(0.5) ? { everyBatches: prng.int(2, 6), intervalMs: prng.int(1_000, 120_000) } : undefined;
+      const handlerOptions = commit === undefined ? stateSettings : { ...stateSettings, commit };
       const cut = prng.chance(0.5) ? prng.int(1, lines.length - 1) : lines.length;
       // The join reads auctions too: some in the first put, the rest with the second.
       const auctionCut = query === 'join' ? (cut < lines.length ? prng.int(0, auctions.length) : auctions.length) : 0;
@@ -175,13 +182,15 @@ describe.each<NexmarkQuery>(['q15', 'q19', 'join'])('Nexmark %s under random fau
           name: `fi-${query}-${seed}`,
           batchSize: (stage) => batchSizes[job.graph.stages.indexOf(stage)] ?? 7,
           invoker: injector.invoker,
-          handlerOptions: stateSettings,
+          handlerOptions,
           drainTimeoutMs: 30_000,
           pollIntervalMs: Number(process.env.FAULT_POLL_MS ?? 5_000),
           phases,
         });
         handlerErrors += result.errors.length;
         materializations += result.materializations;
+        deferredBatches += result.deferredBatches;
+        catchUpRecords += result.catchUpRecords;
         if (result.deadLetters.length > 0) {
           const first = result.deadLetters[0]!;
           problems.push(`${result.deadLetters.length} dead letters, first: ${first.kind} on ${first.stage} ${first.shardId}: ${first.reason}`);
@@ -203,7 +212,7 @@ describe.each<NexmarkQuery>(['q15', 'q19', 'join'])('Nexmark %s under random fau
       addStats(totals, injector.stats);
       if (process.env.FAULT_VERBOSE) console.log(`${query} seed ${seed}:\n${injector.describe()}`);
       if (problems.length > 0) {
-        const settings = `${query} seed ${seed} (batch sizes ${batchSizes.join('/')}, input cut at ${cut}, state ${JSON.stringify({ ...stateSettings, stateStore: undefined, maxCachedKeys: stateSettings.stateStore.maxCachedKeys })})`;
+        const settings = `${query} seed ${seed} (batch sizes ${batchSizes.join('/')}, input cut at ${cut}, state ${JSON.stringify({ ...stateSettings, stateStore: undefined, maxCachedKeys: stateSettings.stateStore.maxCachedKeys })}, commit ${JSON.stringify(commit ?? 'every batch')})`;
         failures.push({
           seed,
           summary: `${settings}: ${(problems[0] ?? '').split('\n')[0]!.slice(0, 160)}`,
@@ -227,7 +236,7 @@ describe.each<NexmarkQuery>(['q15', 'q19', 'join'])('Nexmark %s under random fau
         `${totals.invocations} invocations, ${total} faults injected: ${injected}; ` +
         `${totals.timeouts} containers timed out, ${totals.containers} containers, ${handlerErrors} handler errors reported, ` +
         `${sinkRepeats} sink batches re-sent and dropped, ${rangeOverlaps} applied sink batches overlapping an earlier one's input range, ` +
-        `${materializations} state materializations; ` +
+        `${materializations} state materializations, ${deferredBatches} batches held in commit intervals, ${catchUpRecords} uncommitted records re-read after a container switch; ` +
         `${failures.length} schedules failed`,
     );
     if (failures.length > 0) {
@@ -241,6 +250,8 @@ describe.each<NexmarkQuery>(['q15', 'q19', 'join'])('Nexmark %s under random fau
     }
     for (const kind of KINDS) expect.soft(totals.injected[kind], `faults of kind ${kind}`).toBeGreaterThanOrEqual(MIN_PER_KIND);
     expect(materializations, 'state materializations').toBeGreaterThan(0);
+    expect(deferredBatches, 'batches held in commit intervals').toBeGreaterThan(0);
+    expect(catchUpRecords, 'uncommitted records re-read after a container switch').toBeGreaterThan(0);
     expect(failures.map((f) => f.summary)).toEqual([]);
   }, 600_000);
 });

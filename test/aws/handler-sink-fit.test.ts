@@ -6,7 +6,8 @@
  * their one record — dead-lettered with the reason, their Kinesis position and the operator
  * (ConstraintEnforcer) on the first attempt — and every other record reaches the sink. Without
  * the enforcer dynalite would reject the whole BatchWriteItem and the shard would stay blocked.
- * Under 'fail' the batch fails on every attempt with the message.
+ * Under 'fail' the batch fails on every attempt with the message. Numeric overflow (a CAST beyond
+ * INT, a DECIMAL beyond its precision) is a data error of its own record in the Calc before.
  */
 import { Buffer } from 'node:buffer';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
@@ -172,5 +173,31 @@ describe('Sink fit on AWS: Kinesis', () => {
     ]);
     expect(sorted[0]!.reason).toMatch(/the record of sink 'out' is 12288\d\d bytes with its partition key; Kinesis takes at most 1048576 \(1 MiB\)/);
     expect(sorted[1]!.reason).toContain("column 'n' of sink 'out' is NOT NULL, but the row has a NULL there");
+  }, 90_000);
+});
+
+describe('Numeric overflow on AWS', () => {
+  it('dead-letters a CAST beyond INT and a DECIMAL overflow at their own Kinesis record; the other 22 items are written', async () => {
+    await createSinkTable('fit-num-out');
+    const p = new Pipeline('fit-num');
+    p.source('ev', { schema: { id: 'INT NOT NULL', v: 'STRING' } })
+      .select({ id: 'id', n: cast(col('v'), 'INT'), d: cast(col('v'), 'DECIMAL(4, 1)') })
+      .sinkTo('out', { connector: { type: 'dynamodb', tableName: 'fit-num-out' }, upsertKey: ['id'] });
+    // id 4: 3,000,000,000 is beyond INT; id 21: 12345 is beyond DECIMAL(4, 1) (but an INT).
+    const { letters, sequence, responses } = await runShard('fit-num', p, (id) => ({ id, v: id === 4 ? '3000000000' : id === 21 ? '12345' : String(id) }));
+    expect(responses.flatMap((r) => r.batchItemFailures)).toEqual([]);
+    const items = await scanTable(dynamoDb, 'fit-num-out');
+    expect(items.map((i) => Number(i.id?.N)).sort((a, b) => a - b)).toEqual(Array.from({ length: N }, (_, i) => i + 1).filter((id) => id !== 4 && id !== 21));
+    // A DECIMAL is written as its exact text, as the JSON codec renders it.
+    expect(items.find((i) => i.id?.N === '5')).toMatchObject({ n: { N: '5' }, d: { S: '5.0' } });
+    const sorted = [...letters].sort((a, b) => a.sequenceNumber.localeCompare(b.sequenceNumber));
+    // The Calc is the chain's first operator: each letter is the failing record itself.
+    expect(sorted.map((l) => [l.kind, l.sequenceNumber, Buffer.from(l.data, 'base64').toString('utf8')])).toEqual([
+      ['data-error', sequence[3], '{"id":4,"v":"3000000000"}'],
+      ['data-error', sequence[20], '{"id":21,"v":"12345"}'],
+    ]);
+    expect(sorted[0]!.reason).toContain("cannot cast '3000000000' to INT");
+    expect(sorted[1]!.reason).toContain("cannot cast '12345' to DECIMAL(4, 1)");
+    expect(sorted.every((l) => /^Calc_\d+$/.test(l.operator ?? ''))).toBe(true);
   }, 90_000);
 });

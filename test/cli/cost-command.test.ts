@@ -28,6 +28,8 @@ describe('formatCost', () => {
       stateCommitBytes: 12_000,
       materializations: 0,
       maxColdStartSegments: 0,
+      maxCatchUpRecords: 0,
+      maxCatchUpMs: 0,
       handlerEventsPerS: 1000,
       writeRequestsPer1000: 20,
       itemsWrittenPer1000: 20,

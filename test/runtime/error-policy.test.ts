@@ -8,10 +8,11 @@ import { RecordError, TransientError } from '../../shared/core/errors.ts';
 import type { ChangeRow } from '../../shared/core/row.ts';
 import type { Row } from '../../shared/core/types.ts';
 import type { Operator } from '../../shared/operators/operator.ts';
-import { runEmbeddedJob, type DeadLetter, type EmbeddedJobOptions } from '../../shared/runtime/embedded/embedded-runtime.ts';
+import { runEmbeddedJob, type DeadLetter } from '../../shared/runtime/embedded/embedded-runtime.ts';
 import { OperatorRunner } from '../../shared/runtime/operator-runner.ts';
 import { StageExecutor, type RecordFailure } from '../../shared/runtime/stage-executor.ts';
 import { compileSql } from '../../shared/sql/compile-sql.ts';
+import { runSqlJob } from './run-sql-job.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'flambda-error-policy-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -24,20 +25,7 @@ function input(name: string, lines: readonly string[]): string {
 }
 
 /** Runs a SQL script over `src`; returns what its sink got and the dead letters. */
-async function runSql(sql: string, path: string, options: EmbeddedJobOptions = {}, parallelism = 1): Promise<{ rows: Row[]; letters: DeadLetter[]; deadLettered: number }> {
-  const program = compileSql(sql);
-  const graph = program.pipeline.jobGraph({ parallelism });
-  const rows: Row[] = [];
-  const letters: DeadLetter[] = [];
-  const result = await runEmbeddedJob(graph, {
-    inputs: new Map([['src', path]]),
-    sinkSetup: { quiet: true },
-    observers: new Map([[graph.sinks[0]!.name, [{ write: (changes: readonly ChangeRow[]) => changes.forEach((c) => rows.push(c.row)) }]]]),
-    onDeadLetter: (letter) => letters.push(letter),
-    ...options,
-  });
-  return { rows, letters, deadLettered: result.deadLettered };
-}
+const runSql = runSqlJob;
 
 const TABLES = `
 CREATE TABLE src (id BIGINT, v STRING) WITH ('connector' = 'filesystem', 'path' = 'in.jsonl', 'format' = 'json');

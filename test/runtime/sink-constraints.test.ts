@@ -9,27 +9,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ChangeRow } from '../../shared/core/row.ts';
-import type { Row } from '../../shared/core/types.ts';
-import { runEmbeddedJob, type DeadLetter } from '../../shared/runtime/embedded/embedded-runtime.ts';
+import { runSqlJob, type SqlJobRun } from './run-sql-job.ts';
 import { compileSql } from '../../shared/sql/compile-sql.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'flambda-sink-constraints-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function runSql(sql: string, lines: readonly string[], name: string): Promise<{ rows: Row[]; letters: DeadLetter[]; deadLettered: number; path: string }> {
+/** Writes `lines` to `<name>.jsonl` and runs `sql` over it as `src`. */
+async function runSql(sql: string, lines: readonly string[], name: string): Promise<SqlJobRun & { path: string }> {
   const path = join(dir, `${name}.jsonl`);
   writeFileSync(path, `${lines.join('\n')}\n`);
-  const graph = compileSql(sql).pipeline.jobGraph({ parallelism: 1 });
-  const rows: Row[] = [];
-  const letters: DeadLetter[] = [];
-  const result = await runEmbeddedJob(graph, {
-    inputs: new Map([['src', path]]),
-    sinkSetup: { quiet: true },
-    observers: new Map([[graph.sinks[0]!.name, [{ write: (changes: readonly ChangeRow[]) => changes.forEach((c) => rows.push(c.row)) }]]]),
-    onDeadLetter: (letter) => letters.push(letter),
-  });
-  return { rows, letters, deadLettered: result.deadLettered, path };
+  return { ...(await runSqlJob(sql, path)), path };
 }
 
 const SRC = "CREATE TABLE src (id BIGINT, v STRING) WITH ('connector' = 'filesystem', 'path' = 'in.jsonl', 'format' = 'json');\n";

@@ -29,7 +29,7 @@ export function inputDir(prefix: string): { file: (name: string, rows: readonly 
 }
 
 /** The final rows of the first sink as sorted JSON texts. */
-function finalRows(graph: JobGraph, changes: readonly ChangeRow[]): string[] {
+export function finalRows(graph: JobGraph, changes: readonly ChangeRow[]): string[] {
   const sink = graph.sinks[0]!;
   const view = new MaterializedView({ ...(sink.upsertKey ? { key: sink.upsertKey } : {}), columns: sink.schema.fields.map((f) => f.name), strict: true });
   for (const c of changes) view.apply(c);

@@ -41,6 +41,12 @@ export const INLINE_REDO_BYTES = 350_000;
 export interface SequenceRange {
   readonly first: string;
   readonly last: string;
+  /**
+   * Under commit intervals, the first record of the event that announced the range (the
+   * interval's earlier records came with earlier events): Lambda re-delivers from here, so only
+   * an event starting after it shows the mapping discarded the range (skipped-range.ts).
+   */
+  readonly delivered?: string;
 }
 
 /** Where a committed batch's redo log is. */
@@ -168,6 +174,21 @@ export class CheckpointStore {
       this.sliceMs = deadline - now;
       return parseCheckpoint(item, this.epoch);
     }
+  }
+
+  /**
+   * Continues holding the shard in a later invocation of the same container, without a write:
+   * true when this store still holds its epoch and its lease runs past now plus the safety
+   * margin — nobody can have fenced meanwhile, since a successor waits for the lease plus the
+   * grace period. The lease may then be renewed up to `hardDeadline` (the new invocation's end).
+   * False when it must {@link fence} again (the epoch is kept, so the caller can tell from the
+   * next fence's epoch whether anybody else fenced in between).
+   */
+  resume(hardDeadline: number): boolean {
+    if (this.epoch === undefined) return false;
+    if (this.now() >= this.deadline - (this.options.safetyMs ?? 500)) return false;
+    this.hardDeadline = Math.max(this.deadline, hardDeadline);
+    return true;
   }
 
   /**

@@ -38,7 +38,7 @@ import type { SequenceRange } from './checkpoint-store.ts';
 
 /** An announced range the mapping will never deliver again. */
 export interface SkippedRange {
-  /** The announced range, as the checkpoint holds it. */
+  /** The announced range, as the checkpoint holds it (a whole commit interval, under intervals). */
   readonly range: SequenceRange;
   /** The first record of the event after the committed position: where the mapping resumed. */
   readonly resumedAt: string;
@@ -79,7 +79,8 @@ export interface SettledSkippedRange extends SkippedRange {
  */
 export function findSkippedRange(pending: SequenceRange, records: readonly KinesisStreamRecord[]): SkippedRange | undefined {
   const first = records[0]?.kinesis.sequenceNumber;
-  if (first === undefined || compareSequenceNumbers(first, pending.first) <= 0) return undefined;
+  // Under commit intervals the mapping re-delivers from the announcing event's first record.
+  if (first === undefined || compareSequenceNumbers(first, pending.delivered ?? pending.first) <= 0) return undefined;
   return { range: pending, resumedAt: first, whole: compareSequenceNumbers(first, pending.last) > 0 };
 }
 

@@ -4,16 +4,18 @@
  * to DynamoDB — effectively once, by the protocol of docs/effectively-once.md.
  *
  * ```
- *  fence ── take the shard: epoch + 1, lease = invocation deadline (waits while another holds it)
+ *  fence ── take the shard: epoch + 1, lease = invocation deadline (waits while another holds it);
+ *           under commit intervals a container that still holds its lease skips it (resume)
  *  redo  ── a committed redo log that may not be applied yet is applied first (idempotent puts)
  *  task  ── the warm container's working set (reader, operator chain, state caches, writer) is
- *           reused only when it reflects the committed version; else rebuilt from the checkpoint
+ *           reused only when it reflects the committed version; else rebuilt from the checkpoint,
+ *           and (commit intervals) the uncommitted input since it re-read from the stream
  *  replay ─ an announced (`pending`) range is processed first, alone, exactly as before, so its
  *           output ids are identical and receivers drop what they already have
- *  batch ── steps through the chain ─► announce pending (when there is output) ─► emit output
- *           ─► commit: redo log + reader snapshot + watermark in one conditional checkpoint write
- *           ─► apply the redo log to the state items
- *  release ─ lease = 0 (and forget the applied redo log)
+ *  batch ── steps through the chain (StageExecutor.runBatch) ─► the port's commit: add to the
+ *           open commit interval; when it is due: announce pending (when there is output)
+ *           ─► emit output ─► changelog segment ─► one conditional checkpoint write
+ *  release ─ lease = 0 (every invocation without commit intervals; with them only on failure)
  * ```
  *
  * One {@link StageHandler} is built per cold start; it keeps one "shard task" per input shard
@@ -46,7 +48,6 @@ import type { WriteRequest } from '@aws-sdk/client-dynamodb';
 import type { Context, KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
 import { FlambdaError, PlanError, TransientError } from '../../core/errors.ts';
 import type { ChangeRow } from '../../core/row.ts';
-import type { Row, Schema } from '../../core/types.ts';
 import type { JobGraph, JobStage } from '../../plan/job-graph.ts';
 import { createOperator } from '../../operators/registry.ts';
 import type { UserCode } from '../../operators/registry.ts';
@@ -59,19 +60,25 @@ import { KinesisStageWriter } from '../kinesis/kinesis-writer.ts';
 import { shardLineages } from '../kinesis/shard-range.ts';
 import type { ShardLineage } from '../kinesis/shard-range.ts';
 import { ShardState } from '../state/shard-state.ts';
-import type { StagedState, StateRef, TimerChange } from '../state/shard-state.ts';
 import { TimerJournal } from '../state/timer-journal.ts';
 import { DynamoDbStateStore } from '../state/dynamodb-state-store.ts';
-import type { DynamoDbStateStats, DynamoDbStateStoreOptions, PreparedFlush } from '../state/dynamodb-state-store.ts';
+import type { DynamoDbStateStats, DynamoDbStateStoreOptions } from '../state/dynamodb-state-store.ts';
 import { sleep as realSleep } from '../state/concurrency.ts';
 import { batchWrite, newIoCounters } from '../state/table-io.ts';
 import type { BatchWriteOptions, DynamoDbSender, IoCounters } from '../state/table-io.ts';
 import { createStageInputReader } from '../stage-input/create-reader.ts';
-import { shardIdOf, streamNameOf } from '../stage-input/kinesis-records.ts';
-import type { DeadLetter, InputStep, StageInputReader, StageInputSnapshot } from '../stage-input/types.ts';
+import { compareSequenceNumbers, shardIdOf, streamNameOf } from '../stage-input/kinesis-records.ts';
+import { hasRecordsAfter, readUncommitted } from '../stage-input/shard-reread.ts';
+import type { DeadLetter, InputStep, StageInputSnapshot } from '../stage-input/types.ts';
 import { OperatorRunner } from '../../runtime/operator-runner.ts';
-import { StageExecutor, type RecordFailure, type RecordOrigin } from '../../runtime/stage-executor.ts';
-import { DEFAULT_DEAD_LETTER_DATA_BYTES, deadLetterOf } from '../stage-input/dead-letter.ts';
+import { StageExecutor, type BatchPort, type ChainStep, type RecordFailure } from '../../runtime/stage-executor.ts';
+import { BatchCommit } from './batch-commit.ts';
+import { newStageHandlerStats, zeroReported } from './handler-stats.ts';
+import type { StageHandlerStats } from './handler-stats.ts';
+import { dataErrorLetter, extendInterval, firstSequenceOf, indexOf, kinesisOrigins, mergeSide, outputSchemaOf, push, seqOf, shardIndexOf } from './shard-task.ts';
+import type { CommittedData, KinesisOrigin, OpenInterval, ShardTask, StepResult } from './shard-task.ts';
+
+export type { StageHandlerStats } from './handler-stats.ts';
 
 /** Operator types that may register timers: their timers are persisted (others skip the cold-start load). */
 export const TIMER_OPERATOR_TYPES: ReadonlySet<string> = new Set(['WindowAggregate', 'WindowProcess', 'WindowRank', 'WindowDeduplicate']);
@@ -129,6 +136,38 @@ export interface CheckpointOptions {
   readonly safetyMs?: number;
 }
 
+/**
+ * When a shard's batches commit (docs/effectively-once.md, "Commit intervals"). A commit ends a
+ * *commit interval*: the interval's output is held in the container until then and sent as one
+ * batch with the interval's input range as its id, and the state changes of all its batches go
+ * into one changelog segment — so the protocol's writes are paid once per interval, not once
+ * per event source batch. Between commits the container keeps its lease (no fence, no
+ * release). After a container switch the next owner re-reads the uncommitted records from the
+ * stream by sequence number (shared/aws/stage-input/shard-reread.ts).
+ */
+export interface CommitPolicy {
+  /** Most event source batches (invocations) of a shard per commit; 1 commits every batch. @default 1 */
+  readonly everyBatches?: number;
+  /** Commit once the interval's first batch is this old (lease clock, ms). @default 10000 */
+  readonly intervalMs?: number;
+  /**
+   * The event source mapping's BatchSize: an event with fewer records means the shard had no
+   * backlog, so the interval commits at once. @default - unknown: the handler asks the stream
+   * whether a record follows the event (one GetShardIterator and one GetRecords)
+   */
+  readonly eventBatchSize?: number;
+  /** Most output rows an interval holds before it commits. @default 50000 */
+  readonly maxBufferedRows?: number;
+}
+
+/**
+ * The commit policy `flambda local`, the benchmarks and the Lambda functions use: up to 8
+ * batches or 10 s per commit (docs/benchmarks.md, `flambda bench aws-cost`: at batch size 500
+ * the protocol's write units fall from 8 to 0.5 per 1,000 events per stage; longer intervals
+ * gain little more and delay output).
+ */
+export const DEFAULT_COMMIT_POLICY: Required<Omit<CommitPolicy, 'eventBatchSize'>> = { everyBatches: 8, intervalMs: 10_000, maxBufferedRows: 50_000 };
+
 /** Options of {@link StageHandler}. */
 export interface StageHandlerOptions {
   /** The job graph. */
@@ -163,122 +202,8 @@ export interface StageHandlerOptions {
   readonly materializeAfterBytes?: number;
   /** Most decoded page bytes a shard's state keeps in memory (state/shard-state.ts). @default 64 MiB */
   readonly pageCacheBytes?: number;
-}
-
-/** Counters of a {@link StageHandler}, summed over its shards. */
-export interface StageHandlerStats {
-  /** Invocations handled. */
-  invocations: number;
-  /** Records received. */
-  records: number;
-  /** Rows sent to the output (exchange or sink), replays included. */
-  outputRows: number;
-  /** Dead letters handed over. */
-  deadLetters: number;
-  /** Invocations that returned `batchItemFailures`. */
-  failedBatches: number;
-  /** Batches committed. */
-  commits: number;
-  /** Announced ranges replayed after a failure. */
-  replays: number;
-  /** Announced ranges the event source mapping discarded, settled by checkpoint/skipped-range.ts. */
-  skippedRanges: number;
-  /** Records at or before the committed position, dropped (a redelivery). */
-  redelivered: number;
-  /** Redo logs applied by a later invocation than the one that committed them. */
-  redoRecoveries: number;
-  /** Invocations that found their task stale (another container had processed the shard). */
-  staleTasks: number;
-  /** Rows too late for every window, sent to a late side output (operators' `numLateRecordsDropped`). */
-  lateRecords: number;
-  /** Keys state prefetches found in the warm cache. */
-  stateCacheHits: number;
-  /** Keys state prefetches had to load from DynamoDB. */
-  stateCacheMisses: number;
-  /** Lookup join cache hits and misses (operators' `lookupCacheHits` / `lookupCacheMisses`). */
-  lookupCacheHits: number;
-  lookupCacheMisses: number;
-  /** Lookup store requests (loads), their total time in ms, and cache evictions (all lookup joins). */
-  lookupLoads: number;
-  lookupLoadTimeMs: number;
-  lookupCacheEvictions: number;
-  /** Processing time minus the chain's output watermark after the last committed batch; undefined before a finite watermark. */
-  watermarkLagMs: number | undefined;
-  /** Side-output rows handed to their sinks (replays included). */
-  sideRowsRouted: number;
-  /** Side-output rows no sink takes (no route in the job graph, or no `sideSink`). */
-  sideRowsDropped: number;
-  /** Compressed state changelog bytes committed (segments, and pages when materializing). */
-  stateCommitBytes: number;
-  /** Commits that materialized pages. */
-  materializations: number;
-  /** Changelog segments read at cold starts, and the most read by one cold start. */
-  coldStartSegments: number;
-  maxColdStartSegments: number;
-}
-
-/** Operator metric names the handler sums into its stats. */
-const OPERATOR_COUNTERS = {
-  lateRecords: 'numLateRecordsDropped',
-  lookupCacheHits: 'lookupCacheHits',
-  lookupCacheMisses: 'lookupCacheMisses',
-  lookupLoads: 'lookupLoads',
-  lookupLoadTimeMs: 'lookupLoadTimeMs',
-  lookupCacheEvictions: 'lookupCacheEvictions',
-} as const;
-
-/** The counters a task reports into the stats (operator counters and state-cache counters). */
-type ReportedCounters = Record<keyof typeof OPERATOR_COUNTERS | 'stateCacheHits' | 'stateCacheMisses', number>;
-
-function zeroReported(): ReportedCounters {
-  return { lateRecords: 0, lookupCacheHits: 0, lookupCacheMisses: 0, lookupLoads: 0, lookupLoadTimeMs: 0, lookupCacheEvictions: 0, stateCacheHits: 0, stateCacheMisses: 0 };
-}
-
-/** What a stage stores in its checkpoint with each commit. */
-interface CommittedData {
-  readonly reader: StageInputSnapshot;
-  /** The chain's output watermark. */
-  readonly watermark: number;
-  /** Where the operators' state is (stages with operators). */
-  readonly state?: StateRef;
-}
-
-/** The per-shard working set of a warm container. */
-interface ShardTask {
-  readonly shardId: string;
-  /** The input stream's name. */
-  readonly streamName: string;
-  readonly reader: StageInputReader;
-  readonly runners: readonly OperatorRunner[];
-  /** Runs the chain (shared/runtime/stage-executor.ts) under the job's error policy. */
-  readonly executor: StageExecutor<KinesisOrigin>;
-  /** Records the executor set aside during the current step. */
-  readonly failures: RecordFailure<KinesisOrigin>[];
-  readonly stores: readonly DynamoDbStateStore[];
-  /** The durable state of the operators (undefined for a stage without operators). */
-  readonly state: ShardState | undefined;
-  /** Timer journals of the operators that persist timers. */
-  readonly journals: readonly TimerJournal[];
-  readonly writer: KinesisStageWriter | undefined;
-  /** The chain's output watermark: the last watermark advanced through every operator. */
-  watermark: number;
-  /** The watermark last handed to the writer. */
-  emittedWatermark: number;
-  /** The checkpoint version the caches reflect. */
-  version: number;
-  /** What that version committed (to rebuild the task from). */
-  committed: CommittedData | undefined;
-  /** The version whose redo log this container applied completely. */
-  appliedVersion: number;
-  /** Operator and cache counters already added to the handler's stats. */
-  reported: ReportedCounters;
-}
-
-/** What running a batch's steps produced, before it is committed. */
-interface StepResult {
-  readonly rows: ChangeRow[];
-  readonly letters: DeadLetter[];
-  readonly side: { operatorId: string; tag: string; rows: Row[] }[];
+  /** When batches commit. @default every batch ({@link CommitPolicy}) */
+  readonly commit?: CommitPolicy;
 }
 
 /** Marks where processing failed, so the handler can commit the records before it. */
@@ -317,34 +242,12 @@ export class StageHandler {
   /** Input shards' hash ranges and parents, by stream, looked up once per container (again for a shard not listed yet). */
   private readonly lineages = new Map<string, Map<string, ShardLineage>>();
   private inputKinesis: Pick<KinesisClient, 'send'> | undefined;
-  private readonly counters: StageHandlerStats = {
-    invocations: 0,
-    records: 0,
-    outputRows: 0,
-    deadLetters: 0,
-    failedBatches: 0,
-    commits: 0,
-    replays: 0,
-    skippedRanges: 0,
-    redelivered: 0,
-    redoRecoveries: 0,
-    staleTasks: 0,
-    lateRecords: 0,
-    stateCacheHits: 0,
-    stateCacheMisses: 0,
-    lookupCacheHits: 0,
-    lookupCacheMisses: 0,
-    lookupLoads: 0,
-    lookupLoadTimeMs: 0,
-    lookupCacheEvictions: 0,
-    watermarkLagMs: undefined,
-    sideRowsRouted: 0,
-    sideRowsDropped: 0,
-    stateCommitBytes: 0,
-    materializations: 0,
-    coldStartSegments: 0,
-    maxColdStartSegments: 0,
-  };
+  /** The batch commit: emit and make durable (batch-commit.ts). */
+  private readonly batchCommit: BatchCommit;
+  /** {@link simulateColdStart} was called: the next invocation drops everything first. */
+  private coldStartPending = false;
+  private readonly counters: StageHandlerStats = newStageHandlerStats();
+
   /** `operatorId \0 tag` → the sink the job graph routes that side output to. */
   private readonly sideSinks: ReadonlyMap<string, string>;
 
@@ -368,6 +271,7 @@ export class StageHandler {
     this.sideSinks = new Map((stage.sideOutputs ?? []).map((s) => [`${s.operatorId}\u0000${s.tag}`, s.sink]));
     this.clock = options.clock ?? Date.now;
     this.leaseNow = options.checkpoint?.now ?? Date.now;
+    this.batchCommit = new BatchCommit({ stage, options, sideSinks: this.sideSinks, counters: this.counters, stateBytes: this.stateBytes, clock: this.clock });
   }
 
   /** Counters since creation. */
@@ -399,6 +303,17 @@ export class StageHandler {
     return total;
   }
 
+  /**
+   * Makes the next invocation start as a new container would: its shards' tasks (caches, held
+   * commit intervals) are dropped and the leases this container holds released first, so the
+   * next owner rebuilds from the checkpoint and re-reads the uncommitted input. For benchmarks
+   * (the catch-up after a cold start, `flambda bench aws-cost`) and tests; a real container
+   * switch also waits for the old container's lease.
+   */
+  simulateColdStart(): void {
+    this.coldStartPending = true;
+  }
+
   /** The Lambda entry point, bound: `export const handler = stageHandler.handler`. */
   readonly handler = (event: KinesisStreamEvent, context?: Context): Promise<KinesisStreamBatchResponse> => this.handle(event, context);
 
@@ -410,6 +325,14 @@ export class StageHandler {
   async handle(event: KinesisStreamEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<KinesisStreamBatchResponse> {
     const records = event.Records;
     this.counters.invocations++;
+    if (this.coldStartPending) {
+      this.coldStartPending = false;
+      for (const [id, store] of this.checkpoints) {
+        this.discardTask(id);
+        await store.release(undefined);
+      }
+      this.checkpoints.clear();
+    }
     if (records.length === 0) return { batchItemFailures: [] };
     this.counters.records += records.length;
     const shardId = shardIdOf(records[0] as KinesisStreamRecord);
@@ -419,6 +342,7 @@ export class StageHandler {
       }
     }
     const first = (records[0] as KinesisStreamRecord).kinesis.sequenceNumber;
+    const streamName = streamNameOf(records[0] as KinesisStreamRecord);
     const checkpoints = this.checkpointStore(shardId);
     // The lease is taken in slices, renewed while the invocation runs, never past its end.
     const remaining = context?.getRemainingTimeInMillis();
@@ -426,51 +350,124 @@ export class StageHandler {
     const sliceMs = this.options.checkpoint?.leaseMs ?? DEFAULT_LEASE_SLICE_MS;
     let applied: RedoRef | undefined;
     let retryFrom: string | undefined;
+    let hold = false;
     try {
-      const now = this.leaseNow();
-      const checkpoint = await checkpoints.fence(Math.min(now + sliceMs, invocationEnd), invocationEnd);
-      applied = await this.finishLastCommit(shardId, checkpoints, checkpoint);
-      const task = await this.currentTask(shardId, streamNameOf(records[0] as KinesisStreamRecord), checkpoint);
-      // Records up to the committed position were processed already (a redelivery, possibly
-      // with other batch boundaries): drop them here, so that the batch — and the ids of its
-      // output — starts at the first new record. The reader would skip them too, but the ids
-      // would then claim a range whose start another batch already covered.
-      const committedSeq = task.committed?.reader.lastSequenceNumber ?? null;
-      let rest: readonly KinesisStreamRecord[] = committedSeq === null ? records : records.filter((r) => BigInt(r.kinesis.sequenceNumber) > BigInt(committedSeq));
+      // ── take the shard: a container that still holds its lease continues without a write ──
+      let task = this.tasks.get(shardId);
+      let checkpoint: Checkpoint | undefined;
+      if (!(this.defers && task !== undefined && checkpoints.resume(invocationEnd))) {
+        const previousEpoch = checkpoints.currentEpoch;
+        const now = this.leaseNow();
+        checkpoint = await checkpoints.fence(Math.min(now + sliceMs, invocationEnd), invocationEnd);
+        applied = await this.finishLastCommit(shardId, checkpoints, checkpoint);
+        // With commit intervals another container may have processed records it did not commit
+        // (the checkpoint's version does not show them): a task stays only if nobody fenced since.
+        if (this.defers && task !== undefined && (previousEpoch === undefined || checkpoint.epoch !== previousEpoch + 1)) {
+          this.counters.staleTasks++;
+          this.discardTask(shardId);
+        }
+        task = await this.currentTask(shardId, streamName, checkpoint);
+      }
+      task = task as ShardTask;
+      // Records up to the position already processed (committed, or held in the open interval)
+      // are a redelivery, possibly with other batch boundaries: drop them here, so that the
+      // batch — and the ids of its output — starts at the first new record. The reader would
+      // skip them too, but the ids would then claim a range whose start another batch covered.
+      const position = task.interval?.last ?? task.committed?.reader.lastSequenceNumber ?? null;
+      let rest: readonly KinesisStreamRecord[] = position === null ? records : records.filter((r) => compareSequenceNumbers(r.kinesis.sequenceNumber, position) > 0);
       this.counters.redelivered += records.length - rest.length;
-      const skipped = checkpoint.pending && (await settleSkippedRange({ checkpoints, pending: checkpoint.pending, records: rest, stage: this.stage.id, onDeadLetters: this.options.onDeadLetters }));
+      // A skipped range is recognised from the event's own records, before any catch-up.
+      const pending = checkpoint?.pending;
+      const skipped = pending && (await settleSkippedRange({ checkpoints, pending, records: rest, stage: this.stage.id, onDeadLetters: this.options.onDeadLetters }));
       if (skipped) {
         this.counters.skippedRanges++;
         rest = skipped.rest;
+        // The committed position must pass the settled range, or a later owner would re-read it.
+        task.mustCommit = true;
       }
-      if (checkpoint.pending !== undefined && !skipped) {
-        const { first: from, last: to } = checkpoint.pending;
+      if (task.fresh && this.defers && position !== null && rest.length > 0) rest = await this.catchUp(task, skipped ? skipped.range.last : position, rest);
+      task.fresh = false;
+      if (pending !== undefined && !skipped) {
+        const { first: from, last: to } = pending;
         const start = indexOf(rest, from);
         const end = indexOf(rest, to);
         if (start !== 0 || end < start) {
           throw new TransientError(`shard ${shardId} must replay its announced range ${from}..${to} first, but the event holds ${first}..${(records[records.length - 1] as KinesisStreamRecord).kinesis.sequenceNumber}`);
         }
         this.counters.replays++;
-        applied = (await this.processBatch(task, checkpoints, rest.slice(0, end + 1), true)) ?? applied;
+        applied = (await this.processBatch(task, checkpoints, rest.slice(0, end + 1), true, first)) ?? applied;
         rest = rest.slice(end + 1);
       }
-      if (rest.length > 0) applied = (await this.processBatch(this.tasks.get(shardId) as ShardTask, checkpoints, rest, false)) ?? applied;
+      task = this.tasks.get(shardId) as ShardTask;
+      if (rest.length > 0) applied = (await this.processBatch(task, checkpoints, rest, false, first, records.length)) ?? applied;
+      else if (task.interval !== undefined && this.intervalDue(task.interval)) applied = (await this.commitInterval(task, checkpoints, false)) ?? applied;
+      hold = this.defers;
     } catch (error) {
       const retry = error instanceof RetryFrom ? error : undefined;
       (this.options.onError ?? defaultOnError)(retry?.original ?? error, shardId);
       retryFrom = retry?.sequenceNumber ?? first;
       this.discardTask(shardId);
     } finally {
-      try {
-        await checkpoints.release(applied);
-      } catch (error) {
-        // The lease then simply runs out; the next invocation waits for it.
-        (this.options.onError ?? defaultOnError)(error, shardId);
+      // Under commit intervals the container keeps the shard for its next invocation (no
+      // release, no fence); a failure, or a redo log to forget, releases it.
+      if (!hold || applied !== undefined) {
+        try {
+          await checkpoints.release(applied);
+        } catch (error) {
+          // The lease then simply runs out; the next invocation waits for it.
+          (this.options.onError ?? defaultOnError)(error, shardId);
+        }
       }
     }
     if (retryFrom === undefined) return { batchItemFailures: [] };
     this.counters.failedBatches++;
     return { batchItemFailures: [{ itemIdentifier: retryFrom }] };
+  }
+
+  /** Whether batches are held in commit intervals (more than one batch per commit). */
+  private get defers(): boolean {
+    return (this.options.commit?.everyBatches ?? 1) > 1;
+  }
+
+  /**
+   * A task just rebuilt from the checkpoint: prepends the records after the committed position
+   * that an earlier container processed without committing (the mapping has moved past them)
+   * up to the event's first new record, re-read from the stream.
+   */
+  private async catchUp(task: ShardTask, position: string, rest: readonly KinesisStreamRecord[]): Promise<readonly KinesisStreamRecord[]> {
+    const started = this.leaseNow();
+    const head = rest[0] as KinesisStreamRecord;
+    const client = (this.inputKinesis ??= this.options.kinesis ?? createKinesisClient());
+    const reread = await readUncommitted(client, task.streamName, task.shardId, position, head.kinesis.sequenceNumber, head);
+    if (reread.length === 0) return rest;
+    this.counters.catchUpRecords += reread.length;
+    this.counters.maxCatchUpRecords = Math.max(this.counters.maxCatchUpRecords, reread.length);
+    task.catchUpStartedAt = started;
+    return [...reread, ...rest];
+  }
+
+  /** Whether an open interval must commit whatever the next event brings: batches, age or held rows. */
+  private intervalDue(interval: OpenInterval): boolean {
+    const policy = this.options.commit;
+    return (
+      interval.batches >= (policy?.everyBatches ?? 1) ||
+      this.leaseNow() - interval.startedAt >= (policy?.intervalMs ?? DEFAULT_COMMIT_POLICY.intervalMs) ||
+      interval.result.rows.length >= (policy?.maxBufferedRows ?? DEFAULT_COMMIT_POLICY.maxBufferedRows)
+    );
+  }
+
+  /**
+   * Whether the interval commits now, after an event of `eventRecords` records: always without
+   * intervals, at the shard's first commit (so a later owner has a position to re-read from),
+   * when due, when the event was not full, and when the stream holds nothing after it (else the
+   * interval's output would wait for an event that may not come).
+   */
+  private async commitsNow(task: ShardTask, interval: OpenInterval, eventRecords: number): Promise<boolean> {
+    if (!this.defers || task.committed === undefined || task.mustCommit || this.intervalDue(interval)) return true;
+    const full = this.options.commit?.eventBatchSize;
+    if (full !== undefined && eventRecords < full) return true;
+    const client = (this.inputKinesis ??= this.options.kinesis ?? createKinesisClient());
+    return !(await hasRecordsAfter(client, task.streamName, task.shardId, interval.last));
   }
 
   private checkpointStore(shardId: string): CheckpointStore {
@@ -530,189 +527,101 @@ export class StageHandler {
   }
 
   /**
-   * Runs and commits one batch. A failing step makes the records before it run again on a task
-   * rebuilt from the checkpoint and commit (unless `replay`: an announced range stays whole);
-   * then throws {@link RetryFrom}. Returns the redo log it committed and applied.
+   * Runs one batch and adds it to the shard's open commit interval, which it commits when due
+   * ({@link commitsNow}; a replay always commits). A failing step makes the records before it
+   * run again on a task rebuilt from the checkpoint and commit (unless `replay`: an announced
+   * range stays whole; or unless the interval holds earlier batches: the event is then retried
+   * whole, on a task rebuilt from the checkpoint that re-reads them); then throws
+   * {@link RetryFrom}, never from before the event's first record `eventFirst`. Returns the redo
+   * log it committed and applied.
    */
-  private async processBatch(task: ShardTask, checkpoints: CheckpointStore, records: readonly KinesisStreamRecord[], replay: boolean): Promise<RedoRef | undefined> {
-    let result: StepResult;
+  private async processBatch(task: ShardTask, checkpoints: CheckpointStore, records: readonly KinesisStreamRecord[], replay: boolean, eventFirst: string, eventRecords = records.length): Promise<RedoRef | undefined> {
+    let ref: RedoRef | undefined;
     try {
-      result = await this.run(task, records);
+      await this.run(task, records, async (result) => void (ref = await this.closeBatch(task, checkpoints, records, result, replay, eventFirst, eventRecords)));
     } catch (error) {
       if (!(error instanceof StepFailure)) throw error;
       const failedAt = Math.max(0, indexOf(records, error.sequenceNumber));
-      const first = (records[0] as KinesisStreamRecord).kinesis.sequenceNumber;
-      if (replay || failedAt === 0) throw new RetryFrom(first, error.original);
+      if (replay || failedAt === 0 || task.interval !== undefined) throw new RetryFrom(eventFirst, error.original);
       this.discardTask(task.shardId);
       const fresh = await this.createTask(task.shardId, task.streamName, task.committed, task.version);
+      fresh.fresh = false;
       this.tasks.set(task.shardId, fresh);
+      const prefix = records.slice(0, failedAt);
       try {
-        await this.commitBatch(fresh, checkpoints, await this.run(fresh, records.slice(0, failedAt)), records.slice(0, failedAt), false);
+        await this.run(fresh, prefix, async (result) => void (await this.batchCommit.commit(fresh, checkpoints, result, seqOf(prefix[0]), seqOf(prefix[prefix.length - 1]), false)));
       } catch (again) {
-        throw new RetryFrom(first, again instanceof StepFailure ? again.original : again);
+        throw new RetryFrom(eventFirst, again instanceof StepFailure ? again.original : again);
       }
-      throw new RetryFrom((records[failedAt] as KinesisStreamRecord).kinesis.sequenceNumber, error.original);
+      const at = seqOf(records[failedAt]);
+      throw new RetryFrom(compareSequenceNumbers(at, eventFirst) < 0 ? eventFirst : at, error.original);
     }
-    return this.commitBatch(task, checkpoints, result, records, replay);
-  }
-
-  /** Reads the records and runs their steps through the chain; throws StepFailure. */
-  private async run(task: ShardTask, records: readonly KinesisStreamRecord[]): Promise<StepResult> {
-    const batch = task.reader.read(records);
-    const result: StepResult = { rows: [], letters: [], side: [] };
-    const executor = task.executor;
-    for (const step of batch.steps) {
-      try {
-        switch (step.type) {
-          case 'rows':
-            push(result.rows, await executor.process(step.rows, 0, step.side ?? 'left', kinesisOrigins(step.rows, step.records)));
-            break;
-          case 'watermark':
-            // The chain's output watermark (held back by operators that emit late rows) is what
-            // this stage sends downstream.
-            push(result.rows, await executor.advance(step.value));
-            task.watermark = executor.outputWatermark;
-            break;
-          case 'processing-time':
-            push(result.rows, await executor.tick(step.value));
-            break;
-          case 'dead-letter':
-            result.letters.push(step.letter);
-            break;
-        }
-      } catch (error) {
-        task.failures.length = 0;
-        throw new StepFailure(firstSequenceOf(step), error);
-      }
-      // Records set aside go to the dead letters in their place in shard order.
-      for (const failure of task.failures) result.letters.push(dataErrorLetter(this.stage.id, failure, step));
-      task.failures.length = 0;
-      for (const side of executor.sideOutputs()) result.side.push(side);
-    }
-    return result;
-  }
-
-  /**
-   * Announce (when there is output and this is not a replay of an announced range), emit,
-   * commit the checkpoint with the redo log, apply the redo log. Returns the applied redo log.
-   */
-  private async commitBatch(
-    task: ShardTask,
-    checkpoints: CheckpointStore,
-    result: StepResult,
-    records: readonly KinesisStreamRecord[],
-    replay: boolean,
-  ): Promise<RedoRef | undefined> {
-    const first = (records[0] as KinesisStreamRecord).kinesis.sequenceNumber;
-    const last = (records[records.length - 1] as KinesisStreamRecord).kinesis.sequenceNumber;
-    const output = this.stage.output;
-    const sendsExchange = task.writer !== undefined && (result.rows.length > 0 || task.watermark > task.emittedWatermark);
-    const sendsSink = task.writer === undefined && output.type === 'sink' && result.rows.length > 0;
-    const emits = sendsExchange || sendsSink || result.letters.length > 0 || result.side.length > 0;
-    if (emits && !replay) await checkpoints.announce({ first, last });
-
-    if (sendsExchange) {
-      await checkpoints.keepLease();
-      await (task.writer as KinesisStageWriter).write({ first, last, rows: result.rows, watermark: task.watermark });
-      task.emittedWatermark = task.watermark;
-    } else if (sendsSink && output.type === 'sink') {
-      await checkpoints.keepLease();
-      const info: SinkBatchInfo = { sink: output.sink, stage: this.stage.id, shardId: task.shardId, first, last, id: `${this.stage.id}/${task.shardId}/${first}-${last}` };
-      await (this.options.sink as SinkCallback)(result.rows, info);
-    }
-    this.counters.outputRows += result.rows.length;
-    if (result.letters.length > 0) {
-      await this.options.onDeadLetters?.(result.letters);
-      this.counters.deadLetters += result.letters.length;
-    }
-    for (const side of result.side) {
-      const sink = this.sideSinks.get(`${side.operatorId}\u0000${side.tag}`);
-      if (sink === undefined || this.options.sideSink === undefined) {
-        this.counters.sideRowsDropped += side.rows.length;
-        continue;
-      }
-      await checkpoints.keepLease();
-      const id = `${this.stage.id}/${task.shardId}/${first}-${last}/${side.operatorId}/${side.tag}`;
-      await this.options.sideSink(
-        side.rows.map((row): ChangeRow => ({ kind: '+I', row })),
-        { sink, stage: this.stage.id, shardId: task.shardId, first, last, id },
-      );
-      this.counters.sideRowsRouted += side.rows.length;
-    }
-
-    const prepared: PreparedFlush[] = [];
-    let phases: WriteRequest[][];
-    try {
-      for (const store of task.stores) prepared.push(store.prepareFlush());
-      phases = [[], [], []];
-      for (const p of prepared) p.phases.forEach((phase, i) => (phases[i] as WriteRequest[]).push(...phase));
-    } catch (error) {
-      for (const p of prepared) p.failed();
-      throw error;
-    }
-    const version = task.version + 1;
-    let ref: RedoRef | undefined;
-    try {
-      const staged = await this.stageState(task, version, checkpoints, phases, prepared);
-      const data: CommittedData = { reader: task.reader.snapshot(), watermark: task.watermark, ...(staged === undefined ? {} : { state: staged.ref }) };
-      ref = await checkpoints.commit(version, data, undefined);
-      task.version = version;
-      task.committed = data;
-      this.counters.commits++;
-      if (staged !== undefined) await this.afterStateCommit(staged, checkpoints, task.shardId);
-    } catch (error) {
-      for (const p of prepared) p.failed();
-      throw error;
-    }
-    for (const p of prepared) p.landed();
-    task.appliedVersion = version;
-    this.report(task);
     return ref;
   }
 
-  /** Adds what the task's operators and caches counted since the last report to the stats. */
-  private report(task: ShardTask): void {
-    const now = zeroReported();
-    for (const runner of task.runners) {
-      for (const [stat, metric] of Object.entries(OPERATOR_COUNTERS) as [keyof typeof OPERATOR_COUNTERS, string][]) now[stat] += runner.metrics.get(metric) ?? 0;
+  /**
+   * The Lambda driver's commit (the executor's {@link BatchPort}): adds the batch to the shard's
+   * open commit interval and commits the interval when due ({@link commitsNow}; a replay always
+   * commits). Returns the redo log it committed and applied.
+   */
+  private async closeBatch(task: ShardTask, checkpoints: CheckpointStore, records: readonly KinesisStreamRecord[], result: StepResult, replay: boolean, eventFirst: string, eventRecords: number): Promise<RedoRef | undefined> {
+    if (task.catchUpStartedAt !== undefined) {
+      this.counters.maxCatchUpMs = Math.max(this.counters.maxCatchUpMs, this.leaseNow() - task.catchUpStartedAt);
+      task.catchUpStartedAt = undefined;
     }
-    for (const store of task.stores) {
-      const stats = store.stats();
-      now.stateCacheHits += stats.cacheHits;
-      now.stateCacheMisses += stats.cacheMisses;
+    const interval = extendInterval(task, records, result, this.leaseNow(), eventFirst);
+    if (!replay && !(await this.commitsNow(task, interval, eventRecords))) {
+      this.counters.deferredBatches++;
+      return undefined;
     }
-    for (const key of Object.keys(now) as (keyof ShardTask['reported'])[]) {
-      this.counters[key] += now[key] - task.reported[key];
-      task.reported[key] = now[key];
-    }
-    if (Number.isFinite(task.watermark)) this.counters.watermarkLagMs = this.clock() - task.watermark;
+    return this.commitInterval(task, checkpoints, replay);
+  }
+
+  /** Commits the shard's open interval (its held output, its state changes) and closes it. */
+  private async commitInterval(task: ShardTask, checkpoints: CheckpointStore, replay: boolean): Promise<RedoRef | undefined> {
+    const interval = task.interval as OpenInterval;
+    const ref = await this.batchCommit.commit(task, checkpoints, interval.result, interval.first, interval.last, replay, interval.delivered);
+    task.interval = undefined;
+    task.mustCommit = false;
+    return ref;
   }
 
   /**
-   * The state-commit hook: makes the batch's state changes (the stores' item writes and the
-   * timer changes) durable in the shard's changelog (state/shard-state.ts) before the checkpoint
-   * commit that names them. Undefined for a stage without operators.
+   * Reads the records and runs their steps through the chain (the stage executor's
+   * {@link StageExecutor.runBatch}), collecting the batch's output, dead letters and side
+   * outputs, and hands them to `commit` — the durable part. Throws StepFailure when a step fails.
    */
-  private async stageState(task: ShardTask, version: number, checkpoints: CheckpointStore, phases: readonly WriteRequest[][], prepared: readonly PreparedFlush[]): Promise<StagedState | undefined> {
-    if (task.state === undefined) return undefined;
-    const keys = new Map<string, string>();
-    for (const p of prepared) for (const [pk, key] of p.partitionKeys) keys.set(pk, key);
-    const timers: TimerChange[] = [];
-    for (const journal of task.journals) for (const c of journal.drainChanges()) timers.push({ operatorId: journal.operatorId, ...c });
-    const always = task.journals.length > 0 || task.stores.some((s) => s.hasStates);
-    const staged = await task.state.stage(version, checkpoints.currentEpoch ?? 0, { writes: phases.flat(), keys, timers }, always, () => checkpoints.keepLease());
-    this.counters.stateCommitBytes += staged.bytes;
-    for (const [op, bytes] of staged.rawBytesByOperator) this.stateBytes.set(op, (this.stateBytes.get(op) ?? 0) + bytes);
-    if (staged.materialized) this.counters.materializations++;
-    return staged;
-  }
-
-  /** After the checkpoint commit: the state forgets its changelog if it materialized; replaced pages are deleted (a failure there only leaves garbage). */
-  private async afterStateCommit(staged: StagedState, checkpoints: CheckpointStore, shardId: string): Promise<void> {
+  private async run(task: ShardTask, records: readonly KinesisStreamRecord[], commit: (result: StepResult) => Promise<void>): Promise<void> {
+    const result: StepResult = { rows: [], letters: [], side: [] };
+    const executor = task.executor;
+    let committing = false;
+    const port: BatchPort<InputStep> = {
+      begin: () => undefined,
+      output: (rows, step) => {
+        push(result.rows, rows);
+        // The chain's output watermark (held back by operators that emit late rows) is what
+        // this stage sends downstream.
+        if (step.type === 'watermark') task.watermark = executor.outputWatermark;
+        if (step.type === 'dead-letter') result.letters.push(step.letter);
+        // Records set aside go to the dead letters in their place in shard order.
+        for (const failure of task.failures) result.letters.push(dataErrorLetter(this.stage.id, failure, step));
+        task.failures.length = 0;
+        mergeSide(result.side, executor.sideOutputs());
+      },
+      commit: () => {
+        committing = true;
+        return commit(result);
+      },
+    };
+    let current: InputStep | undefined;
+    const stepOf = (step: InputStep): ChainStep<KinesisOrigin> | undefined => chainStepOf((current = step));
     try {
-      await staged.committed(() => checkpoints.keepLease());
+      await executor.runBatch(task.reader.read(records).steps, stepOf, port);
     } catch (error) {
-      (this.options.onError ?? defaultOnError)(error, shardId);
+      // A failing step (not the commit: its errors propagate as they are).
+      if (current === undefined || committing) throw error;
+      task.failures.length = 0;
+      throw new StepFailure(firstSequenceOf(current), error);
     }
   }
 
@@ -835,79 +744,22 @@ export class StageHandler {
             producerShard: shardId,
           })
         : undefined;
-    return { shardId, streamName, reader, runners, executor, failures, stores, state, journals, writer, watermark, emittedWatermark: -Infinity, version, committed, appliedVersion: -1, reported: zeroReported() };
+    return { shardId, streamName, reader, runners, executor, failures, stores, state, journals, writer, watermark, emittedWatermark: -Infinity, version, committed, appliedVersion: -1, reported: zeroReported(), catchUpStartedAt: undefined, fresh: true, interval: undefined, mustCommit: false };
   }
 }
 
-/**
- * The schema of the rows a stage emits: for an exchange, the downstream stage's input schema (the
- * receiver checks the bundles' schema fingerprint against it); otherwise the last operator's
- * output, or the stage input when it has no operators.
- */
-function outputSchemaOf(graph: JobGraph, stage: JobStage): Schema {
-  const output = stage.output;
-  if (output.type === 'exchange') {
-    const next = graph.stages.find((s) => s.id === output.toStage);
-    if (next === undefined) throw new PlanError(`stage ${stage.id} feeds unknown stage '${output.toStage}'`);
-    // The right producer of a two-input stage writes the right side's rows.
-    if (next.input.type === 'twoInput' && next.input.right.fromStage === stage.id) return next.input.right.schema;
-    return next.inputSchema;
+/** What an input step is for the chain: a decoding dead letter is the driver's own. */
+function chainStepOf(step: InputStep): ChainStep<KinesisOrigin> | undefined {
+  switch (step.type) {
+    case 'rows':
+      return { type: 'rows', rows: step.rows, side: step.side ?? 'left', origin: kinesisOrigins(step.rows, step.records) };
+    case 'watermark':
+      return { type: 'watermark', value: step.value };
+    case 'processing-time':
+      return { type: 'processing-time', value: step.value };
+    case 'dead-letter':
+      return undefined;
   }
-  return stage.operators[stage.operators.length - 1]?.outputSchema ?? stage.inputSchema;
-}
-
-/**
- * The operator context's shard number: the shard id's numeric suffix. It only labels the
- * instance (metrics, errors); routing is by the exchange's hash ranges, not by this number.
- */
-function shardIndexOf(shardId: string): number {
-  const match = /(\d+)$/.exec(shardId);
-  return match === null ? 0 : Number.parseInt(match[1] as string, 10);
-}
-
-/** Where a row of a stage's input came from: its Kinesis record. */
-interface KinesisOrigin extends RecordOrigin {
-  readonly record: KinesisStreamRecord;
-}
-
-/**
- * The origin of each row of a rows step: a source stage's rows have one record each; an
- * exchange stage's rows all come from the bundle's one record. Looked up only for a failing row.
- */
-function kinesisOrigins(rows: readonly ChangeRow[], records: readonly KinesisStreamRecord[] | undefined): ((row: ChangeRow) => KinesisOrigin | undefined) | undefined {
-  if (records === undefined || records.length === 0) return undefined;
-  return (row) => {
-    const record = records.length === 1 ? records[0] : records[rows.indexOf(row)];
-    if (record === undefined) return undefined;
-    return { record, position: `${streamNameOf(record)}/${shardIdOf(record)}@${record.kinesis.sequenceNumber}`, raw: record.kinesis.data };
-  };
-}
-
-/**
- * The dead letter of a record an operator set aside (kind `data-error`): the record the row came
- * from (for a row an earlier operator of the chain produced, the step's first record), the
- * reason with its position, and the operator.
- */
-function dataErrorLetter(stage: string, failure: RecordFailure<KinesisOrigin>, step: InputStep): DeadLetter {
-  const record = failure.origin?.record ?? (step.type === 'rows' ? step.records?.[0] : undefined);
-  const at = record === undefined ? `${stage}@${firstSequenceOf(step)}` : `${shardIdOf(record)}@${record.kinesis.sequenceNumber}`;
-  const derived = failure.origin === undefined ? ' (a row derived from this record)' : '';
-  const reason = `${at}: ${failure.reason}${derived}, in operator ${failure.operator}`;
-  if (record !== undefined) return { ...deadLetterOf(record, stage, 'data-error', reason, DEFAULT_DEAD_LETTER_DATA_BYTES), operator: failure.operator };
-  const data = Buffer.from(JSON.stringify(failure.row.row, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))).toString('base64');
-  return { kind: 'data-error', reason, stage, stream: '', shardId: '', sequenceNumber: firstSequenceOf(step), approximateArrivalTimestamp: 0, partitionKey: '', data, dataBytes: Buffer.byteLength(data, 'base64'), truncated: false, operator: failure.operator };
-}
-
-function firstSequenceOf(step: InputStep): string {
-  return step.type === 'rows' ? step.first : step.sequenceNumber;
-}
-
-function indexOf(records: readonly KinesisStreamRecord[], sequenceNumber: string): number {
-  return records.findIndex((r) => r.kinesis.sequenceNumber === sequenceNumber);
-}
-
-function push<T>(into: T[], rows: readonly T[]): void {
-  for (const row of rows) into.push(row);
 }
 
 function defaultOnError(error: unknown, shardId: string): void {

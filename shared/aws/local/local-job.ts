@@ -71,7 +71,7 @@ export interface LocalHandlerSetup {
   /** Wraps the Kinesis client of a stage's handler (exchange output, shard lookups). */
   readonly kinesis?: (client: KinesisClient, stageId: string) => KinesisClient;
   /** Extra handler settings. */
-  readonly options?: Pick<StageHandlerOptions, 'stateStore' | 'checkpoint'>;
+  readonly options?: Pick<StageHandlerOptions, 'stateStore' | 'checkpoint' | 'commit'>;
   /** Called after every invocation with its measured duration. */
   readonly onInvocation?: (stageId: string, records: number, durationMs: number) => void;
   /**

@@ -1,7 +1,15 @@
 /**
  * The plain-data description of one aggregate call, as it travels in the JSON job graph.
  */
+import type { LogicalType } from '../../core/types.ts';
 import type { AggFunctionName } from './agg-function.ts';
+
+/** A user aggregate function in the pipeline module's registry. */
+export interface UserAggregateRef {
+  readonly ref: string;
+  readonly name: string;
+  readonly resultType: LogicalType;
+}
 
 /**
  * One aggregate call, e.g. `SUM(DISTINCT price) FILTER (WHERE $f3) AS total`. As in Flink's plan,
@@ -13,6 +21,8 @@ export interface AggCallSpec {
   /** Input column; absent for COUNT(*). */
   readonly arg?: string;
   readonly distinct: boolean;
+  /** For `fn: 'USER'`: the function's registry reference, name and declared result type. */
+  readonly user?: UserAggregateRef;
   /** LISTAGG's separator (its constant second argument); `,` when absent. */
   readonly separator?: string;
   /** BOOLEAN input column; the row contributes to this call only when it is TRUE. */
@@ -27,5 +37,5 @@ export function formatAggCall(call: AggCallSpec): string {
   const distinct = call.distinct ? 'DISTINCT ' : '';
   const filter = call.filterField === undefined ? '' : ` FILTER ${call.filterField}`;
   const separator = call.separator === undefined ? '' : `, '${call.separator}'`;
-  return `${call.fn}(${distinct}${arg}${separator})${filter} AS ${call.name}`;
+  return `${call.user?.name ?? call.fn}(${distinct}${arg}${separator})${filter} AS ${call.name}`;
 }

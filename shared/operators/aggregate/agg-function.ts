@@ -21,7 +21,9 @@ export type AggFunctionName =
   | 'VAR_POP'
   | 'VAR_SAMP'
   | 'STDDEV_POP'
-  | 'STDDEV_SAMP';
+  | 'STDDEV_SAMP'
+  /** A TypeScript aggregate function, by its registry reference (AggCallSpec.user). */
+  | 'USER';
 
 /** An aggregate function over one argument (ignored by COUNT(*)), with retraction. */
 export interface AggFunction<A> {

@@ -7,10 +7,42 @@ import { PlanError } from '../../core/errors.ts';
 import { requireField } from '../../core/type-parse.ts';
 import type { LogicalType, Row, Schema, Value } from '../../core/types.ts';
 import { encodeKey } from '../../partition/key-encoding.ts';
-import { formatAggCall, type AggCallSpec } from './agg-call.ts';
+import { formatAggCall, type AggCallSpec, type UserAggregateRef } from './agg-call.ts';
 import type { AggFunction } from './agg-function.ts';
 import { createAggFunction } from './create-agg-function.ts';
 import { aggResultType } from './result-type.ts';
+
+/**
+ * A user aggregate function from the registry as an AggFunction. Without a registry (the
+ * planner only asks for result types) its accumulator calls fail by name.
+ */
+function userAggFunction(user: UserAggregateRef, display: string, functions: ReadonlyMap<string, unknown> | undefined): AggFunction<unknown> {
+  const fn = functions?.get(user.ref) as AggregateFunctionLike | undefined;
+  const missing = (): never => {
+    throw new PlanError(`aggregate function ${user.name} (${user.ref}) of ${display} is not in the pipeline's function registry`);
+  };
+  if (fn === undefined) return { createAccumulator: missing, accumulate: missing, retract: missing, getValue: missing };
+  return {
+    createAccumulator: () => fn.createAccumulator(),
+    accumulate: (acc, value) => fn.accumulate(acc, value),
+    retract: (acc, value) => {
+      if (!fn.retract) throw new PlanError(`aggregate function ${user.name} has no retract: it cannot aggregate an updating input (${display})`);
+      fn.retract(acc, value);
+    },
+    getValue: (acc) => {
+      const value = fn.getValue(acc);
+      return value === undefined ? null : value;
+    },
+  };
+}
+
+/** What the registry holds for a user aggregate (shared/api/user-functions.ts AggregateFunction). */
+interface AggregateFunctionLike {
+  createAccumulator(): unknown;
+  accumulate(acc: unknown, value: Value): void;
+  retract?(acc: unknown, value: Value): void;
+  getValue(acc: unknown): Value | undefined;
+}
 
 /**
  * Distinct values of one argument column: `'#' + encodeKey([value])` → one count per filter slot
@@ -75,7 +107,7 @@ export class AggsHandler {
    * @throws PlanError naming the call for a missing column, a non-BOOLEAN filter column,
    *   COUNT(DISTINCT *), or an argument type the function does not support.
    */
-  constructor(specs: readonly AggCallSpec[], inputSchema: Schema) {
+  constructor(specs: readonly AggCallSpec[], inputSchema: Schema, functions?: ReadonlyMap<string, unknown>) {
     const calls: CompiledCall[] = [];
     const resultTypes: LogicalType[] = [];
     const plain: number[] = [];
@@ -90,8 +122,13 @@ export class AggsHandler {
         }
       }
       if (spec.distinct && spec.arg === undefined) throw new PlanError(`COUNT(DISTINCT *) is not valid SQL in ${display}`);
-      resultTypes.push(aggResultType(spec.fn, argType, display));
-      calls.push({ fn: createAggFunction(spec.fn, argType, display, spec.separator), arg: spec.arg, filter: spec.filterField });
+      if (spec.user) {
+        resultTypes.push(spec.user.resultType);
+        calls.push({ fn: userAggFunction(spec.user, display, functions), arg: spec.arg, filter: spec.filterField });
+      } else {
+        resultTypes.push(aggResultType(spec.fn, argType, display));
+        calls.push({ fn: createAggFunction(spec.fn, argType, display, spec.separator), arg: spec.arg, filter: spec.filterField });
+      }
       if (spec.distinct && spec.arg !== undefined) {
         let slots = groups.get(spec.arg);
         if (slots === undefined) groups.set(spec.arg, (slots = new Map()));

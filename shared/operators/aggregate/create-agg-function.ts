@@ -1,6 +1,7 @@
 /**
  * Picks the implementation of an aggregate call from its function name and argument type.
  */
+import { PlanError } from '../../core/errors.ts';
 import type { LogicalType } from '../../core/types.ts';
 import type { AggFunction, AggFunctionName } from './agg-function.ts';
 import { avgFunction } from './avg.ts';
@@ -42,5 +43,7 @@ export function createAggFunction(fn: AggFunctionName, argType: LogicalType | un
     case 'STDDEV_POP':
     case 'STDDEV_SAMP':
       return varianceFunction(fn, type);
+    case 'USER':
+      throw new PlanError(`a user aggregate function comes from the pipeline's registry${call === undefined ? '' : ` (${call})`}`);
   }
 }

@@ -62,8 +62,8 @@ function outputSchema(spec: GroupAggregateSpec, inputSchema: Schema, handler: Ag
  *
  * @throws PlanError for an invalid spec (see {@link groupAggregateOutputSchema}).
  */
-export function createGroupAggregateOperator(spec: GroupAggregateSpec, inputSchema: Schema): Operator {
-  const handler = new AggsHandler(spec.aggCalls, inputSchema);
+export function createGroupAggregateOperator(spec: GroupAggregateSpec, inputSchema: Schema, functions?: ReadonlyMap<string, unknown>): Operator {
+  const handler = new AggsHandler(spec.aggCalls, inputSchema, functions);
   const schema = outputSchema(spec, inputSchema, handler);
   const names = schema.fields.map((f) => f.name);
   const groupBy = spec.groupBy;

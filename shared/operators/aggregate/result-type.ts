@@ -66,6 +66,8 @@ export function aggResultType(fn: AggFunctionName, argType: LogicalType | undefi
       if (argType.root === 'DECIMAL') throw unsupported('INT, BIGINT or DOUBLE (DECIMAL is not supported yet: CAST it to DOUBLE)');
       if (!NUMERIC.has(argType.root)) throw unsupported('INT, BIGINT or DOUBLE');
       return { root: argType.root, nullable: true };
+    case 'USER':
+      throw new PlanError(`a user aggregate function's result type is its declaration${where}`);
     default: {
       const unknown: never = fn;
       throw new PlanError(`Unknown aggregate function ${String(unknown)}${where}`);

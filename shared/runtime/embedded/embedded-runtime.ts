@@ -21,7 +21,7 @@
 import { existsSync } from 'node:fs';
 import { FlambdaError, PlanError, RecordError, type ErrorPolicy } from '../../core/errors.ts';
 import type { RetryOptions } from '../../core/retry.ts';
-import { StageExecutor, type OriginOf, type RecordFailure } from '../stage-executor.ts';
+import { StageExecutor, type BatchPort, type ChainStep, type OriginOf, type RecordFailure } from '../stage-executor.ts';
 import { createChangeDecoder, type ChangeDecoder } from '../../core/formats.ts';
 import type { ChangeRow, RowKind } from '../../core/row.ts';
 import type { Row, Value } from '../../core/types.ts';
@@ -321,8 +321,9 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
         for (const task of stage.tasks) {
           const batch = shardBatches[task.shard] as ChangeRow[];
           shardBatches[task.shard] = [];
-          if (batch.length > 0) stage.route(task.shard, await task.executor.process(batch, 0, 'left', origin));
-          stage.route(task.shard, await task.executor.tick(now));
+          const steps: ChainStep[] = [{ type: 'processing-time', value: now }];
+          if (batch.length > 0) steps.unshift({ type: 'rows', rows: batch, origin });
+          await task.executor.runBatch(steps, (step) => step, embeddedPort(stage, task));
         }
         if (generators) {
           for (const task of stage.tasks) {
@@ -726,3 +727,15 @@ export function embeddedLookupSources(inputs: ReadonlyMap<string, string> | unde
 
 /** Re-exported so callers can tell engine errors from bugs. */
 export { FlambdaError };
+
+/**
+ * The embedded driver's side of a batch: its output is routed on at once, and its commit does
+ * nothing — a bounded embedded run has no checkpoint (it is run again from its input).
+ */
+function embeddedPort(stage: StageRuntime, task: StageTask): BatchPort<ChainStep> {
+  return {
+    begin: () => undefined,
+    output: (rows) => stage.route(task.shard, rows),
+    commit: () => undefined,
+  };
+}

@@ -128,7 +128,7 @@ export interface JobRunOptions {
   /** How often a mapping lists shards (resharding tests want it short), ms. @default 1000 */
   readonly shardDiscoveryIntervalMs?: number;
   /** Extra handler options for every stage (e.g. `stateStore`). */
-  readonly handlerOptions?: Partial<Pick<StageHandlerOptions, 'stateStore' | 'clock'>>;
+  readonly handlerOptions?: Partial<Pick<StageHandlerOptions, 'stateStore' | 'clock' | 'commit'>>;
   /** Keep the streams and the table (to inspect them). @default false */
   readonly keep?: boolean;
   /** Called after each step (`created`, `started`, `put i`, `drained <stage> i`, `stopped`, `deleted`) with ms since the start. */
@@ -147,6 +147,9 @@ export interface JobRunResult {
   readonly elapsedMs: number;
   /** State materializations (page writes) over every handler the run created. */
   readonly materializations: number;
+  /** Batches held in commit intervals, and uncommitted records re-read after a container switch, over every handler. */
+  readonly deferredBatches: number;
+  readonly catchUpRecords: number;
 }
 
 /**
@@ -394,5 +397,7 @@ export async function runJobOnEmulators(options: JobRunOptions): Promise<JobRunR
     mappings: new Map(graph.stages.map((s, i) => [s.id, (mappings[i] as LocalEventSourceMapping).stats()])),
     elapsedMs: Date.now() - started,
     materializations: created.reduce((sum, h) => sum + h.stats().materializations, 0),
+    deferredBatches: created.reduce((sum, h) => sum + h.stats().deferredBatches, 0),
+    catchUpRecords: created.reduce((sum, h) => sum + h.stats().catchUpRecords, 0),
   };
 }

@@ -2,7 +2,7 @@
  * The user functions the conformance cases declare with CREATE FUNCTION, by their
  * 'module.ts#export' identifier (the CLI imports such modules next to the script).
  */
-import { scalarFunction, tableFunction, type UserFunctionDefinition } from '../../../shared/api/user-functions.ts';
+import { aggregateFunction, scalarFunction, tableFunction, type UserFunctionDefinition } from '../../../shared/api/user-functions.ts';
 import { countChar } from '../../../examples/sql/nexmark/count-char.ts';
 
 /** Flink's SplitFunction example: one row (word, length) per space-separated word. */
@@ -13,9 +13,27 @@ export const splitWords = tableFunction({ word: 'STRING', len: 'INT' }, function
 /** Flink's SubstringFunction example: `s` from `begin` to `end` (exclusive). */
 export const substringOf = scalarFunction('STRING', (s: string | null, begin: number | null, end: number | null) => (s === null || begin === null || end === null ? null : s.substring(begin, end)));
 
+/** An average with retraction (the accumulator interface of Flink's WeightedAvg example). */
+export const myAvg = aggregateFunction<{ sum: number; count: number }>('DOUBLE', {
+  name: 'myAvg',
+  createAccumulator: () => ({ sum: 0, count: 0 }),
+  accumulate(acc, value) {
+    if (value === null) return;
+    acc.sum += value as number;
+    acc.count++;
+  },
+  retract(acc, value) {
+    if (value === null) return;
+    acc.sum -= value as number;
+    acc.count--;
+  },
+  getValue: (acc) => (acc.count === 0 ? null : acc.sum / acc.count),
+});
+
 /** The functions by identifier. */
 export const FUNCTIONS: ReadonlyMap<string, UserFunctionDefinition> = new Map<string, UserFunctionDefinition>([
   ['split.ts#splitWords', splitWords],
   ['substring.ts#substringOf', substringOf],
   ['count-char.ts#countChar', countChar],
+  ['avg.ts#myAvg', myAvg],
 ]);
