@@ -26,7 +26,7 @@ import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { compileExpr, scopeOf } from './expressions.ts';
 import { readScript } from './reader/read-script.ts';
 import { compileQuery, type QueryContext, type Relation } from './query.ts';
-import type { SqlStatement } from './ast.ts';
+import type { SqlQuery, SqlStatement } from './ast.ts';
 import { createDatagen } from './datagen.ts';
 import { settingWarning } from './settings.ts';
 import type { UserFunctionDefinition } from '../api/user-functions.ts';
@@ -111,14 +111,14 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
         break;
       }
       case 'select': {
-        const r = compileQuery(stmt.query, ctx);
+        const r = resultOf(stmt.query, compileQuery(stmt.query, ctx));
         prints++;
         const name = prints === 1 ? 'print' : `print_${prints}`;
         sinks.push(addSink(r.stream, name, { type: 'print' }, undefined, stmt.pos));
         break;
       }
       case 'insert':
-        sinks.push(insertInto(ctx, stmt, compileQuery(stmt.query, ctx)));
+        sinks.push(insertInto(ctx, stmt, resultOf(stmt.query, compileQuery(stmt.query, ctx))));
         break;
       case 'createFunction': {
         const fn = options.functions?.get(stmt.identifier);
@@ -131,7 +131,7 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
       }
       case 'statementSet':
         // The INSERTs of a statement set run as one job, as every INSERT of a script does here.
-        for (const insert of stmt.inserts) sinks.push(insertInto(ctx, insert, compileQuery(insert.query, ctx)));
+        for (const insert of stmt.inserts) sinks.push(insertInto(ctx, insert, resultOf(insert.query, compileQuery(insert.query, ctx))));
         break;
       default:
         throw new SqlError(stmt.pos, `${statementName(stmt)} is not supported yet`);
@@ -142,6 +142,24 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
     throw new SqlError({ line: 1, column: 1 }, 'the script has no INSERT INTO or SELECT statement: nothing to run');
   }
   return { pipeline, sources, sinks, lookupTables: ctx.lookups, settings, warnings: ctx.warnings, statements };
+}
+
+/**
+ * A statement's result. A PROCTIME() attribute the result's select list names would be a column
+ * Flink fills with the processing time; the relation carries it as a virtual attribute (so a view
+ * can pass it to a window or lookup join), so naming one in a result is rejected, not dropped.
+ */
+function resultOf(query: SqlQuery, r: Relation): Relation {
+  if (query.k !== 'select') return r;
+  const virtual = new Set(r.scope.columns.filter((c) => c.proctime).map((c) => c.name));
+  for (const item of query.items) {
+    const named = item.alias ?? (item.expr.k === 'id' ? item.expr.parts.at(-1) : undefined);
+    const isCall = item.expr.k === 'call' && item.expr.name === 'PROCTIME';
+    if (isCall || (named !== undefined && virtual.has(named) && item.expr.k !== 'star')) {
+      throw new SqlError(item.pos, `the result selects the PROCTIME() attribute '${named ?? 'PROCTIME()'}': writing processing time into a result is not supported yet; use it in a window, a lookup join (FOR SYSTEM_TIME AS OF) or a deduplication`);
+    }
+  }
+  return r;
 }
 
 function declareSource(ctx: QueryContext, name: string, pos: SqlPosition, sources: SourceNode[]): Relation {

@@ -235,7 +235,17 @@ function itemName(item: SqlSelectItem, index: number): string {
 /** Expands `*` and `t.*`, then projects; skips the Calc when it would be the identity. */
 function project(input: Relation, items: readonly SqlSelectItem[], pos: SqlPosition, hooks?: Parameters<typeof compileExpr>[2]): Relation {
   const projection: { name: string; expr: Expr }[] = [];
+  // `SELECT *` keeps the input's PROCTIME() attributes (virtual: no column to project), as
+  // Flink's star expands to them, so a deduplication over the subquery can order by one.
+  const proctime = items.some((i) => i.expr.k === 'star' && i.expr.qualifier === undefined) ? proctimeOf(input) : [];
   items.forEach((item, index) => {
+    // `PROCTIME() AS p_time` (Nexmark q12, q13 declare it in a view) and a selected PROCTIME()
+    // attribute stay processing-time attributes, as in Flink: windows, lookup joins and
+    // deduplication over the view read the clock when they process the row.
+    if (isProctimeItem(item.expr, input.scope)) {
+      proctime.push(itemName(item, index));
+      return;
+    }
     if (item.expr.k === 'star') {
       const q = item.expr.qualifier;
       const cols = input.scope.columns.filter((c) => !c.proctime && (q === undefined ? !c.qualifiedOnly : c.qualifiers.includes(q)));
@@ -256,12 +266,18 @@ function project(input: Relation, items: readonly SqlSelectItem[], pos: SqlPosit
   // The scope's schema, not the stream's: reading `stream` would materialize a pending window TVF.
   const fields = input.scope.schema.fields;
   const identity = projection.length === fields.length && projection.every((p, i) => p.expr.kind === 'ref' && p.expr.name === fields[i]?.name && p.name === p.expr.name);
-  // `SELECT *` keeps the input's PROCTIME() attributes (virtual: no column to project), as
-  // Flink's star expands to them, so a deduplication over the subquery can order by one.
-  const proctime = items.some((i) => i.expr.k === 'star' && i.expr.qualifier === undefined) ? proctimeOf(input) : [];
   if (identity) return input.window ? input : relation(input.stream, input.scope.columns[0]?.qualifiers ?? [], input.scope.description, proctime);
   const stream = atPosition(pos, () => input.stream.calc(projection));
   return relation(stream, [], 'query', proctime);
+}
+
+/** `PROCTIME()`, or a reference to a PROCTIME() attribute of the scope. */
+function isProctimeItem(e: SqlExpr, scope: Scope): boolean {
+  if (e.k === 'call') return e.name === 'PROCTIME' && e.args.length === 0 && e.over === undefined;
+  if (e.k !== 'id') return false;
+  const name = e.parts[e.parts.length - 1] as string;
+  const qualifier = e.parts.length > 1 ? e.parts[e.parts.length - 2] : undefined;
+  return scope.columns.some((c) => c.proctime && c.name === name && (qualifier === undefined || c.qualifiers.includes(qualifier)));
 }
 
 function containsOver(e: SqlExpr): boolean {
