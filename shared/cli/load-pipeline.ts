@@ -11,6 +11,24 @@ import { Pipeline } from '../api/pipeline.ts';
 
 /** Imports `file` and returns its pipeline, with errors that say what was expected; SQL warnings go to `onWarning`. */
 export async function loadPipeline(file: string, onWarning?: (message: string) => void): Promise<Pipeline> {
+  const { pipeline } = await loadPipelineWithExplains(file, onWarning);
+  if (pipeline === undefined) throw new PlanError(`${file}: the script has only EXPLAIN statements: nothing to run`);
+  return pipeline;
+}
+
+/** What {@link loadPipelineWithExplains} loads. */
+export interface LoadedPipeline {
+  /** The job; undefined for a SQL script whose only outputs are EXPLAIN statements. */
+  readonly pipeline: Pipeline | undefined;
+  /** The output of the script's `EXPLAIN …` statements, in order (none for a module). */
+  readonly explains: readonly string[];
+}
+
+/**
+ * {@link loadPipeline}, and the output of a SQL script's `EXPLAIN …` statements (explained as
+ * the SQL shell explains one, explain-sql.ts), for `flambda run` and `flambda explain` to print.
+ */
+export async function loadPipelineWithExplains(file: string, onWarning?: (message: string) => void): Promise<LoadedPipeline> {
   const path = resolve(file);
   if (!existsSync(path)) throw new PlanError(`pipeline file not found: ${file}`);
   if (isSqlFile(path)) {
@@ -18,8 +36,13 @@ export async function loadPipeline(file: string, onWarning?: (message: string) =
     const { compileSqlFile } = await import('../sql/compile-sql.ts');
     const program = compileSqlFile(path, { functions: await sqlUserFunctions(path) });
     for (const warning of program.warnings) onWarning?.(`${file}: ${warning}`);
-    return program.pipeline;
+    const explains = program.explained.length === 0 ? [] : (await import('../sql/explain-sql.ts')).explainStatements(program);
+    return { pipeline: program.sinks.length === 0 ? undefined : program.pipeline, explains };
   }
+  return { pipeline: await loadModule(file, path), explains: [] };
+}
+
+async function loadModule(file: string, path: string): Promise<Pipeline> {
   if (!/\.(ts|mts|js|mjs)$/.test(path)) {
     throw new PlanError(`pipeline must be a .ts or .js module whose default export is a Pipeline, or a .sql script (given ${file})`);
   }

@@ -12,7 +12,7 @@ import { runLocalJob, type LocalStageReport } from '../aws/local/local-job.ts';
 import { awsDimensionSources } from '../aws/lookup/dimension-sources.ts';
 import { createSink, JsonlChangelogWriter, type SinkInstance } from '../runtime/embedded/sinks.ts';
 import { FinalCollector, bindInputs, bindSinkFiles, checkOutputPath, describeSchema, encodeFinal, summaryLine } from './bindings.ts';
-import { loadPipeline } from './load-pipeline.ts';
+import { loadPipelineWithExplains } from './load-pipeline.ts';
 import type { CliIo } from './run-command.ts';
 import type { StageHandler } from '../aws/handler/stage-handler.ts';
 import { localBilling } from '../aws/local/local-billing.ts';
@@ -40,7 +40,9 @@ export interface LocalOptions {
 
 /** Runs a pipeline module on the local AWS runtime; returns the process exit code. */
 export async function localCommand(file: string, options: LocalOptions, io: CliIo): Promise<number> {
-  const pipeline = await loadPipeline(file, (warning) => io.stderr.write(`flambda: warning: ${warning}\n`));
+  const { pipeline, explains } = await loadPipelineWithExplains(file, (warning) => io.stderr.write(`flambda: warning: ${warning}\n`));
+  for (const text of explains) io.stdout.write(`${text}\n\n`);
+  if (pipeline === undefined) return 0;
   const graph = pipeline.jobGraph({ parallelism: options.parallelism, ...(options.errorPolicy !== undefined ? { errorPolicy: options.errorPolicy } : {}) });
   const bound = localInputs(graph, options.input);
   // Sources go into Kinesis streams; JSON-lines lookup tables are read by the stage handlers.

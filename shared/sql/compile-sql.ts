@@ -66,6 +66,22 @@ export interface SqlProgram {
   readonly warnings: readonly string[];
   /** The parsed statements (for explain's AST section). */
   readonly statements: readonly SqlStatement[];
+  /**
+   * The script's `EXPLAIN …` statements, each compiled on its own (against the declarations
+   * before it) into a pipeline of its own: explained, never run (explain-sql.ts prints them).
+   */
+  readonly explained: readonly ExplainedStatement[];
+}
+
+/** An `EXPLAIN [PLAN FOR | detail, …] statement` of a script, compiled apart from the job. */
+export interface ExplainedStatement {
+  /** Where the EXPLAIN starts. */
+  readonly pos: SqlPosition;
+  /** `CHANGELOG_MODE`, `ESTIMATED_COST`, … as written. */
+  readonly details: readonly string[];
+  /** The explained statement's pipeline and sinks (a print sink for a query). */
+  readonly pipeline: Pipeline;
+  readonly sinks: readonly SinkNode[];
 }
 
 /**
@@ -92,6 +108,21 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
   };
   let prints = 0;
   const userFunctions = new Map<string, UserFunctionDefinition>();
+  const explained: ExplainedStatement[] = [];
+  /** The sinks of a query, INSERT or STATEMENT SET, compiled in `c`. */
+  const outputs = (stmt: SqlStatement, c: QueryContext, nextPrint: () => string): SinkNode[] => {
+    switch (stmt.k) {
+      case 'select':
+        return [addSink(resultOf(stmt.query, compileQuery(stmt.query, c)).stream, nextPrint(), { type: 'print' }, undefined, stmt.pos)];
+      case 'insert':
+        return [insertInto(c, stmt, resultOf(stmt.query, compileQuery(stmt.query, c)))];
+      case 'statementSet':
+        // The INSERTs of a statement set run as one job, as every INSERT of a script does here.
+        return stmt.inserts.map((insert) => insertInto(c, insert, resultOf(insert.query, compileQuery(insert.query, c))));
+      default:
+        throw new SqlError(stmt.pos, `EXPLAIN takes a query, an INSERT or a STATEMENT SET, not ${statementName(stmt)}`);
+    }
+  };
   withUserFunctions(userFunctions, pipeline, () => {
   for (const stmt of statements) {
     switch (stmt.k) {
@@ -110,16 +141,27 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
         if (stmt.key === ERROR_POLICY_OPTION) pipeline.errorPolicy = atPosition(stmt.pos, () => parseErrorPolicy(stmt.value));
         break;
       }
-      case 'select': {
-        const r = resultOf(stmt.query, compileQuery(stmt.query, ctx));
-        prints++;
-        const name = prints === 1 ? 'print' : `print_${prints}`;
-        sinks.push(addSink(r.stream, name, { type: 'print' }, undefined, stmt.pos));
+      case 'select':
+      case 'insert':
+        sinks.push(
+          ...outputs(stmt, ctx, () => {
+            prints++;
+            return prints === 1 ? 'print' : `print_${prints}`;
+          }),
+        );
+        break;
+      case 'explain': {
+        // Compiled now, so errors point into the script and see only the declarations above
+        // it, but into a pipeline of its own: an explained statement does not run.
+        const unsupported = stmt.details.filter((d) => d !== 'CHANGELOG_MODE');
+        if (unsupported.length > 0) throw new SqlError(stmt.pos, `EXPLAIN ${unsupported.join(', ')} is not supported yet (EXPLAIN, EXPLAIN PLAN FOR and EXPLAIN CHANGELOG_MODE are)`);
+        const sub = new Pipeline(`${pipeline.name}-explain-${explained.length + 1}`);
+        const subSources: SourceNode[] = [];
+        const subCtx: QueryContext = { ...ctx, pipeline: sub, usedSources: new Map(), lookups: new Map(), warnings: ctx.warnings, source: (name, pos) => declareSource(subCtx, name, pos, subSources) };
+        const subSinks = withUserFunctions(userFunctions, sub, () => outputs(stmt.statement, subCtx, () => 'print'));
+        explained.push({ pos: stmt.pos, details: stmt.details, pipeline: sub, sinks: subSinks });
         break;
       }
-      case 'insert':
-        sinks.push(insertInto(ctx, stmt, resultOf(stmt.query, compileQuery(stmt.query, ctx))));
-        break;
       case 'createFunction': {
         const fn = options.functions?.get(stmt.identifier);
         if (fn === undefined) {
@@ -130,18 +172,17 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
         break;
       }
       case 'statementSet':
-        // The INSERTs of a statement set run as one job, as every INSERT of a script does here.
-        for (const insert of stmt.inserts) sinks.push(insertInto(ctx, insert, resultOf(insert.query, compileQuery(insert.query, ctx))));
+        sinks.push(...outputs(stmt, ctx, () => 'print'));
         break;
       default:
         throw new SqlError(stmt.pos, `${statementName(stmt)} is not supported yet`);
     }
   }
   });
-  if (!options.allowNoQuery && statements.every((s) => s.k !== 'select' && s.k !== 'insert' && s.k !== 'statementSet')) {
+  if (!options.allowNoQuery && statements.every((s) => s.k !== 'select' && s.k !== 'insert' && s.k !== 'statementSet' && s.k !== 'explain')) {
     throw new SqlError({ line: 1, column: 1 }, 'the script has no INSERT INTO or SELECT statement: nothing to run');
   }
-  return { pipeline, sources, sinks, lookupTables: ctx.lookups, settings, warnings: ctx.warnings, statements };
+  return { pipeline, sources, sinks, lookupTables: ctx.lookups, settings, warnings: ctx.warnings, statements, explained };
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { describePlanNode, explainPlan, explainTree } from '../plan/explain.ts';
 import { inputsOf, type LogicalNode } from '../plan/logical.ts';
-import { compileSql, type CompileSqlOptions } from './compile-sql.ts';
+import { compileSql, type CompileSqlOptions, type SqlProgram } from './compile-sql.ts';
 
 /** Options of {@link explainSql}. */
 export interface ExplainSqlOptions extends CompileSqlOptions {
@@ -20,7 +20,20 @@ export interface ExplainSqlOptions extends CompileSqlOptions {
  * @throws SqlError as {@link compileSql} does.
  */
 export function explainSql(text: string, options: ExplainSqlOptions = {}): string {
-  const program = compileSql(text, options);
+  return explainSinks(compileSql(text, options), options);
+}
+
+/**
+ * The output of each `EXPLAIN …` statement of a compiled script, in order, as Flink's SQL client
+ * prints an EXPLAIN it executes: the statement's three sections (`EXPLAIN CHANGELOG_MODE …` adds
+ * the changelog modes). Empty for a script without EXPLAIN statements.
+ */
+export function explainStatements(program: SqlProgram): string[] {
+  return program.explained.map((e) => explainSinks(e, { changelogMode: e.details.includes('CHANGELOG_MODE') }));
+}
+
+/** The three EXPLAIN sections of the plan ending at `sinks`. */
+function explainSinks(program: Pick<SqlProgram, 'pipeline' | 'sinks'>, options: Pick<ExplainSqlOptions, 'changelogMode'>): string {
   const ast = program.sinks.map((s) => explainTree(s, new Map())).join('\n\n');
   const planned = program.pipeline.plan();
   const optimized = explainPlan(planned, options.changelogMode ? { changelogMode: true } : {});

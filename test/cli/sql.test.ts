@@ -6,7 +6,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { BID_FILE, NEXMARK, makeTempDir, readJson, runCli, sortRows } from './cli.ts';
-import { nexmarkExample } from '../sql/helpers.ts';
+import { example, nexmarkExample } from '../sql/helpers.ts';
 
 const tmp = makeTempDir('cli-sql');
 afterAll(() => tmp.cleanup());
@@ -52,5 +52,42 @@ describe('flambda run / local <file.sql>', () => {
     const r = await runCli(['run', file]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/flambda: error: .*line 2:\d+: /);
+  });
+});
+
+describe('EXPLAIN statements in a script', () => {
+  const explainBidders = 'EXPLAIN SELECT bidder, COUNT(*) AS n FROM bid GROUP BY bidder;\n';
+
+  it('flambda run prints each EXPLAIN, Flink-style, and runs the rest of the script', async () => {
+    const file = tmp.write('q15-explained.sql', `${example('nexmark/q15.sql')}\n${explainBidders}`);
+    const out = tmp.file('q15-explained.json');
+    const r = await runCli(['run', file, '--input', `bid=${BID_FILE}`, '--final', out]);
+    expect(r.code, r.stderr).toBe(0);
+    const sections = [...r.stdout.matchAll(/^== (.+) ==$/gm)].map((m) => m[1]);
+    expect(sections).toEqual(['Abstract Syntax Tree', 'Optimized Logical Plan', 'Physical Execution Plan']);
+    expect(r.stdout).toContain('Sink(table=[print], fields=[bidder, n])\n+- GroupAggregate(groupBy=[bidder], select=[bidder, COUNT(*) AS n])');
+    // The explained SELECT does not run: the job's one sink is q15's.
+    expect(r.stdout).not.toContain('print>');
+    expect(sortRows(readJson(out) as Record<string, unknown>[])).toEqual(expected('q15'));
+  });
+
+  it('flambda explain of a script of declarations and EXPLAIN PLAN FOR INSERT prints that plan only', async () => {
+    const q15 = example('nexmark/q15.sql');
+    const insertAt = q15.indexOf('INSERT INTO');
+    const file = tmp.write('q15-plan-for.sql', `${q15.slice(0, insertAt)}EXPLAIN PLAN FOR ${q15.slice(insertAt)}`);
+    const [explained, plain] = await Promise.all([runCli(['explain', file]), runCli(['explain', 'examples/sql/nexmark/q15.sql'])]);
+    expect(explained.code, explained.stderr).toBe(0);
+    // The same three sections `flambda explain q15.sql` prints for the INSERT, without its stages.
+    expect(explained.stdout).toBe(`${plain.stdout.slice(0, plain.stdout.indexOf('== Stages =='))}`);
+    const run = await runCli(['run', file, '--input', `bid=${BID_FILE}`]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe(explained.stdout);
+  });
+
+  it('names an EXPLAIN detail that is not supported, at its line', async () => {
+    const file = tmp.write('cost.sql', `${example('nexmark/q15.sql')}\nEXPLAIN ESTIMATED_COST SELECT bidder FROM bid;\n`);
+    const r = await runCli(['explain', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/line \d+:1: EXPLAIN ESTIMATED_COST is not supported yet \(EXPLAIN, EXPLAIN PLAN FOR and EXPLAIN CHANGELOG_MODE are\)/);
   });
 });

@@ -17,7 +17,7 @@ import { runEmbeddedJob } from '../../runtime/embedded/embedded-runtime.ts';
 import { MaterializedView } from '../../runtime/materialized-view.ts';
 import { compileSql, type SqlProgram } from '../../sql/compile-sql.ts';
 import { SqlError } from '../../sql/errors.ts';
-import { explainSql } from '../../sql/explain-sql.ts';
+import { explainStatements } from '../../sql/explain-sql.ts';
 import { formatStages } from '../explain-command.ts';
 import { renderBoxTable } from './result-table.ts';
 import type { SplitStatement } from './statement-splitter.ts';
@@ -292,15 +292,12 @@ export class SqlSession {
     const skipped = m?.[0] ?? 'EXPLAIN ';
     const inner = shifted(statement, skipped);
     if (!/^(SELECT|WITH|INSERT)\b/i.test(inner.text)) throw new PlanError('EXPLAIN takes a SELECT or INSERT INTO statement');
-    const text = this.withDeclarations(inner);
-    let out: string;
-    try {
-      out = explainSql(text.text, {});
-      const program = compileSql(text.text, this.compileOptions());
-      out += `\n\n== Stages ==\n${formatStages(this.graphOf(program.pipeline))}`;
-    } catch (error) {
-      throw this.mapError(error, text.pieces);
-    }
+    // The one way an EXPLAIN statement is explained: compiled with the declarations before it,
+    // as a script's EXPLAIN is for `flambda run` and `flambda explain` (explainStatements).
+    const program = this.compile(statement);
+    const explained = program.explained[0];
+    if (explained === undefined) throw new FlambdaError('internal: an EXPLAIN statement compiled to no explained plan', 'internal', 'fail');
+    const out = `${explainStatements(program)[0] ?? ''}\n\n== Stages ==\n${formatStages(this.graphOf(explained.pipeline))}`;
     return { kind: 'output', text: out };
   }
 

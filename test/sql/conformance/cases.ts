@@ -26,6 +26,8 @@ export interface ConformanceCase {
    * in {@link NOT_SUPPORTED}, so that the case keeps its documented result.)
    */
   readonly error?: string;
+  /** Or the output of its EXPLAIN statements, exactly (joined by a blank line). */
+  readonly explain?: string;
   /** Tasks per stage. @default 1 */
   readonly parallelism?: number;
 }
@@ -266,6 +268,9 @@ const USER_FUNCTIONS: ConformanceCase[] = [
   { page: UDF, name: 'LEFT JOIN LATERAL with a condition is rejected', tables: ['Docs'], sql: "CREATE FUNCTION split_words AS 'split.ts#splitWords';\nSELECT id FROM Docs LEFT JOIN LATERAL TABLE(split_words(line)) AS T(w, l) ON l > 1", error: 'line 3:80: LEFT JOIN with a table function supports only ON TRUE (as in Flink)' },
 ];
 
+/** How EXPLAIN prints the Orders fixture's source. */
+const ORDERS_SOURCE = 'Source(table=[Orders], fields=[order_id, user, product, amount, price, order_time], watermark=[-(order_time, 1000:INTERVAL MILLISECOND)])';
+
 /** The statement pages: DDL, INSERT, views, EXPLAIN. */
 const STATEMENTS: ConformanceCase[] = [
   { page: CREATE, name: 'a computed column', sql: "CREATE TABLE MyOrders (order_id BIGINT, amount INT, double_amount AS amount * 2) WITH ('connector' = 'filesystem', 'path' = '{{Orders}}', 'format' = 'json');\nSELECT order_id, double_amount FROM MyOrders WHERE order_id < 3", rows: ['1, 6', '2, 10'] },
@@ -279,7 +284,73 @@ const STATEMENTS: ConformanceCase[] = [
   { page: INSERT, name: 'INSERT INTO … VALUES', sql: "CREATE TABLE out_t (id BIGINT, p STRING) WITH ('connector' = 'print');\nINSERT INTO out_t VALUES (1, 'a'), (2, 'b')", rows: ['1, a', '2, b'] },
   { page: INSERT, name: 'INSERT with a column list', tables: ['Orders'], sql: "CREATE TABLE out_t (id BIGINT, p STRING) WITH ('connector' = 'print');\nINSERT INTO out_t (id) SELECT order_id FROM Orders WHERE order_id = 1", rows: ['1, NULL'] },
   { page: INSERT, name: 'a statement set of two INSERTs', tables: ['Orders'], sql: "CREATE TABLE a_t (id BIGINT) WITH ('connector' = 'print');\nCREATE TABLE b_t (id BIGINT) WITH ('connector' = 'print');\nEXECUTE STATEMENT SET BEGIN\nINSERT INTO a_t SELECT order_id FROM Orders WHERE amount > 6;\nINSERT INTO b_t SELECT order_id FROM Orders WHERE amount < 2;\nEND;", rows: ['a_t: 4', 'b_t: 5'] },
-  { page: EXPLAIN, name: 'EXPLAIN PLAN FOR', tables: ['Orders'], sql: 'EXPLAIN PLAN FOR SELECT order_id FROM Orders' },
+  {
+    page: EXPLAIN,
+    name: 'EXPLAIN PLAN FOR',
+    tables: ['Orders'],
+    sql: 'EXPLAIN PLAN FOR SELECT order_id FROM Orders',
+    explain: [
+      '== Abstract Syntax Tree ==',
+      'Sink(table=[print], fields=[order_id])',
+      '+- Calc(select=[order_id])',
+      `   +- ${ORDERS_SOURCE}`,
+      '',
+      '== Optimized Logical Plan ==',
+      'Sink(table=[print], fields=[order_id])',
+      '+- Calc(select=[order_id])',
+      `   +- ${ORDERS_SOURCE}`,
+      '',
+      '== Physical Execution Plan ==',
+      'Stage 1 : Data Source',
+      `\tcontent : ${ORDERS_SOURCE}`,
+      '',
+      'Stage 2 : Operator',
+      '\tcontent : Calc(select=[order_id])',
+      '\tship_strategy : FORWARD',
+      '',
+      'Stage 3 : Data Sink',
+      '\tcontent : Sink(table=[print], fields=[order_id])',
+      '\tship_strategy : FORWARD',
+    ].join('\n'),
+  },
+  {
+    page: EXPLAIN,
+    name: 'EXPLAIN CHANGELOG_MODE of an aggregation',
+    tables: ['Orders'],
+    sql: "EXPLAIN CHANGELOG_MODE SELECT `user`, COUNT(*) FROM Orders WHERE product LIKE 'p%' GROUP BY `user`",
+    explain: [
+      '== Abstract Syntax Tree ==',
+      'Sink(table=[print], fields=[user, EXPR$1])',
+      '+- GroupAggregate(groupBy=[user], select=[user, COUNT(*) AS EXPR$1])',
+      '   +- Calc(select=[user])',
+      "      +- Calc(select=[order_id, user, product, amount, price, order_time], where=[LIKE(product, 'p%')])",
+      `         +- ${ORDERS_SOURCE}`,
+      '',
+      '== Optimized Logical Plan ==',
+      'Sink(table=[print], fields=[user, EXPR$1], changelogMode=[I,UB,UA,D])',
+      '+- GroupAggregate(groupBy=[user], select=[user, COUNT(*) AS EXPR$1], changelogMode=[I,UB,UA,D])',
+      '   +- Exchange(distribution=[hash[user]], changelogMode=[I])',
+      "      +- Calc(select=[user], where=[LIKE(product, 'p%')], changelogMode=[I])",
+      `         +- ${ORDERS_SOURCE.replace(/\)$/, ', changelogMode=[I])')}`,
+      '',
+      '== Physical Execution Plan ==',
+      'Stage 1 : Data Source',
+      `\tcontent : ${ORDERS_SOURCE}`,
+      '',
+      'Stage 2 : Operator',
+      "\tcontent : Calc(select=[user], where=[LIKE(product, 'p%')])",
+      '\tship_strategy : FORWARD',
+      '',
+      'Stage 3 : Operator',
+      '\tcontent : GroupAggregate(groupBy=[user], select=[user, COUNT(*) AS EXPR$1])',
+      '\tship_strategy : HASH',
+      '',
+      'Stage 4 : Data Sink',
+      '\tcontent : Sink(table=[print], fields=[user, EXPR$1])',
+      '\tship_strategy : FORWARD',
+    ].join('\n'),
+  },
+  { page: EXPLAIN, name: 'EXPLAIN ESTIMATED_COST', tables: ['Orders'], sql: 'EXPLAIN ESTIMATED_COST SELECT order_id FROM Orders' },
   { page: 'sql/queries/match_recognize', name: 'MATCH_RECOGNIZE', tables: ['Orders'], sql: "SELECT * FROM Orders MATCH_RECOGNIZE (PARTITION BY product ORDER BY order_time MEASURES A.order_id AS id PATTERN (A) DEFINE A AS A.amount > 1)" },
 ];
 
@@ -484,7 +555,7 @@ export const NOT_SUPPORTED: ReadonlyMap<string, string> = new Map<string, string
   ["LIMIT without ORDER BY", "line 2:35: LIMIT without ORDER BY (the first rows to arrive) is not supported yet: add ORDER BY"],
   ["CREATE TABLE … LIKE", "line 2:90: CREATE TABLE … LIKE is not supported yet"],
   ["CREATE TABLE … AS SELECT", "line 2:46: CREATE TABLE … AS SELECT is not supported: declare the table, then INSERT INTO it"],
-  ["EXPLAIN PLAN FOR", "line 2:1: EXPLAIN is not supported yet"],
+  ["EXPLAIN ESTIMATED_COST", "line 2:1: EXPLAIN ESTIMATED_COST is not supported yet (EXPLAIN, EXPLAIN PLAN FOR and EXPLAIN CHANGELOG_MODE are)"],
   ["MATCH_RECOGNIZE", "line 2:22: MATCH_RECOGNIZE is not supported"],
   ["'flink' SIMILAR TO 'fl(i|a)nk'", "line 1:16: SIMILAR TO is not supported yet"],
   ["TRUNCATE(3.789, 1)", "line 1:8: unknown function 'TRUNCATE' in TRUNCATE(3.789, 1)"],

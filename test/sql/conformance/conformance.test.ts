@@ -40,7 +40,8 @@ for (const [page, cases] of byPage) {
       } else {
         it(c.name, async () => {
           const out = await runCase(c, files, FUNCTIONS);
-          if (c.changelog) expect(out.changelog).toEqual(c.changelog);
+          if (c.explain !== undefined) expect(out.explains.join('\n\n')).toBe(c.explain);
+          else if (c.changelog) expect(out.changelog).toEqual(c.changelog);
           else expect(out.rows).toEqual(c.rows);
         });
       }
@@ -53,7 +54,7 @@ describe('the suite', () => {
     const names = CASES.map((c) => c.name);
     expect(new Set(names).size).toBe(names.length);
     // A case without an expected result (EXPLAIN's plan text, say) may only be a not-supported one.
-    for (const c of CASES) expect([c.rows, c.changelog, c.error].filter((x) => x !== undefined).length, c.name).toBe(NOT_SUPPORTED.has(c.name) && !c.rows && !c.changelog && !c.error ? 0 : 1);
+    for (const c of CASES) expect([c.rows, c.changelog, c.error, c.explain].filter((x) => x !== undefined).length, c.name).toBe(NOT_SUPPORTED.has(c.name) && !c.rows && !c.changelog && !c.error && c.explain === undefined ? 0 : 1);
     for (const name of NOT_SUPPORTED.keys()) expect(names, name).toContain(name);
   });
 

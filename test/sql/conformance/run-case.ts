@@ -12,6 +12,7 @@ import { isNested } from '../../../shared/plan/expr-types.ts';
 import { runEmbeddedJob } from '../../../shared/runtime/embedded/embedded-runtime.ts';
 import { MaterializedView } from '../../../shared/runtime/materialized-view.ts';
 import { compileSql } from '../../../shared/sql/compile-sql.ts';
+import { explainStatements } from '../../../shared/sql/explain-sql.ts';
 import type { UserFunctionDefinition } from '../../../shared/api/user-functions.ts';
 import type { ConformanceCase } from './cases.ts';
 import type { FixtureFiles } from './fixtures.ts';
@@ -41,6 +42,8 @@ function formatRow(row: Readonly<Record<string, Value>>, fields: readonly Field[
 export interface CaseOutput {
   readonly rows: string[];
   readonly changelog: string[];
+  /** The output of its EXPLAIN statements, in order. */
+  readonly explains: string[];
 }
 
 /** Runs `c` over the fixture files; throws what compiling or running throws. */
@@ -48,6 +51,8 @@ export async function runCase(c: ConformanceCase, files: FixtureFiles, functions
   const sql = c.sql.replace(/\{\{(\w+)\}\}/g, (_m, name: string) => files.path(name));
   const script = [...(c.tables ?? []).map((name) => files.ddl(name)), sql].join('\n');
   const program = compileSql(script, { ...(functions ? { functions } : {}) });
+  const explains = explainStatements(program);
+  if (program.sinks.length === 0) return { rows: [], changelog: [], explains };
   const graph = program.pipeline.jobGraph({ parallelism: c.parallelism ?? 1 });
   // A statement set writes several sinks: their rows are then prefixed by the sink's name.
   const named = graph.sinks.length > 1;
@@ -76,5 +81,5 @@ export async function runCase(c: ConformanceCase, files: FixtureFiles, functions
     batchSize: 1,
   });
   for (const collect of views) collect();
-  return { rows: rows.sort(), changelog };
+  return { rows: rows.sort(), changelog, explains };
 }
