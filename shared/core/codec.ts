@@ -26,10 +26,14 @@
  *   integer of epoch milliseconds.
  * - Numeric strings (BIGINT, INT, DOUBLE, DECIMAL, BOOLEAN) may have surrounding whitespace,
  *   which Flink trims; timestamp strings may not.
+ * - ROW<…>: a JSON object, its fields by name (others ignored); ARRAY<T>: a JSON array;
+ *   MAP<STRING, V>: a JSON object. Nested values follow these same rules, and errors name the
+ *   nested field (`info.name`, `tags[]`).
  *
  * Encoding writes TIMESTAMP as its formatted string, DECIMAL as a string with exactly `scale`
  * fraction digits (exact, unlike a JSON number), non-finite DOUBLE as `"NaN"`/`"Infinity"`/
- * `"-Infinity"`, and everything else as is, so decode(encode(row)) gives back the row.
+ * `"-Infinity"`, ROW and MAP as objects and ARRAY as arrays of their encoded values, and
+ * everything else as is, so decode(encode(row)) gives back the row.
  */
 import { FlambdaError, PlanError, RecordError } from './errors.ts';
 import { formatDecimal, tryParseDecimal } from './decimal.ts';

@@ -27,6 +27,11 @@ export interface ScopeColumn {
   readonly field: string;
   /** Processing-time attribute declared with `PROCTIME()`: usable only in FOR SYSTEM_TIME AS OF. */
   readonly proctime?: boolean;
+  /**
+   * The other side's copy of a `JOIN … USING (c)` column: reachable qualified only (`b.c`); `c`
+   * and `*` name the merged column once.
+   */
+  readonly qualifiedOnly?: boolean;
 }
 
 /** What a query can see: the input node's schema plus qualified names. */
@@ -63,7 +68,7 @@ export function exprKey(e: SqlExpr): string {
 export function resolveColumn(scope: Scope, parts: readonly string[], pos: SqlPosition): ScopeColumn {
   const name = parts[parts.length - 1] as string;
   const qualifier = parts.length > 1 ? parts[parts.length - 2] : undefined;
-  const candidates = scope.columns.filter((c) => qualifier === undefined || c.qualifiers.includes(qualifier) || c.qualifiers.some((q) => q.toLowerCase() === qualifier.toLowerCase()));
+  const candidates = scope.columns.filter((c) => (qualifier === undefined ? !c.qualifiedOnly : c.qualifiers.includes(qualifier) || c.qualifiers.some((q) => q.toLowerCase() === qualifier.toLowerCase())));
   if (qualifier !== undefined && candidates.length === 0) {
     const known = [...new Set(scope.columns.flatMap((c) => c.qualifiers))];
     throw new SqlError(pos, `unknown table or alias '${qualifier}' in ${scope.description} (known: ${known.join(', ') || 'none'})`);

@@ -182,6 +182,7 @@ export function compileJoin(from: Extract<SqlFrom, { k: 'join' }>, where: readon
     else return false;
     return true;
   };
+  if (from.using) keys.push(...usingKeys(from, left, right));
   for (const c of sqlConjuncts(from.on)) place(c, true);
   remaining = remaining.filter((c) => !place(c, false));
   if (pushLeft.length > 0) left = jc.filter(left, sqlAnd(pushLeft) as SqlExpr);
@@ -190,7 +191,7 @@ export function compileJoin(from: Extract<SqlFrom, { k: 'join' }>, where: readon
   const proctimeBounds = residual.filter((c) => mentionsProctime(c, j.scope));
   if (proctimeBounds.length > 0) {
     const stream = processingTimeIntervalJoin(from, left, right, j, type, keys, proctimeBounds, residual.filter((c) => !proctimeBounds.includes(c)));
-    return { relation: joinedRelation(stream, j), where: remaining };
+    return { relation: usingScope(joinedRelation(stream, j), from, j), where: remaining };
   }
   const condition = residual.length > 0 ? compileExpr(sqlAnd(residual) as SqlExpr, j.scope) : undefined;
   const stream = atPosition(from.pos, () =>
@@ -202,7 +203,30 @@ export function compileJoin(from: Extract<SqlFrom, { k: 'join' }>, where: readon
       what: `${from.joinType === 'CROSS' ? 'comma' : type} join`,
     }),
   );
-  return { relation: joinedRelation(stream, j), where: remaining };
+  return { relation: usingScope(joinedRelation(stream, j), from, j), where: remaining };
+}
+
+/** `USING (a, b)`: the key pairs `l.a = r.a`, `l.b = r.b` (by schema field, so unaliased subqueries work). */
+function usingKeys(from: Extract<SqlFrom, { k: 'join' }>, left: Relation, right: Relation): { left: string; right: string }[] {
+  if (from.joinType === 'FULL') throw new SqlError(from.pos, 'FULL JOIN … USING is not supported yet: use ON and COALESCE the columns');
+  const field = (r: Relation, name: string, pos: SqlPosition, side: string): string => {
+    const column = r.scope.columns.find((c) => !c.qualifiedOnly && !c.proctime && c.name.toLowerCase() === name.toLowerCase());
+    if (!column) throw new SqlError(pos, `USING column '${name}' is not a column of the ${side} input (columns: ${r.scope.columns.filter((c) => !c.proctime).map((c) => c.name).join(', ')})`);
+    return column.field;
+  };
+  return from.using!.map((u) => ({ left: field(left, u.name, u.pos, 'left'), right: field(right, u.name, u.pos, 'right') }));
+}
+
+/**
+ * After `JOIN … USING (c)`, `c` and `*` name one column: the left input's (the right's for a
+ * RIGHT JOIN); the other copy stays reachable qualified.
+ */
+function usingScope(r: Relation, from: Extract<SqlFrom, { k: 'join' }>, j: JoinedScope): Relation {
+  if (!from.using) return r;
+  const names = new Set(from.using.map((u) => u.name.toLowerCase()));
+  const hideLeft = from.joinType === 'RIGHT';
+  const columns = r.scope.columns.map((c) => (names.has(c.name.toLowerCase()) && j.left.has(c) === hideLeft ? { ...c, qualifiedOnly: true } : c));
+  return { ...r, scope: { ...r.scope, columns } };
 }
 
 /** Whether a conjunct reads a `PROCTIME()` attribute. */

@@ -238,7 +238,7 @@ function project(input: Relation, items: readonly SqlSelectItem[], pos: SqlPosit
   items.forEach((item, index) => {
     if (item.expr.k === 'star') {
       const q = item.expr.qualifier;
-      const cols = input.scope.columns.filter((c) => !c.proctime && (q === undefined || c.qualifiers.includes(q)));
+      const cols = input.scope.columns.filter((c) => !c.proctime && (q === undefined ? !c.qualifiedOnly : c.qualifiers.includes(q)));
       if (q !== undefined && cols.length === 0) throw new SqlError(item.pos, `unknown table or alias '${q}'`);
       for (const c of cols) projection.push({ name: c.name, expr: { kind: 'ref', name: c.field } });
       return;
