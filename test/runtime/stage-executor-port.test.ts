@@ -3,12 +3,16 @@
  * behind a port (begin, output, commit) that each runtime implements — the embedded driver's
  * commit does nothing, the Lambda driver's is the checkpoint protocol (test/aws/).
  */
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { RecordError } from '../../shared/core/errors.ts';
 import type { ChangeRow } from '../../shared/core/row.ts';
 import type { Operator } from '../../shared/operators/operator.ts';
 import { OperatorRunner } from '../../shared/runtime/operator-runner.ts';
 import { StageExecutor, type BatchPort, type ChainStep, type RecordFailure } from '../../shared/runtime/stage-executor.ts';
+import { runSqlJob } from './run-sql-job.ts';
 
 async function runnerOf(id: string, process: Operator['processBatch']): Promise<OperatorRunner> {
   const runner = new OperatorRunner(() => ({ open() {}, processBatch: process }), { operatorId: id, shard: 0, parallelism: 1, clock: () => 0 });
@@ -86,5 +90,86 @@ describe('StageExecutor.runBatch: the batch lifecycle behind a port', () => {
     expect(failures.map((f) => [f.reason, f.operator, f.row.row.id])).toEqual([['bad id 2', 'Op_1', 2]]);
     // The driver tells the failing item from the last one it was asked about.
     expect(last).toBe(steps[1]);
+  });
+});
+
+describe('the embedded runtime drives every loop through runBatch and its port', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'flambda-port-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterEach(() => vi.restoreAllMocks());
+
+  it('source reads, exchange drains, watermarks, end of processing time and finish: begin, outputs, commit each', async () => {
+    // Every batch the embedded runtime runs, as [stage label, step types, port calls]; and any
+    // executor call made outside a batch (a loop that bypasses the lifecycle).
+    const batches: { label: string; steps: string[]; calls: string[] }[] = [];
+    const bypass: string[] = [];
+    let depth = 0;
+    const runBatch = StageExecutor.prototype.runBatch;
+    vi.spyOn(StageExecutor.prototype, 'runBatch').mockImplementation(async function <T>(
+      this: StageExecutor,
+      items: Iterable<T>,
+      step: (item: T) => ChainStep | undefined,
+      port: BatchPort<T>,
+    ): Promise<void> {
+      const label = (this as unknown as { options: { label: string } }).options.label;
+      const batch = { label, steps: [] as string[], calls: [] as string[] };
+      batches.push(batch);
+      depth++;
+      try {
+        await runBatch.call(
+          this,
+          items,
+          (item: T) => {
+            const s = step(item);
+            if (s !== undefined) batch.steps.push(s.type === 'rows' ? 'rows' : s.type === 'finish' ? 'finish' : `${s.type} ${s.value === Infinity ? '+∞' : s.value >= 8e15 ? 'end' : 'now'}`);
+            return s;
+          },
+          {
+            begin: () => (batch.calls.push('begin'), port.begin()),
+            output: (rows, item) => (batch.calls.push(`output ${rows.length}`), port.output(rows, item)),
+            commit: () => (batch.calls.push('commit'), port.commit()),
+          },
+        );
+      } finally {
+        depth--;
+      }
+    });
+    for (const method of ['process', 'advance', 'tick', 'finish'] as const) {
+      const original = StageExecutor.prototype[method] as (...args: unknown[]) => Promise<unknown>;
+      vi.spyOn(StageExecutor.prototype, method).mockImplementation(function (this: StageExecutor, ...args: unknown[]) {
+        if (depth === 0) bypass.push(method);
+        return original.apply(this, args) as never;
+      } as never);
+    }
+    const path = join(dir, 'in.jsonl');
+    writeFileSync(path, ['{"k":"a","v":1}', '{"k":"b","v":2}', '{"k":"a","v":3}'].join('\n') + '\n');
+    const sql = `CREATE TABLE src (k STRING, v BIGINT) WITH ('connector' = 'filesystem', 'path' = 'in.jsonl', 'format' = 'json');
+CREATE TABLE out_t (k STRING, total BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'print');
+INSERT INTO out_t SELECT k, SUM(v) AS total FROM src GROUP BY k;`;
+    const { rows } = await runSqlJob(sql, path);
+    expect(rows.at(-1)).toEqual({ k: 'a', total: 4 });
+    expect(bypass).toEqual([]);
+    // Every batch: begin, one output per step, commit — in that order.
+    for (const b of batches) expect(b.calls).toEqual(['begin', ...b.steps.map((_, i) => expect.stringMatching(/^output \d+$/) as unknown as string), 'commit']);
+    expect(batches.map((b) => `${b.label}: ${b.steps.join(', ')}`)).toEqual([
+      // The source stage reads its batch, then processing time.
+      'stage-0 shard 0: rows, processing-time now',
+      // The drain of the exchange into the aggregate stage.
+      'stage-1 shard 0: rows, processing-time now',
+      // End of input: +∞ on the source stage, then the drain carries it downstream.
+      'stage-0 shard 0: watermark +∞',
+      'stage-1 shard 0: processing-time now',
+      'stage-1 shard 0: watermark +∞',
+      // End of processing time, stage by stage, each drained before the next.
+      'stage-0 shard 0: processing-time end',
+      'stage-1 shard 0: processing-time now',
+      'stage-1 shard 0: processing-time end',
+      // Finish, stage by stage.
+      'stage-0 shard 0: finish',
+      'stage-1 shard 0: processing-time now',
+      'stage-1 shard 0: finish',
+    ]);
+    // The drain batch hands the aggregate's changelog of the batch (three rows, two keys) to the port.
+    expect(batches[1]?.calls).toEqual(['begin', 'output 3', 'output 0', 'commit']);
   });
 });
