@@ -105,11 +105,11 @@ describe('the embedded runtime drives every loop through runBatch and its port',
     const bypass: string[] = [];
     let depth = 0;
     const runBatch = StageExecutor.prototype.runBatch;
-    vi.spyOn(StageExecutor.prototype, 'runBatch').mockImplementation(async function <T>(
+    vi.spyOn(StageExecutor.prototype, 'runBatch').mockImplementation(async function (
       this: StageExecutor,
-      items: Iterable<T>,
-      step: (item: T) => ChainStep | undefined,
-      port: BatchPort<T>,
+      items: Iterable<unknown>,
+      step: (item: unknown) => ChainStep | undefined,
+      port: BatchPort<unknown>,
     ): Promise<void> {
       const label = (this as unknown as { options: { label: string } }).options.label;
       const batch = { label, steps: [] as string[], calls: [] as string[] };
@@ -119,7 +119,7 @@ describe('the embedded runtime drives every loop through runBatch and its port',
         await runBatch.call(
           this,
           items,
-          (item: T) => {
+          (item: unknown) => {
             const s = step(item);
             if (s !== undefined) batch.steps.push(s.type === 'rows' ? 'rows' : s.type === 'finish' ? 'finish' : `${s.type} ${s.value === Infinity ? '+∞' : s.value >= 8e15 ? 'end' : 'now'}`);
             return s;
@@ -150,7 +150,7 @@ INSERT INTO out_t SELECT k, SUM(v) AS total FROM src GROUP BY k;`;
     expect(rows.at(-1)).toEqual({ k: 'a', total: 4 });
     expect(bypass).toEqual([]);
     // Every batch: begin, one output per step, commit — in that order.
-    for (const b of batches) expect(b.calls).toEqual(['begin', ...b.steps.map((_, i) => expect.stringMatching(/^output \d+$/) as unknown as string), 'commit']);
+    for (const b of batches) expect(b.calls).toEqual(['begin', ...b.steps.map(() => expect.stringMatching(/^output \d+$/) as unknown as string), 'commit']);
     expect(batches.map((b) => `${b.label}: ${b.steps.join(', ')}`)).toEqual([
       // The source stage reads its batch, then processing time.
       'stage-0 shard 0: rows, processing-time now',

@@ -460,7 +460,10 @@ function processingDeadLetter(stage: JobStage, shard: number, failure: RecordFai
   const input = stage.input;
   return {
     source: input.type === 'source' ? input.source : stage.id,
-    position: failure.origin?.position ?? `${stage.id} shard ${shard}`,
+    // An input record's file:line (also for rows stateless operators derived from it); else the
+    // stage shard, and the stateful operator that emitted the row and on what (a window firing on
+    // a watermark).
+    position: failure.origin?.position ?? (failure.producer === undefined ? `${stage.id} shard ${shard}` : `${stage.id} shard ${shard}, ${failure.producer}`),
     reason: failure.reason,
     raw: failure.origin?.raw ?? rowJson(failure.row.row),
     operator: failure.operator,
