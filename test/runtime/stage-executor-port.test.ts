@@ -93,6 +93,63 @@ describe('StageExecutor.runBatch: the batch lifecycle behind a port', () => {
   });
 });
 
+describe('StageExecutor: the origin of a bad row the stateless operators before it derived', () => {
+  async function rowwise(id: string, process: Operator['processBatch']): Promise<OperatorRunner> {
+    const runner = new OperatorRunner(() => ({ open() {}, rowwise: true, processBatch: process }), { operatorId: id, shard: 0, parallelism: 1, clock: () => 0 });
+    await runner.open();
+    return runner;
+  }
+
+  it('names the input record each failing row came from; the good rows go on in order; counters count each row once', async () => {
+    // A flat map (id → id·10, id·10 + 1), a filter (drops 21), then a check that rejects 11 and 31.
+    const split = await rowwise('Split_1', (batch, out) => {
+      for (const r of batch) for (const k of [0, 1]) out.emit({ kind: '+I', row: { id: (r.row.id as number) * 10 + k } });
+    });
+    const filter = await rowwise('Filter_2', (batch, out) => {
+      for (const r of batch) if (r.row.id !== 21) out.emit(r);
+    });
+    const check = await runnerOf('Check_3', (batch, out) => {
+      for (const r of batch) if (r.row.id === 11 || r.row.id === 31) throw new RecordError(`bad ${String(r.row.id)}`);
+      for (const r of batch) out.emit(r);
+    });
+    const failures: RecordFailure[] = [];
+    const executor = new StageExecutor([split, filter, check], { onRecordFailure: (f) => failures.push(f) });
+    const input = rowsOf(1, 2, 3);
+    const out = await executor.process(input, 0, 'left', (row) => {
+      const i = input.indexOf(row);
+      return i < 0 ? undefined : { position: `in.jsonl:${i + 1}`, raw: JSON.stringify(row.row) };
+    });
+    expect(out.map((r) => r.row.id)).toEqual([10, 20, 30]);
+    expect(failures.map((f) => [f.reason, f.operator, f.row.row.id, f.origin?.position, f.origin?.raw, f.producer])).toEqual([
+      ['bad 11', 'Check_3', 11, 'in.jsonl:1', '{"id":1}', undefined],
+      ['bad 31', 'Check_3', 31, 'in.jsonl:3', '{"id":3}', undefined],
+    ]);
+    // Running the stateless prefix again on the failure path is not counted as more records.
+    expect([split.metrics.get('numRecordsIn'), split.metrics.get('numRecordsOut'), filter.metrics.get('numRecordsIn'), filter.metrics.get('numRecordsOut')]).toEqual([3, 6, 6, 5]);
+  });
+
+  it('names the stateful operator and its trigger for a bad row it fired from its state', async () => {
+    const window = new OperatorRunner(
+      () => ({
+        open() {},
+        processBatch() {},
+        onWatermark(_wm, out) {
+          out.emit({ kind: '+I', row: { id: 7 } });
+        },
+      }),
+      { operatorId: 'Window_1', shard: 0, parallelism: 1, clock: () => 0 },
+    );
+    await window.open();
+    const check = await runnerOf('Check_2', (batch) => {
+      for (const r of batch) throw new RecordError(`bad ${String(r.row.id)}`);
+    });
+    const failures: RecordFailure[] = [];
+    const executor = new StageExecutor([window, check], { onRecordFailure: (f) => failures.push(f) });
+    expect(await executor.advance(5000)).toEqual([]);
+    expect(failures.map((f) => [f.reason, f.origin, f.producer])).toEqual([['bad 7', undefined, 'emitted by Window_1 on watermark 5000']]);
+  });
+});
+
 describe('the embedded runtime drives every loop through runBatch and its port', () => {
   const dir = mkdtempSync(join(tmpdir(), 'flambda-port-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
