@@ -83,6 +83,7 @@ export function createCalcOperator(spec: CalcSpec, inputSchema: Schema, udfs: Ud
   if (isIdentityProjection(spec, inputSchema)) {
     return {
       open() {},
+      rowwise: true,
       processBatch:
         keep === undefined
           ? (batch: readonly ChangeRow[], out: Output) => {
@@ -108,6 +109,7 @@ export function createCalcOperator(spec: CalcSpec, inputSchema: Schema, udfs: Ud
   };
   return {
     open() {},
+    rowwise: true,
     processBatch(batch: readonly ChangeRow[], out: Output) {
       for (let i = 0; i < batch.length; i++) {
         const change = batch[i]!;

@@ -96,6 +96,7 @@ export function createUnnestOperator(spec: UnnestSpec, input: Schema, udfs: UdfR
   };
   return {
     open() {},
+    rowwise: true,
     processBatch(batch: readonly ChangeRow[], out: Output) {
       for (const change of batch) {
         const collection = evaluate(change.row);
