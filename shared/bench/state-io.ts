@@ -55,7 +55,7 @@ import type { Row } from '../core/types.ts';
 import { createOperator, type UserCode } from '../operators/registry.ts';
 import { upstreamOf, type JobGraph, type JobStage } from '../plan/job-graph.ts';
 import { OperatorRunner } from '../runtime/operator-runner.ts';
-import { StageExecutor } from '../runtime/stage-executor.ts';
+import { StageExecutor, type ChainStep } from '../runtime/stage-executor.ts';
 import type { KeyedStateStore } from '../state/state.ts';
 import { BID_SCHEMA, writeBidFile } from './bench-input.ts';
 import type { BenchResult } from './bench-common.ts';
@@ -180,8 +180,15 @@ export async function drive(
     const next = graph.stages.find((s) => s.id === output.toStage);
     if (next === undefined) throw new PlanError(`internal: stage ${stage.id} feeds unknown stage '${output.toStage}'`);
     const side = upstreamOf(next.input).find((u) => u.fromStage === stage.id)?.side ?? 'left';
-    await route(next, await executorOf(next).process(out, 0, side));
+    await runSteps(next, [{ type: 'rows', rows: out, side }]);
   };
+  /**
+   * One stage's steps through the executor's batch lifecycle (StageExecutor.runBatch), as every
+   * runtime drives it: the port routes each step's output on; its commit does nothing, because
+   * the checkpoint of an input slice covers every stage and is made once by `endBatch` below.
+   */
+  const runSteps = (stage: JobStage, steps: readonly ChainStep[]): Promise<void> =>
+    executorOf(stage).runBatch(steps, (step) => step, { begin: () => undefined, output: (rows) => route(stage, rows), commit: () => undefined });
   /** The watermark a stage's input is at: the source's, or the least of its upstream stages' outputs. */
   const inputWatermark = (stage: JobStage, sourceWatermark: number): number => {
     const upstream = upstreamOf(stage.input);
@@ -192,7 +199,7 @@ export async function drive(
     for (const stage of graph.stages) {
       const executor = executorOf(stage);
       const watermark = inputWatermark(stage, sourceWatermark);
-      if (watermark > executor.inputWatermark) await route(stage, await executor.advance(watermark));
+      if (watermark > executor.inputWatermark) await runSteps(stage, [{ type: 'watermark', value: watermark }]);
     }
   };
   const sourceStages = graph.stages.filter((s) => s.input.type === 'source');
@@ -205,7 +212,7 @@ export async function drive(
   for (let start = 0; start < rows.length; start += STATE_IO_BATCH) {
     const slice = rows.slice(start, start + STATE_IO_BATCH);
     // Every source stage reads the whole input (a stream consumed twice is read once per branch).
-    for (const stage of sourceStages) await route(stage, await executorOf(stage).process(slice.map((row): ChangeRow => ({ kind: '+I', row }))));
+    for (const stage of sourceStages) await runSteps(stage, [{ type: 'rows', rows: slice.map((row): ChangeRow => ({ kind: '+I', row })) }]);
     if (watermark !== undefined) {
       for (const row of slice) maxEventTime = Math.max(maxEventTime, row[watermark.column] as number);
       await advance(maxEventTime - watermark.outOfOrdernessMs);
@@ -214,8 +221,9 @@ export async function drive(
   }
   for (const stage of graph.stages) {
     const executor = executorOf(stage);
-    if (executor.inputWatermark < Infinity) await route(stage, await executor.advance(Infinity));
-    await route(stage, await executor.finish());
+    const steps: ChainStep[] = executor.inputWatermark < Infinity ? [{ type: 'watermark', value: Infinity }] : [];
+    steps.push({ type: 'finish' });
+    await runSteps(stage, steps);
   }
   await endBatch();
   for (const runner of runners) await runner.close();

@@ -75,6 +75,13 @@ export interface Operator {
    * downstream, as Flink's KeyedCoProcessOperatorWithWatermarkDelay does. @default 0
    */
   readonly outputWatermarkDelayMs?: number;
+  /**
+   * True for an operator that keeps no state and derives its output synchronously from each
+   * input row alone (Calc, Map, Unnest, Union): running a row through it again has no effect but
+   * its output, so the stage executor can trace a row that fails further down the chain back to
+   * the stage's input record it came from (shared/runtime/stage-executor.ts). @default false
+   */
+  readonly rowwise?: boolean;
 }
 
 /** Builds an operator instance from its plain-data spec (see shared/plan/job-graph.ts). */

@@ -17,7 +17,7 @@ import { RecordError } from '../core/errors.ts';
 import type { LogicalType, Row, Value } from '../core/types.ts';
 import { decimalToDouble } from './expr-cast.ts';
 import type { Evaluator } from './expr-compile.ts';
-import { typeName } from './expr-types.ts';
+import { typeName } from './expr-type-rules.ts';
 
 /** A compiled operand and its type. */
 export interface Operand {

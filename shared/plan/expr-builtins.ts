@@ -3,6 +3,10 @@
  * expr-compile.ts implement themselves: strings (expr-fn-strings.ts), time (expr-fn-time.ts),
  * numbers and comparisons (expr-fn-math.ts), JSON (expr-fn-json.ts) and ROW / ARRAY / MAP
  * (expr-fn-collections.ts).
+ *
+ * Dependencies point one way: expr-types.ts and expr-compile.ts import this registry, the registry
+ * imports the function tables, and the tables import the type rules from expr-type-rules.ts
+ * (lint's import-x/no-cycle keeps it so).
  */
 import type { Builtin } from './expr-fn.ts';
 import { COLLECTION_FUNCTIONS } from './expr-fn-collections.ts';
@@ -12,17 +16,20 @@ import { MORE_FUNCTIONS } from './expr-fn-more.ts';
 import { STRING_FUNCTIONS } from './expr-fn-strings.ts';
 import { TIME_FUNCTIONS } from './expr-fn-time.ts';
 
-let registry: ReadonlyMap<string, Builtin> | undefined;
+/**
+ * Every built-in, by name. Built when the module loads: the function modules import only the
+ * type rules (expr-type-rules.ts), never expr-types.ts, so they are fully loaded by now.
+ */
+const registry: ReadonlyMap<string, Builtin> = new Map(
+  Object.entries({ ...STRING_FUNCTIONS, ...TIME_FUNCTIONS, ...MATH_FUNCTIONS, ...MORE_FUNCTIONS, ...JSON_FUNCTIONS, ...COLLECTION_FUNCTIONS }),
+);
 
 /** The built-in function of that (canonical, upper-case) name. */
 export function builtin(name: string): Builtin | undefined {
-  // Built on first use: the modules import expr-types.ts, which imports this one.
-  registry ??= new Map(Object.entries({ ...STRING_FUNCTIONS, ...TIME_FUNCTIONS, ...MATH_FUNCTIONS, ...MORE_FUNCTIONS, ...JSON_FUNCTIONS, ...COLLECTION_FUNCTIONS }));
   return registry.get(name);
 }
 
 /** The names users call, for the list in "unknown function" errors. */
 export function builtinNames(): string[] {
-  builtin('');
-  return [...(registry as ReadonlyMap<string, Builtin>).keys()].filter((n) => !n.includes(' ') || n === 'IS DISTINCT FROM' || n === 'IS JSON');
+  return [...registry.keys()].filter((n) => !n.includes(' ') || n === 'IS DISTINCT FROM' || n === 'IS JSON');
 }

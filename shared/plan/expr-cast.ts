@@ -17,7 +17,7 @@ import { RecordError } from '../core/errors.ts';
 import { formatTimestamp, parseTimestamp } from '../core/timestamp.ts';
 import type { LogicalType, Value } from '../core/types.ts';
 import { truncateCodePoints } from './expr-strings.ts';
-import { isNumeric, typeName } from './expr-types.ts';
+import { isNumeric, typeName } from './expr-type-rules.ts';
 
 /** A not-null runtime value. */
 export type NonNullValue = Exclude<Value, null>;
@@ -84,7 +84,7 @@ const FALSE_TEXT = new Set(['false', 'f', 'no', 'n', '0']);
  * Builds the converter from `from` to `to`, or `undefined` when values need no conversion.
  * `where` (the printed expression) goes into RecordError messages.
  *
- * Callers check castability first (see `castProblem` in expr-types.ts); pairs outside Flink's
+ * Callers check castability first (see `castProblem` in expr-type-rules.ts); pairs outside Flink's
  * cast matrix here are a programming error.
  */
 export function castConverter(from: LogicalType, to: LogicalType, where: string): Converter | undefined {

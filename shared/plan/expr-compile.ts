@@ -39,10 +39,10 @@ import {
   castProblem,
   commonTypeOfOperands,
   comparisonType,
-  inferCallType,
   typeName,
   withNullable,
-} from './expr-types.ts';
+} from './expr-type-rules.ts';
+import { inferCallType } from './expr-types.ts';
 
 /** A compiled expression: evaluates one row. */
 export type Evaluator = (row: Row) => Value;

@@ -18,7 +18,7 @@ import { PlanError, RecordError } from '../core/errors.ts';
 import type { LogicalType, Row, Value } from '../core/types.ts';
 import type { Call } from './expr.ts';
 import { printExpr } from './expr-print.ts';
-import { allIndices, commonTypeOfOperands, typeName, withNullable } from './expr-types.ts';
+import { allIndices, commonTypeOfOperands, typeName, withNullable } from './expr-type-rules.ts';
 import { type Builtin, checkArgs, INT, nullableIf } from './expr-fn.ts';
 
 /** The constant field name of DOT. */

@@ -11,7 +11,7 @@ import type { LogicalType, Row, Value } from '../core/types.ts';
 import { printExpr } from './expr-print.ts';
 import { BOOLEAN, type Builtin, checkArgs, DOUBLE, type FnArg, INTEGERS, NUMERICS, nullableIf, requireRoots, strict } from './expr-fn.ts';
 import { compareStrings } from './expr-strings.ts';
-import { commonTypeOf, comparisonType, decimalShape, typeName } from './expr-types.ts';
+import { commonTypeOf, comparisonType, decimalShape, typeName } from './expr-type-rules.ts';
 
 /** A numeric value as a double. */
 function toDouble(v: Value, t: LogicalType): number {

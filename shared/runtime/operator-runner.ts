@@ -153,6 +153,11 @@ export class OperatorRunner {
     }
   }
 
+  /** Whether the operator derives each output row from one input row and keeps no state ({@link Operator.rowwise}). */
+  get rowwise(): boolean {
+    return this.operator?.rowwise === true;
+  }
+
   /** Creates the operator and opens it with this runner's context. */
   async open(): Promise<void> {
     if (this.phase !== 'created') throw lifecycleError(`Operator ${this.operatorId} is already open`);

@@ -28,7 +28,7 @@ import type { Row } from '../core/types.ts';
 import { DEFAULT_ERROR_POLICY, ERROR_POLICY_OPTION, RecordError, TransientError, type ErrorPolicy } from '../core/errors.ts';
 import { retryPolicy, type RetryOptions, type RetryPolicy } from '../core/retry.ts';
 import type { InputSide } from '../operators/operator.ts';
-import type { OperatorRunner } from './operator-runner.ts';
+import { RUNNER_METRICS, type OperatorRunner } from './operator-runner.ts';
 
 /** Where a stage's input record came from, for dead letters and error messages. */
 export interface RecordOrigin {
@@ -50,10 +50,17 @@ export interface RecordFailure<O extends RecordOrigin = RecordOrigin> {
   /** The row the operator was given. */
   readonly row: ChangeRow;
   /**
-   * Where the stage's input record came from, when the failing row is one of the stage's input
-   * rows (the chain's first operator); undefined for rows an earlier operator produced.
+   * Where the stage's input record came from: for one of the stage's input rows, or a row the
+   * stateless row-by-row operators before the failing one (Calc, Map, Unnest, Union) derived from
+   * it. Undefined for a row a stateful operator produced (see `producer`) and for rows whose
+   * step has no origins (an exchange's rows in the embedded runtime).
    */
   readonly origin: O | undefined;
+  /**
+   * For a row without an origin that a stateful operator of the chain emitted: that operator and
+   * what made it emit, e.g. `emitted by WindowAggregate_2 on watermark 1000`.
+   */
+  readonly producer?: string;
   readonly error: RecordError;
 }
 
@@ -123,10 +130,23 @@ export class StageExecutor<O extends RecordOrigin = RecordOrigin> {
    * return a fresh array per call and callers hand over arrays they no longer touch, so nothing
    * is copied.
    */
-  async process(rows: readonly ChangeRow[], from = 0, side: InputSide = 'left', origin?: OriginOf<O>): Promise<readonly ChangeRow[]> {
+  async process(rows: readonly ChangeRow[], from = 0, side: InputSide = 'left', origin?: OriginOf<O>, trigger = 'on input'): Promise<readonly ChangeRow[]> {
     let current: readonly ChangeRow[] = rows;
+    // The last stateful operator the rows went through (from − 1: the one that fired them).
+    let producer = from - 1;
     for (let i = from; i < this.runners.length && current.length > 0; i++) {
-      current = await this.step(this.runners[i] as OperatorRunner, current, i === from ? side : 'left', i === from ? origin : undefined);
+      const runner = this.runners[i] as OperatorRunner;
+      const at = i === from ? side : 'left';
+      const batch = current;
+      try {
+        current = await this.attempt(() => runner.processBatch(batch, at));
+      } catch (error) {
+        if (!(error instanceof RecordError)) throw error;
+        if (i === from) current = await this.isolate(runner, batch, at, error, origin, this.describe(producer, from, trigger));
+        else if (producer < from && origin !== undefined) current = await this.trace(rows, from, i, side, origin);
+        else current = await this.isolate(runner, batch, at, error, undefined, this.describe(producer, from, trigger));
+      }
+      if (!runner.rowwise) producer = i;
     }
     return current;
   }
@@ -143,7 +163,7 @@ export class StageExecutor<O extends RecordOrigin = RecordOrigin> {
       const runner = this.runners[i] as OperatorRunner;
       const at = wm;
       const fired = await this.attempt(() => runner.advanceWatermark(at));
-      if (fired.length > 0) push(out, await this.process(fired, i + 1));
+      if (fired.length > 0) push(out, await this.process(fired, i + 1, 'left', undefined, `on watermark ${at}`));
       wm = runner.outputWatermark(wm);
     }
     this.inputWatermark = watermark;
@@ -162,7 +182,7 @@ export class StageExecutor<O extends RecordOrigin = RecordOrigin> {
       const next = runner.timers.nextProcessingTimerTimestamp();
       if (next === undefined || next > now) continue;
       const fired = await this.attempt(() => runner.setProcessingTime(now));
-      if (fired.length > 0) push(out, await this.process(fired, i + 1));
+      if (fired.length > 0) push(out, await this.process(fired, i + 1, 'left', undefined, `on processing time ${now}`));
     }
     return out;
   }
@@ -173,7 +193,7 @@ export class StageExecutor<O extends RecordOrigin = RecordOrigin> {
     for (let i = 0; i < this.runners.length; i++) {
       const runner = this.runners[i] as OperatorRunner;
       const rows = await this.attempt(() => runner.finish());
-      if (rows.length > 0) push(out, await this.process(rows, i + 1));
+      if (rows.length > 0) push(out, await this.process(rows, i + 1, 'left', undefined, 'at end of input'));
     }
     return out;
   }
@@ -217,39 +237,87 @@ export class StageExecutor<O extends RecordOrigin = RecordOrigin> {
     return out;
   }
 
-  /** One operator's batch, under the error policy. */
-  private async step(runner: OperatorRunner, rows: readonly ChangeRow[], side: InputSide, origin: OriginOf<O> | undefined): Promise<ChangeRow[]> {
-    try {
-      return await this.attempt(() => runner.processBatch(rows, side));
-    } catch (error) {
-      if (!(error instanceof RecordError)) throw error;
-      // The batch changed nothing (the operator contract): each row again, alone, in order, so
-      // the good rows are applied once and the bad one is known.
-      const out: ChangeRow[] = [];
-      for (const row of rows) {
-        let failure = error;
-        if (rows.length > 1) {
-          try {
-            push(out, await this.attempt(() => runner.processBatch([row], side)));
-            continue;
-          } catch (again) {
-            if (!(again instanceof RecordError)) throw again;
-            failure = again;
-          }
+  /**
+   * One operator's batch that raised a data error, under the error policy. The batch changed
+   * nothing (the operator contract): each row again, alone, in order, so the good rows are
+   * applied once and the bad one is known. `origin` finds a row's input record; `origin` (when
+   * `row` is given) overrides it for every row — the one record all of `rows` derive from.
+   */
+  private async isolate(
+    runner: OperatorRunner,
+    rows: readonly ChangeRow[],
+    side: InputSide,
+    error: RecordError,
+    origin: OriginOf<O> | undefined,
+    producer: string | undefined,
+    record?: O,
+  ): Promise<ChangeRow[]> {
+    const out: ChangeRow[] = [];
+    for (const row of rows) {
+      let failure = error;
+      if (rows.length > 1) {
+        try {
+          push(out, await this.attempt(() => runner.processBatch([row], side)));
+          continue;
+        } catch (again) {
+          if (!(again instanceof RecordError)) throw again;
+          failure = again;
         }
-        const at = origin?.(row);
-        if (this.policy === 'fail') throw this.stopped(runner, failure, at);
-        this.recordFailures++;
-        this.options.onRecordFailure({ reason: failure.message, operator: runner.operatorId, row, origin: at, error: failure });
       }
-      return out;
+      const at = record ?? origin?.(row);
+      const by = at === undefined ? producer : undefined;
+      if (this.policy === 'fail') throw this.stopped(runner, failure, at, by);
+      this.recordFailures++;
+      this.options.onRecordFailure({ reason: failure.message, operator: runner.operatorId, row, origin: at, ...(by !== undefined ? { producer: by } : {}), error: failure });
     }
+    return out;
+  }
+
+  /**
+   * Operator `failed` raised a data error on rows that the stateless row-by-row operators
+   * `from`…`failed − 1` derived from the stage's input `rows`. Runs each input row alone through
+   * them again (that changes no state and gives the same rows) and then through the failing
+   * operator, so a bad row is set aside with the input record it came from; returns the failing
+   * operator's output for the whole batch, in order. Only on the failure path: the batch path
+   * keeps no per-row lineage.
+   */
+  private async trace(rows: readonly ChangeRow[], from: number, failed: number, side: InputSide, origin: OriginOf<O>): Promise<ChangeRow[]> {
+    const runner = this.runners[failed] as OperatorRunner;
+    const out: ChangeRow[] = [];
+    for (const row of rows) {
+      let derived: readonly ChangeRow[] = [row];
+      for (let j = from; j < failed && derived.length > 0; j++) derived = await this.again(this.runners[j] as OperatorRunner, derived, j === from ? side : 'left');
+      if (derived.length === 0) continue;
+      const batch = derived;
+      try {
+        push(out, await this.attempt(() => runner.processBatch(batch, 'left')));
+      } catch (error) {
+        if (!(error instanceof RecordError)) throw error;
+        push(out, await this.isolate(runner, batch, 'left', error, undefined, undefined, origin(row)));
+      }
+    }
+    return out;
+  }
+
+  /** A stateless operator's call run a second time: its counters are not counted twice. */
+  private async again(runner: OperatorRunner, rows: readonly ChangeRow[], side: InputSide): Promise<ChangeRow[]> {
+    const out = await this.attempt(() => runner.processBatch(rows, side));
+    runner.metrics.increment(RUNNER_METRICS.recordsIn, -rows.length);
+    if (out.length > 0) runner.metrics.increment(RUNNER_METRICS.recordsOut, -out.length);
+    return out;
+  }
+
+  /** Names the stateful operator that emitted rows without an origin, and what made it emit them. */
+  private describe(producer: number, from: number, trigger: string): string | undefined {
+    const runner = this.runners[producer];
+    if (runner === undefined) return undefined;
+    return `emitted by ${runner.operatorId} ${producer === from - 1 ? trigger : 'on input'}`;
   }
 
   /** The error that stops the stage under `fail`: the record's problem, where it came from, and what to do. */
-  private stopped(runner: OperatorRunner, error: RecordError, origin: RecordOrigin | undefined): RecordError {
+  private stopped(runner: OperatorRunner, error: RecordError, origin: RecordOrigin | undefined, producer: string | undefined): RecordError {
     const position = origin?.position ?? error.position;
-    const where = [position, this.options.label, `operator ${runner.operatorId}`].filter((p) => p !== undefined).join(', ');
+    const where = [position, this.options.label, producer, `operator ${runner.operatorId}`].filter((p) => p !== undefined).join(', ');
     return new RecordError(`${error.message} (${where}); ${ERROR_POLICY_OPTION} is 'fail': fix the record, or set it to 'dead-letter' to set such records aside`, {
       ...(error.field !== undefined ? { field: error.field } : {}),
       ...(position !== undefined ? { position } : {}),

@@ -9,7 +9,7 @@ import { basename } from 'node:path';
 import type { SqlColumn, SqlExpr, SqlQuery, SqlStatement } from './ast.ts';
 import { readConnector, type TableConnector } from './connectors.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
-import { normalizeTypeText } from './expressions.ts';
+import { intervalMs, normalizeTypeText } from './sql-literals.ts';
 
 /** A table declared with CREATE TABLE. */
 export interface CatalogTable {
@@ -40,41 +40,6 @@ export interface CatalogView {
 export interface Catalog {
   readonly tables: Map<string, CatalogTable>;
   readonly views: Map<string, CatalogView>;
-}
-
-const UNIT_MS: Readonly<Record<string, number>> = { MILLISECOND: 1, SECOND: 1000, MINUTE: 60_000, HOUR: 3_600_000, DAY: 86_400_000 };
-const UNIT_ORDER = ['DAY', 'HOUR', 'MINUTE', 'SECOND'];
-
-/**
- * Milliseconds of `INTERVAL 'n' UNIT` or `INTERVAL 'd hh:mm:ss.fff' DAY TO SECOND` (and the other
- * ranges of DAY, HOUR, MINUTE, SECOND); a leading `-` makes it negative.
- *
- * @throws SqlError for an unknown unit or a value that does not fit the unit.
- */
-export function intervalMs(e: SqlExpr): number {
-  if (e.k !== 'interval') throw new SqlError(e.pos, "expected an INTERVAL such as INTERVAL '10' SECOND");
-  const from = e.unit.replace(/S$/, '');
-  const to = e.toUnit?.replace(/S$/, '') ?? from;
-  const bad = (): never => {
-    throw new SqlError(e.pos, `cannot read INTERVAL '${e.value}' ${e.unit}${e.toUnit ? ` TO ${e.toUnit}` : ''}`);
-  };
-  if (UNIT_MS[from] === undefined || UNIT_MS[to] === undefined) throw new SqlError(e.pos, `unsupported interval unit ${UNIT_MS[from] === undefined ? e.unit : e.toUnit} (use MILLISECOND, SECOND, MINUTE, HOUR or DAY)`);
-  const text = e.value.trim();
-  const negative = text.startsWith('-');
-  const body = negative || text.startsWith('+') ? text.slice(1) : text;
-  const units = from === to ? [from] : UNIT_ORDER.slice(UNIT_ORDER.indexOf(from), UNIT_ORDER.indexOf(to) + 1);
-  if (units.length === 0) bad();
-  const fields = units.length === 1 ? [body] : body.split(/[ :]/);
-  if (fields.length !== units.length) bad();
-  let ms = 0;
-  fields.forEach((f, i) => {
-    const last = i === fields.length - 1;
-    if (!(last ? /^\d+(\.\d+)?$/ : /^\d+$/).test(f)) bad();
-    ms += Number(f) * (UNIT_MS[units[i] as string] as number);
-  });
-  ms = Math.round(ms);
-  if (!Number.isSafeInteger(ms)) bad();
-  return negative ? -ms : ms;
 }
 
 /** Metadata keys of the filesystem connector (Flink's FileSystemTableSource) read here. */

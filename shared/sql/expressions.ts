@@ -10,7 +10,7 @@ import type { Schema } from '../core/types.ts';
 import type { Expr } from '../plan/expr.ts';
 import { call, interval, lit } from '../plan/expr-build.ts';
 import type { IntervalUnit } from '../plan/expr.ts';
-import { intervalMs } from './catalog.ts';
+import { intervalMs, normalizeTypeText } from './sql-literals.ts';
 import { inferType } from '../plan/expr-types.ts';
 import { compileExpr as compilePlanExpr } from '../plan/expr-compile.ts';
 import { printExpr } from '../plan/expr-print.ts';
@@ -297,19 +297,4 @@ function numberLiteral(text: string, pos: SqlPosition): Expr {
   const digits = (intPart + frac).replace(/^0+(?=\d)/, '');
   const unscaled = BigInt(`${negative ? '-' : ''}${digits || '0'}`);
   return atPosition(pos, () => lit(unscaled, `DECIMAL(${Math.max(digits.length, frac.length, 1)}, ${frac.length})`));
-}
-
-/**
- * Flink spellings the core type parser does not know, mapped to the engine's types:
- * TINYINT/SMALLINT → INT, FLOAT/REAL → DOUBLE, CHAR(n) → VARCHAR(n), TIMESTAMP_LTZ(3) → TIMESTAMP(3).
- */
-export function normalizeTypeText(text: string): string {
-  // Only where the text starts: inside ROW<…>, ARRAY<…> and MAP<…> the core names are required
-  // (a rewrite there could not tell a field named `char` from the type).
-  return text
-    .replace(/^\s*(TINYINT|SMALLINT)\b/i, 'INT')
-    .replace(/^\s*(FLOAT|REAL)\b/i, 'DOUBLE')
-    .replace(/^\s*CHAR\b/i, 'VARCHAR')
-    .replace(/^\s*TIMESTAMP_LTZ\b/i, 'TIMESTAMP')
-    .replace(/\bWITH\s+LOCAL\s+TIME\s+ZONE\b/i, '');
 }

@@ -30,7 +30,7 @@ import type { SqlExpr, SqlFrom, SqlQuery, SqlSelect } from './ast.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { compileExpr, resolveColumn, type Scope, type ScopeColumn } from './expressions.ts';
 import { sqlAnd, sqlColumnRefs, sqlConjuncts } from './sql-expr-walk.ts';
-import type { QueryContext, Relation } from './query.ts';
+import type { QueryContext, Relation } from './relation.ts';
 
 /** What the join compiler needs from query.ts (passed in, so the modules stay acyclic at load). */
 export interface JoinContext {

@@ -12,7 +12,7 @@ import { printExpr } from '../plan/expr-print.ts';
 import type { SqlExpr, SqlFrom } from './ast.ts';
 import { SqlError, atPosition } from './errors.ts';
 import { compileExpr, scopeOf } from './expressions.ts';
-import type { Relation } from './query.ts';
+import type { Relation } from './relation.ts';
 import { userTableFunction } from './user-functions.ts';
 
 /** Whether `from` joins something with a table function. */

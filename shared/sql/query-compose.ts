@@ -13,7 +13,7 @@ import type { SqlCte, SqlExpr, SqlQuery, SqlSelectItem } from './ast.ts';
 import type { CatalogView } from './catalog.ts';
 import { SqlError, atPosition } from './errors.ts';
 import { compileExpr, isAggregateCall, scopeOf } from './expressions.ts';
-import { distinct, type QueryContext, type Relation } from './query.ts';
+import { distinct, type QueryContext, type Relation } from './relation.ts';
 
 type Compile = (query: SqlQuery, ctx: QueryContext) => Relation;
 

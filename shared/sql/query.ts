@@ -9,20 +9,17 @@ import { aggregateSpecOf } from './aggregate-calls.ts';
 import { compileLateralJoin, isLateralJoin } from './lateral.ts';
 import { expandGroupingSetsQuery } from './grouping-sets.ts';
 import { withL2 } from '../api/lookup-table.ts';
-import type { Pipeline } from '../api/pipeline.ts';
 import type { AggregateSpec } from '../api/aggregates.ts';
 import type { Stream } from '../api/stream.ts';
 import { Stream as StreamClass } from '../api/stream.ts';
-import { PlanError } from '../core/errors.ts';
 import type { Row, Schema } from '../core/types.ts';
-import { parseDuration } from '../api/windows.ts';
 import type { Expr } from '../plan/expr.ts';
 import { lookupJoinOutputSchema, type LookupOutputColumn } from '../lookup/lookup-join-spec.ts';
 import type { LookupJoinNode, LookupSourceDescriptor, WindowSpec } from '../plan/logical.ts';
 import { windowTableFunctionOutputSchema } from '../operators/window-rank/window-table-function.ts';
 import { windowSpecOf, windowedSchema } from './windows.ts';
 import type { SqlExpr, SqlFrom, SqlOver, SqlQuery, SqlSelect, SqlSelectItem } from './ast.ts';
-import { intervalMs, type Catalog } from './catalog.ts';
+import { intervalMs } from './sql-literals.ts';
 import type { LookupTableSpec } from './connectors.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { compileExpr, exprKey, isAggregateCall, resolveColumn, scopeOf, type Scope, type ScopeColumn } from './expressions.ts';
@@ -30,52 +27,7 @@ import { rankFilter, rankItem, rewriteGroupWindow } from './rules.ts';
 import { sqlAnd, sqlChildren as children, sqlConjuncts } from './sql-expr-walk.ts';
 import { compileJoin, compileTemporalJoin, isSubqueryCondition, semiJoin, type JoinContext } from './joins.ts';
 import { compileOrderBy, compileSetOp, compileValues, withCtes } from './query-compose.ts';
-
-/** A compiled query: its stream and what its columns are called. */
-export interface Relation {
-  readonly stream: Stream<Row>;
-  readonly scope: Scope;
-  /**
-   * Set when the relation is a window TVF not consumed yet: the rules turn `GROUP BY
-   * window_start, window_end` into a window aggregate and a rank partitioned by the window
-   * into a window Top-N / deduplication, reading `base` directly; anything else materializes
-   * the TVF (WindowTableFunction) through `stream`.
-   */
-  readonly window?: { readonly spec: WindowSpec; readonly base: Stream<Row>; readonly baseScope: Scope; readonly proctime?: boolean };
-}
-
-/** State shared by the queries of one script. */
-export interface QueryContext {
-  readonly pipeline: Pipeline;
-  readonly catalog: Catalog;
-  /** Tables already read, by name: a table read again is the same stream. */
-  readonly usedSources: Map<string, Relation>;
-  /** Dimension tables by LookupJoin node id. */
-  readonly lookups: Map<number, LookupTableSpec>;
-  /** `SET` options seen so far (`table.exec.state.ttl`, `table.exec.topn.cache-size`). */
-  readonly settings: ReadonlyMap<string, string>;
-  /** Compile warnings (`line L:C: …`). */
-  readonly warnings: string[];
-  /** Declares a source for a catalog table and returns its stream. */
-  readonly source: (table: string, pos: SqlPosition) => Relation;
-}
-
-/** `table.exec.state.ttl` in milliseconds, when set (and not 0, Flink's "never"). */
-function stateTtl(ctx: QueryContext): { stateTtlMs?: number } {
-  const v = ctx.settings.get('table.exec.state.ttl');
-  if (v === undefined) return {};
-  const ms = parseDuration(v.trim().replace(/^(\d+(?:\.\d+)?)\s*([a-z]+)$/i, '$1 $2'), "SET 'table.exec.state.ttl'");
-  return ms > 0 ? { stateTtlMs: ms } : {};
-}
-
-/** `table.exec.topn.cache-size`, when set. */
-function topNCacheSize(ctx: QueryContext): { cacheSize?: number } {
-  const v = ctx.settings.get('table.exec.topn.cache-size');
-  if (v === undefined) return {};
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < 1) throw new PlanError(`SET 'table.exec.topn.cache-size' must be a positive integer (given '${v}')`);
-  return { cacheSize: n };
-}
+import { distinct, relation, stateTtl, topNCacheSize, type QueryContext, type Relation } from './relation.ts';
 
 /** Compiles a query (SELECT, set operation, VALUES, WITH, ORDER BY / LIMIT) into a stream. */
 export function compileQuery(query: SqlQuery, ctx: QueryContext): Relation {
@@ -132,20 +84,9 @@ export function compileSelect(query: SqlSelect, ctx: QueryContext): Relation {
   return q.distinct ? distinct(out, q.pos, ctx) : out;
 }
 
-/** One row per distinct row of `input` (Flink plans SELECT DISTINCT as a GroupAggregate). */
-export function distinct(input: Relation, pos: SqlPosition, ctx: QueryContext): Relation {
-  const keys = input.stream.schema.fields.map((f) => f.name);
-  const out = atPosition(pos, () => input.stream.groupBy(...(keys as never[])).aggregate({}, stateTtl(ctx))) as unknown as Stream<Row>;
-  return relation(out, input.scope.columns[0]?.qualifiers ?? [], input.scope.description);
-}
-
 /** What the join compiler (joins.ts) needs from this module. */
 function joinContext(hints: SqlSelect['hints'], ctx: QueryContext): JoinContext {
   return { ctx, hints, compileFrom: (from) => compileFrom(from, hints, ctx), filter, compileQuery: (query) => compileQuery(query, ctx) };
-}
-
-function relation(stream: Stream<Row>, qualifiers: readonly string[], description: string, proctime: readonly string[] = []): Relation {
-  return { stream, scope: scopeOf(stream.schema, description, qualifiers, proctime) };
 }
 
 /** The PROCTIME() attributes a relation carries (they live in the scope, not in the rows). */

@@ -13,7 +13,7 @@ import type { SqlFrom } from './ast.ts';
 import { SqlError, atPosition } from './errors.ts';
 import { compileExpr } from './expressions.ts';
 import type { JoinContext } from './joins.ts';
-import type { Relation } from './query.ts';
+import type { Relation } from './relation.ts';
 
 type JoinFrom = Extract<SqlFrom, { k: 'join' }>;
 

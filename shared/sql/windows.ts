@@ -8,7 +8,7 @@ import { windowTableFunctionOutputSchema } from '../operators/window-rank/window
 import type { Schema } from '../core/types.ts';
 import type { SqlFrom } from './ast.ts';
 import type { SqlExpr } from './ast.ts';
-import { intervalMs } from './catalog.ts';
+import { intervalMs } from './sql-literals.ts';
 import { SqlError, atPosition } from './errors.ts';
 import { resolveColumn, type Scope } from './expressions.ts';
 

@@ -104,6 +104,9 @@ async function createSinkTable(name: string): Promise<void> {
 
 const BIG = 'x'.repeat(410 * 1024);
 
+/** The id of the record a dead letter carries (its data may be truncated, so read from its start). */
+const idOf = (letter: DeadLetter): number => Number(/^\{"id":(\d+)/.exec(Buffer.from(letter.data, 'base64').toString('utf8'))?.[1]);
+
 /** id 7: an item over 400 KB; id 13: NaN into a DOUBLE attribute; the rest fit. */
 function dynamoPipeline(name: string, tableName: string): Pipeline {
   const p = new Pipeline(name);
@@ -124,21 +127,25 @@ describe('Sink fit on AWS: DynamoDB', () => {
     expect(items.find((i) => i.id?.N === '8')).toMatchObject({ v: { S: 'v8' }, d: { N: '4' } });
     expect(handler.stats().deadLetters).toBe(2);
     const sorted = [...letters].sort((a, b) => a.sequenceNumber.localeCompare(b.sequenceNumber));
-    // The failing rows are derived (a Calc ran first), so the letter carries the first record of
-    // the failing row's batch (batches of 8: ids 1..8, 9..16) and says so.
-    expect(sorted.map((l) => [l.kind, l.sequenceNumber, l.operator])).toEqual([
-      ['data-error', sequence[0], 'ConstraintEnforcer_out'],
-      ['data-error', sequence[8], 'ConstraintEnforcer_out'],
+    // The failing rows are derived (a Calc ran first): the executor traces each back to the
+    // Kinesis record it came from, so the letter is that record (ids 7 and 13), at its sequence number.
+    expect(sorted.map((l) => [l.kind, l.sequenceNumber, l.operator, idOf(l)])).toEqual([
+      ['data-error', sequence[6], 'ConstraintEnforcer_out', 7],
+      ['data-error', sequence[12], 'ConstraintEnforcer_out', 13],
     ]);
-    expect(sorted[0]!.reason).toMatch(/: the item of sink 'out' is 4198\d\d bytes; DynamoDB takes at most 409600 \(400 KB\) \(a row derived from this record\), in operator ConstraintEnforcer_out$/);
+    expect(sorted[0]!.reason).toBe(`shardId-000000000000@${sequence[6]}: the item of sink 'out' is ${/is (\d+) bytes/.exec(sorted[0]!.reason)?.[1]} bytes; DynamoDB takes at most 409600 (400 KB), in operator ConstraintEnforcer_out`);
+    expect(sorted[0]!.reason).toMatch(/ is 4198\d\d bytes; /);
     expect(sorted[1]!.reason).toContain("column 'd' of sink 'out': NaN is not a number DynamoDB can hold");
   }, 90_000);
 
   it("fails the batch on every attempt under 'fail', with the message; nothing of it is written", async () => {
     await createSinkTable('fit-ddb-fail-out');
-    const { errors, responses } = await runShard('fit-ddb-fail', dynamoPipeline('fit-ddb-fail', 'fit-ddb-fail-out'), dynamoPayload, 'fail');
+    const { errors, responses, sequence } = await runShard('fit-ddb-fail', dynamoPipeline('fit-ddb-fail', 'fit-ddb-fail-out'), dynamoPayload, 'fail');
     expect(responses.flatMap((r) => r.batchItemFailures).length).toBeGreaterThanOrEqual(3);
-    expect((errors[0] as Error).message).toMatch(/the item of sink 'out' is \d+ bytes; DynamoDB takes at most 409600 \(400 KB\) \(stage-0 shardId-000000000000, operator ConstraintEnforcer_out\); pipeline.error-policy is 'fail'/);
+    // The message names the record of id 7 the oversized item was derived from.
+    expect((errors[0] as Error).message).toContain(
+      `DynamoDB takes at most 409600 (400 KB) (fit-ddb-fail-src/shardId-000000000000@${sequence[6]}, stage-0 shardId-000000000000, operator ConstraintEnforcer_out); pipeline.error-policy is 'fail'`,
+    );
     const ids = (await scanTable(dynamoDb, 'fit-ddb-fail-out')).map((i) => Number(i.id?.N));
     expect(ids).not.toContain(7);
     expect(ids.every((id) => id < 7 || id > 8)).toBe(true);
@@ -167,10 +174,12 @@ describe('Sink fit on AWS: Kinesis', () => {
     expect(written.map((r) => r.id)).toEqual(Array.from({ length: N }, (_, i) => i + 1).filter((id) => id !== 5 && id !== 19));
     expect(written[0]).toEqual({ op: '+I', id: 1, w: 'v1v1', n: 2 });
     const sorted = [...letters].sort((a, b) => a.sequenceNumber.localeCompare(b.sequenceNumber));
-    expect(sorted.map((l) => [l.sequenceNumber, l.operator])).toEqual([
-      [sequence[0], 'ConstraintEnforcer_out'],
-      [sequence[16], 'ConstraintEnforcer_out'],
+    // Through two Calcs, each letter is the exact record (ids 5 and 19) its failing row came from.
+    expect(sorted.map((l) => [l.sequenceNumber, l.operator, idOf(l)])).toEqual([
+      [sequence[4], 'ConstraintEnforcer_out', 5],
+      [sequence[18], 'ConstraintEnforcer_out', 19],
     ]);
+    expect(sorted[1]!.reason).toBe(`shardId-000000000000@${sequence[18]}: column 'n' of sink 'out' is NOT NULL, but the row has a NULL there, in operator ConstraintEnforcer_out`);
     expect(sorted[0]!.reason).toMatch(/the record of sink 'out' is 12288\d\d bytes with its partition key; Kinesis takes at most 1048576 \(1 MiB\)/);
     expect(sorted[1]!.reason).toContain("column 'n' of sink 'out' is NOT NULL, but the row has a NULL there");
   }, 90_000);

@@ -86,7 +86,7 @@ export function nexmarkTestData(options: NexmarkOptions = SMALL_NEXMARK): Nexmar
 }
 
 /** A reference row as the CLI's `--final` writes it: TIMESTAMP columns as `YYYY-MM-DD HH:MM:SS.mmm`. */
-function asJson(row: RefRow): Record<string, JsonValue> {
+export function asJson(row: RefRow): Record<string, JsonValue> {
   const out: Record<string, JsonValue> = {};
   for (const [k, v] of Object.entries(row)) out[k] = TIMESTAMP_COLUMNS.has(k) && typeof v === 'number' ? formatTimestamp(v) : v;
   return out;

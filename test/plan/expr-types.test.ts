@@ -21,7 +21,8 @@ import {
   not,
   sub,
 } from '../../shared/plan/expr-build.ts';
-import { inferType, typeName } from '../../shared/plan/expr-types.ts';
+import { typeName } from '../../shared/plan/expr-type-rules.ts';
+import { inferType } from '../../shared/plan/expr-types.ts';
 
 const schema = schemaOf({
   i: 'INT NOT NULL',

@@ -30,7 +30,7 @@ describe('Sink schema: a NULL into a NOT NULL column (Flink’s not-null enforce
 INSERT INTO out_t SELECT id, TRY_CAST(v AS INT) AS n FROM src;`;
 
   it('dead-letters the row with its reason, operator and value; the rows before and after reach the sink', async () => {
-    const { rows, letters, deadLettered } = await runSql(sql, LINES, 'not-null');
+    const { rows, letters, deadLettered, path } = await runSql(sql, LINES, 'not-null');
     expect(rows).toEqual([
       { id: 1, n: 5 },
       { id: 2, n: 6 },
@@ -41,10 +41,11 @@ INSERT INTO out_t SELECT id, TRY_CAST(v AS INT) AS n FROM src;`;
     expect(letters).toEqual([
       {
         source: 'src',
-        // A row the chain's Calc produced: its position is the stage shard.
-        position: 'stage-0 shard 0',
+        // A row the chain's Calc derived from line 3: the executor traces it back to that line,
+        // and the letter carries the line as it was read.
+        position: `${path}:3`,
         reason: "column 'n' of sink 'out_t' is NOT NULL, but the row has a NULL there",
-        raw: '{"id":3,"n":null}',
+        raw: '{"id":3,"v":"x"}',
         operator: 'ConstraintEnforcer_out_t',
       },
     ]);
@@ -52,7 +53,7 @@ INSERT INTO out_t SELECT id, TRY_CAST(v AS INT) AS n FROM src;`;
 
   it("stops the job under 'fail', naming the column, sink and operator", async () => {
     await expect(runSql(`SET 'pipeline.error-policy' = 'fail';\n${sql}`, LINES, 'not-null-fail')).rejects.toThrow(
-      "column 'n' of sink 'out_t' is NOT NULL, but the row has a NULL there (stage-0 shard 0, operator ConstraintEnforcer_out_t); pipeline.error-policy is 'fail'",
+      `column 'n' of sink 'out_t' is NOT NULL, but the row has a NULL there (${join(dir, 'not-null-fail.jsonl')}:3, stage-0 shard 0, operator ConstraintEnforcer_out_t); pipeline.error-policy is 'fail'`,
     );
   });
 
@@ -85,7 +86,7 @@ INSERT INTO out_t SELECT id, ${c.expr} AS n FROM src;`, lines, c.kind.replace(/\
 
 describe('Sink schema: a NULL through an implicit cast', () => {
   it('enforces NOT NULL after the widening cast INSERT adds (INT into BIGINT NOT NULL)', async () => {
-    const { rows, letters } = await runSql(`${SRC}CREATE TABLE out_t (id BIGINT, n BIGINT NOT NULL) WITH ('connector' = 'print');
+    const { rows, letters, path } = await runSql(`${SRC}CREATE TABLE out_t (id BIGINT, n BIGINT NOT NULL) WITH ('connector' = 'print');
 INSERT INTO out_t SELECT id, TRY_CAST(v AS INT) AS n FROM src;`, LINES, 'widening');
     expect(rows.map((r) => [r.id, r.n])).toEqual([
       [1, 5],
@@ -93,6 +94,31 @@ INSERT INTO out_t SELECT id, TRY_CAST(v AS INT) AS n FROM src;`, LINES, 'widenin
       [4, 7],
       [5, 8],
     ]);
-    expect(letters.map((l) => [l.operator, l.raw])).toEqual([['ConstraintEnforcer_out_t', '{"id":3,"n":null}']]);
+    expect(letters.map((l) => [l.operator, l.position, l.raw])).toEqual([['ConstraintEnforcer_out_t', `${path}:3`, '{"id":3,"v":"x"}']]);
+  });
+});
+
+describe('Sink schema: a bad row a stateful operator emitted from its state', () => {
+  it('names the window operator and the watermark it fired on (no one input record made the row)', async () => {
+    const sql = `CREATE TABLE src (k STRING, v STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector' = 'filesystem', 'path' = 'in.jsonl', 'format' = 'json');
+CREATE TABLE out_t (k STRING, n INT NOT NULL, window_start TIMESTAMP(3)) WITH ('connector' = 'print');
+INSERT INTO out_t SELECT k, SUM(TRY_CAST(v AS INT)) AS n, window_start FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end;`;
+    // Window [0 s, 10 s): key a sums to 3, key b has only a bad number, so its SUM is NULL.
+    const lines = [
+      '{"k":"a","v":"1","ts":"1970-01-01 00:00:01"}',
+      '{"k":"b","v":"x","ts":"1970-01-01 00:00:02"}',
+      '{"k":"a","v":"2","ts":"1970-01-01 00:00:03"}',
+      '{"k":"a","v":"5","ts":"1970-01-01 00:00:12"}',
+    ];
+    const { rows, letters } = await runSql(sql, lines, 'window-null');
+    expect(rows.map((r) => [r.k, r.n])).toEqual([
+      ['a', 3],
+      ['a', 5],
+    ]);
+    expect(letters).toHaveLength(1);
+    const letter = letters[0]!;
+    expect(letter.reason).toBe("column 'n' of sink 'out_t' is NOT NULL, but the row has a NULL there");
+    expect(letter.operator).toBe('ConstraintEnforcer_out_t');
+    expect(letter.position).toMatch(/^stage-1 shard 0, emitted by WindowAggregate_\d+ on watermark 12000$/);
   });
 });

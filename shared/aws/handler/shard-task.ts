@@ -134,13 +134,16 @@ export function kinesisOrigins(rows: readonly ChangeRow[], records: readonly Kin
 
 /**
  * The dead letter of a record an operator set aside (kind `data-error`): the record the row came
- * from (for a row an earlier operator of the chain produced, the step's first record), the
- * reason with its position, and the operator.
+ * from (also for a row the chain's stateless operators derived from it; for a row a stateful
+ * operator emitted, the step's first record and that operator), the reason with its position,
+ * and the operator.
  */
 export function dataErrorLetter(stage: string, failure: RecordFailure<KinesisOrigin>, step: InputStep): DeadLetter {
   const record = failure.origin?.record ?? (step.type === 'rows' ? step.records?.[0] : undefined);
   const at = record === undefined ? `${stage}@${firstSequenceOf(step)}` : `${shardIdOf(record)}@${record.kinesis.sequenceNumber}`;
-  const derived = failure.origin === undefined ? ' (a row derived from this record)' : '';
+  // With an origin the record is exact (the executor traces rows through stateless operators);
+  // without one a stateful operator emitted the row: say which, and on what.
+  const derived = failure.origin === undefined ? ` (${failure.producer !== undefined ? `${failure.producer}; ` : ''}a row derived from the batch of this record)` : '';
   const reason = `${at}: ${failure.reason}${derived}, in operator ${failure.operator}`;
   if (record !== undefined) return { ...deadLetterOf(record, stage, 'data-error', reason, DEFAULT_DEAD_LETTER_DATA_BYTES), operator: failure.operator };
   const data = Buffer.from(JSON.stringify(failure.row.row, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))).toString('base64');

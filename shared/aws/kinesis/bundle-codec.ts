@@ -61,7 +61,7 @@ import { ROW_KINDS } from '../../core/row.ts';
 import type { ChangeRow, RowKind } from '../../core/row.ts';
 import { formatType } from '../../core/type-parse.ts';
 import type { Field, Row, Schema, Value } from '../../core/types.ts';
-import { isNested } from '../../plan/expr-types.ts';
+import { isNested } from '../../plan/expr-type-rules.ts';
 
 /** Version written in `v`; a reader rejects any other. */
 export const BUNDLE_FORMAT_VERSION = 1;

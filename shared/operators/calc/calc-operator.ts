@@ -14,7 +14,8 @@ import type { Evaluator, UdfRegistry } from '../../plan/expr-compile.ts';
 import { compileExpr, compilePredicate } from '../../plan/expr-compile.ts';
 import type { Expr } from '../../plan/expr.ts';
 import { printExpr } from '../../plan/expr-print.ts';
-import { inferType, typeName } from '../../plan/expr-types.ts';
+import { typeName } from '../../plan/expr-type-rules.ts';
+import { inferType } from '../../plan/expr-types.ts';
 import type { Operator, Output } from '../operator.ts';
 
 /** One output column of a Calc. */
@@ -82,6 +83,7 @@ export function createCalcOperator(spec: CalcSpec, inputSchema: Schema, udfs: Ud
   if (isIdentityProjection(spec, inputSchema)) {
     return {
       open() {},
+      rowwise: true,
       processBatch:
         keep === undefined
           ? (batch: readonly ChangeRow[], out: Output) => {
@@ -107,6 +109,7 @@ export function createCalcOperator(spec: CalcSpec, inputSchema: Schema, udfs: Ud
   };
   return {
     open() {},
+    rowwise: true,
     processBatch(batch: readonly ChangeRow[], out: Output) {
       for (let i = 0; i < batch.length; i++) {
         const change = batch[i]!;

@@ -25,6 +25,7 @@ export function createMapOperator(spec: MapSpec, functions: ReadonlyMap<string, 
     const flatMap = fn as (row: Row) => readonly Row[];
     return {
       open() {},
+      rowwise: true,
       processBatch(batch: readonly ChangeRow[], out: Output) {
         for (const change of batch) for (const row of flatMap(change.row)) out.emit({ kind: change.kind, row });
       },
@@ -33,6 +34,7 @@ export function createMapOperator(spec: MapSpec, functions: ReadonlyMap<string, 
   const map = fn as (row: Row) => Row;
   return {
     open() {},
+    rowwise: true,
     processBatch(batch: readonly ChangeRow[], out: Output) {
       for (const change of batch) out.emit({ kind: change.kind, row: map(change.row) });
     },

@@ -15,6 +15,7 @@ export interface UnionSpec {
 export function createUnionOperator(): Operator {
   return {
     open() {},
+    rowwise: true,
     processBatch(batch, out) {
       for (const row of batch) out.emit(row);
     },

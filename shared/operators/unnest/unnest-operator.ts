@@ -17,7 +17,8 @@ import type { UdfRegistry } from '../../plan/expr-compile.ts';
 import { compileTypedExpr } from '../../plan/expr-compile.ts';
 import type { Expr } from '../../plan/expr.ts';
 import { printExpr } from '../../plan/expr-print.ts';
-import { inferType, typeName, withNullable } from '../../plan/expr-types.ts';
+import { typeName, withNullable } from '../../plan/expr-type-rules.ts';
+import { inferType } from '../../plan/expr-types.ts';
 import type { Operator, Output } from '../operator.ts';
 
 /** Plain-data spec of an Unnest. */
@@ -95,6 +96,7 @@ export function createUnnestOperator(spec: UnnestSpec, input: Schema, udfs: UdfR
   };
   return {
     open() {},
+    rowwise: true,
     processBatch(batch: readonly ChangeRow[], out: Output) {
       for (const change of batch) {
         const collection = evaluate(change.row);

@@ -235,23 +235,23 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
         if (stage.spec.input.type === 'source') continue;
         const now = clock();
         for (const task of stage.tasks) {
+          const steps: ChainStep[] = [];
           if (task.pending.length > 0) {
-            const rows = task.pending;
+            steps.push({ type: 'rows', rows: task.pending });
             task.pending = [];
-            stage.route(task.shard, await task.executor.process(rows));
           }
           if (task.pendingRight.length > 0) {
-            const rows = task.pendingRight;
+            steps.push({ type: 'rows', rows: task.pendingRight, side: 'right' });
             task.pendingRight = [];
-            stage.route(task.shard, await task.executor.process(rows, 0, 'right'));
           }
-          stage.route(task.shard, await task.executor.tick(now));
+          steps.push({ type: 'processing-time', value: now });
+          await runSteps(stage, task, steps);
         }
         for (const task of stage.tasks) {
           const wm = task.pendingWatermark;
           if (wm !== undefined) {
             task.pendingWatermark = undefined;
-            stage.route(task.shard, await task.executor.advance(wm));
+            await runSteps(stage, task, [{ type: 'watermark', value: wm }]);
             stage.emitWatermark(task.shard, task.outputWatermark, now);
           }
         }
@@ -323,13 +323,13 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
           shardBatches[task.shard] = [];
           const steps: ChainStep[] = [{ type: 'processing-time', value: now }];
           if (batch.length > 0) steps.unshift({ type: 'rows', rows: batch, origin });
-          await task.executor.runBatch(steps, (step) => step, embeddedPort(stage, task));
+          await runSteps(stage, task, steps);
         }
         if (generators) {
           for (const task of stage.tasks) {
             const wm = (generators[task.shard] as BoundedOutOfOrderness).current();
             if (wm > task.inputWatermark) {
-              stage.route(task.shard, await task.executor.advance(wm));
+              await runSteps(stage, task, [{ type: 'watermark', value: wm }]);
               stage.emitWatermark(task.shard, task.outputWatermark, now);
             }
           }
@@ -343,7 +343,7 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
     const endShard = async (reading: SourceReading, shard: number): Promise<void> => {
       for (const { stage } of reading.stages) {
         const task = stage.tasks[shard] as StageTask;
-        stage.route(task.shard, await task.executor.advance(Infinity));
+        await runSteps(stage, task, [{ type: 'watermark', value: Infinity }]);
         stage.emitWatermark(task.shard, task.outputWatermark, clock());
       }
       await drain(0);
@@ -370,7 +370,7 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
       const now = clock();
       for (const { stage } of next.stages) {
         for (const task of stage.tasks) {
-          stage.route(task.shard, await task.executor.advance(Infinity));
+          await runSteps(stage, task, [{ type: 'watermark', value: Infinity }]);
           stage.emitWatermark(task.shard, task.outputWatermark, now);
         }
       }
@@ -382,13 +382,13 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
     // first, each one's output drained before the next).
     for (let s = 0; s < order.length; s++) {
       const stage = order[s] as StageRuntime;
-      for (const task of stage.tasks) stage.route(task.shard, await task.executor.tick(END_OF_TIME));
+      for (const task of stage.tasks) await runSteps(stage, task, [{ type: 'processing-time', value: END_OF_TIME }]);
       await drain(s + 1);
     }
     // Finish operators upstream first; each stage's leftovers are drained before its own finish.
     for (let s = 0; s < order.length; s++) {
       const stage = order[s] as StageRuntime;
-      for (const task of stage.tasks) stage.route(task.shard, await task.executor.finish());
+      for (const task of stage.tasks) await runSteps(stage, task, [{ type: 'finish' }]);
       await drain(s + 1);
     }
     for (const sink of sinks.values()) await sink.close();
@@ -460,7 +460,10 @@ function processingDeadLetter(stage: JobStage, shard: number, failure: RecordFai
   const input = stage.input;
   return {
     source: input.type === 'source' ? input.source : stage.id,
-    position: failure.origin?.position ?? `${stage.id} shard ${shard}`,
+    // An input record's file:line (also for rows stateless operators derived from it); else the
+    // stage shard, and the stateful operator that emitted the row and on what (a window firing on
+    // a watermark).
+    position: failure.origin?.position ?? (failure.producer === undefined ? `${stage.id} shard ${shard}` : `${stage.id} shard ${shard}, ${failure.producer}`),
     reason: failure.reason,
     raw: failure.origin?.raw ?? rowJson(failure.row.row),
     operator: failure.operator,
@@ -738,4 +741,16 @@ function embeddedPort(stage: StageRuntime, task: StageTask): BatchPort<ChainStep
     output: (rows) => stage.route(task.shard, rows),
     commit: () => undefined,
   };
+}
+
+/**
+ * Runs `steps` as one batch of `task` through the executor's batch lifecycle with the embedded
+ * port: every embedded loop (source reads, drains, watermarks, end of input) goes through here.
+ */
+function runSteps(stage: StageRuntime, task: StageTask, steps: readonly ChainStep[]): Promise<void> {
+  return task.executor.runBatch(steps, identityStep, embeddedPort(stage, task));
+}
+
+function identityStep(step: ChainStep): ChainStep {
+  return step;
 }

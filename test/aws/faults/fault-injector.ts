@@ -21,6 +21,7 @@
  * | `kinesis-call-throttle` | PutRecords call k throws ProvisionedThroughputExceededException (nothing written) |
  * | `concurrent` | a second, new container runs the same event at once (started after the first made r calls); one result is returned |
  * | `cold-start` | the invocation runs in a new container (empty caches) |
+ * | `skip-range` | the mapping gives up on a batch: the container dies at its first emit call (after the handler announced the batch's range, or under a commit interval the whole interval's), which does not land; the retry of the batch is discarded (it returns success without reaching a container, as a mapping past `MaximumRetryAttempts` moves on), and the mapping delivers the next records, whose event must settle the skipped range (a `skipped-range` dead letter). Only on a source stage, in a batch's first attempt after a successful invocation of the shard, and only when the shard holds a record after the retry (else the retry runs) |
  * | `timeout` | Lambda's timeout with a request in flight: write or emit call k (1..6) is held, the invocation times out at its deadline (the mapping sees the failure, the container is gone), and the held call lands within the grace period after the deadline, before the next owner may take the shard |
  *
  * A crash is a process death: the container's clients reject that call (unless it "lands then
@@ -43,6 +44,8 @@
 import {
   InternalFailureException,
   ProvisionedThroughputExceededException as KinesisThroughputExceeded,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
   PutRecordsCommand,
 } from '@aws-sdk/client-kinesis';
 import type { KinesisClient, PutRecordsCommandOutput, PutRecordsResultEntry } from '@aws-sdk/client-kinesis';
@@ -55,7 +58,7 @@ import type { BatchWriteItemCommandOutput } from '@aws-sdk/client-dynamodb';
 import type { Context, KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
 import type { KinesisEventHandler } from '../../../shared/aws/esm/types.ts';
 import type { SinkCallback, StageHandler } from '../../../shared/aws/handler/stage-handler.ts';
-import { shardIdOf } from '../../../shared/aws/stage-input/kinesis-records.ts';
+import { shardIdOf, streamNameOf } from '../../../shared/aws/stage-input/kinesis-records.ts';
 import type { DynamoDbSender } from '../../../shared/aws/state/table-io.ts';
 import type { InvokerFactory, StageRuntime } from './pipeline-driver.ts';
 import { invokeHandler } from './pipeline-driver.ts';
@@ -81,6 +84,7 @@ export const FAULT_KINDS = [
   'concurrent',
   'cold-start',
   'timeout',
+  'skip-range',
 ] as const;
 
 /** One kind of fault. */
@@ -93,7 +97,7 @@ const EXCHANGE_ONLY: ReadonlySet<FaultKind> = new Set(['duplicate-entry', 'kines
  * Relative draw weights (default 1): kinds that can only fire in some invocations (exchange
  * output, a state flush) are drawn more often, so every kind is well represented.
  */
-const WEIGHTS: Partial<Record<FaultKind, number>> = { 'duplicate-entry': 2, 'kinesis-entry-throttle': 2, 'kinesis-call-throttle': 2, 'ddb-unprocessed': 2 };
+const WEIGHTS: Partial<Record<FaultKind, number>> = { 'duplicate-entry': 2, 'kinesis-entry-throttle': 2, 'kinesis-call-throttle': 2, 'ddb-unprocessed': 2, 'skip-range': 2 };
 
 /** DynamoDB commands that write. */
 const DYNAMO_WRITES: ReadonlySet<string> = new Set(['BatchWriteItemCommand', 'UpdateItemCommand', 'PutItemCommand', 'DeleteItemCommand', 'TransactWriteItemsCommand']);
@@ -145,6 +149,23 @@ interface Plan {
   readonly land: boolean;
   /** For log lines. */
   readonly label: { readonly at: string; readonly invocation: number; readonly range: string };
+  /** A `skip-range` plan: the batch's retry key (`key|first sequence number`). */
+  readonly attemptKey?: string;
+}
+
+/** A batch whose retry the mapping discards (`skip-range`), armed when its container died. */
+interface ArmedSkip {
+  readonly log: InjectedFault;
+}
+
+/** Records the mapping discarded for a `skip-range` fault: the retry event it never delivered to a container. */
+export interface DiscardedEvent {
+  readonly stage: string;
+  readonly shardId: string;
+  /** The source the stage reads. */
+  readonly source: string;
+  /** The discarded records' partition keys (the suite's 1-based line numbers). */
+  readonly partitionKeys: readonly string[];
 }
 
 const NO_FAULT = (label: Plan['label']): Plan => ({ kind: undefined, k: 0, land: false, label });
@@ -223,6 +244,14 @@ export class FaultInjector {
   private readonly invocationsByKey = new Map<string, number>();
   /** Failed attempts per `key|first sequence number`. */
   private readonly failures = new Map<string, number>();
+  /** Keys whose last invocation failed: a `skip-range` waits for a success (no replay of another fault's range in flight). */
+  private readonly lastFailed = new Set<string>();
+  /** Armed `skip-range` faults by `key|first sequence number`. */
+  private readonly armed = new Map<string, ArmedSkip>();
+  /** Source stages: every record delivered, by key, sequence number → partition key (to name the records of a skipped range). */
+  private readonly delivered = new Map<string, Map<string, string>>();
+  /** Retry events the mapping discarded (`skip-range`), in order. */
+  readonly discarded: DiscardedEvent[] = [];
 
   constructor(options: FaultInjectorOptions) {
     this.options = {
@@ -262,18 +291,63 @@ export class FaultInjector {
     const lastSeq = (records[records.length - 1] as KinesisStreamRecord).kinesis.sequenceNumber;
     const label = { at: key, invocation: n, range: `${short(firstSeq)}..${short(lastSeq)} (${records.length})` };
     const attemptKey = `${key}|${firstSeq}`;
-    const plan = this.draw(runtime, key, label, (this.failures.get(attemptKey) ?? 0) < this.options.maxFaultyAttempts, records.length);
+    const source = runtime.stage.input.type === 'source' ? runtime.stage.input.source : undefined;
+    if (source !== undefined) {
+      const seen = this.delivered.get(key) ?? new Map<string, string>();
+      for (const r of records) seen.set(r.kinesis.sequenceNumber, r.kinesis.partitionKey);
+      this.delivered.set(key, seen);
+    }
+    const armed = this.armed.get(attemptKey);
+    if (armed !== undefined && source !== undefined) {
+      this.armed.delete(attemptKey);
+      if (await this.hasRecordAfter(runtime, first, lastSeq)) {
+        // The mapping gives up on the batch: its retry reaches no container, the mapping moves on.
+        this.stats.injected['skip-range']++;
+        armed.log.outcome = `the mapping discarded the retry ${label.range} and delivers the next records`;
+        this.discarded.push({ stage: runtime.stage.id, shardId: shardIdOf(first), source, partitionKeys: records.map((r) => r.kinesis.partitionKey) });
+        this.lastFailed.delete(key);
+        return { batchItemFailures: [] };
+      }
+      armed.log.outcome = 'the shard holds nothing after the batch: the mapping retried it';
+    }
+    const faulty = (this.failures.get(attemptKey) ?? 0) < this.options.maxFaultyAttempts;
+    const plan = this.draw(runtime, key, label, faulty, records.length, source !== undefined && faulty && !this.failures.has(attemptKey) && !this.lastFailed.has(key) ? attemptKey : undefined);
     try {
       const response = await this.execute(runtime, key, event, context, plan);
       if (response.batchItemFailures.length > 0) this.failures.set(attemptKey, (this.failures.get(attemptKey) ?? 0) + 1);
+      if (response.batchItemFailures.length > 0) this.lastFailed.add(key);
+      else this.lastFailed.delete(key);
       return response;
     } catch (error) {
       this.failures.set(attemptKey, (this.failures.get(attemptKey) ?? 0) + 1);
+      this.lastFailed.add(key);
       throw error;
     }
   }
 
-  private draw(runtime: StageRuntime, key: string, label: Plan['label'], faulty: boolean, size: number): Plan {
+  /**
+   * The partition keys of the records a source stage shard delivered in `first..last` (sequence
+   * numbers, inclusive): what a `skipped-range` dead letter of that shard names.
+   */
+  recordsIn(stage: string, shardId: string, first: string, last: string): string[] {
+    const seen = this.delivered.get(`${stage}/${shardId}`);
+    if (seen === undefined) return [];
+    const [lo, hi] = [BigInt(first), BigInt(last)];
+    return [...seen].filter(([seq]) => BigInt(seq) >= lo && BigInt(seq) <= hi).map(([, partitionKey]) => partitionKey);
+  }
+
+  /** Whether the record's shard holds a record after `last`: the mapping would deliver it after discarding a batch. */
+  private async hasRecordAfter(runtime: StageRuntime, record: KinesisStreamRecord, last: string): Promise<boolean> {
+    const kinesis = runtime.clients.kinesis;
+    const iterator = await kinesis.send(
+      new GetShardIteratorCommand({ StreamName: streamNameOf(record), ShardId: shardIdOf(record), ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', StartingSequenceNumber: last }),
+    );
+    const out = await kinesis.send(new GetRecordsCommand({ ShardIterator: iterator.ShardIterator, Limit: 1 }));
+    return (out.Records ?? []).length > 0;
+  }
+
+  /** `skipKey`: the batch may get a `skip-range` fault (its retry key), see the module documentation. */
+  private draw(runtime: StageRuntime, key: string, label: Plan['label'], faulty: boolean, size: number, skipKey: string | undefined): Plan {
     const prng = this.prng(key);
     // Always the same number of draws, so one invocation's choice does not shift the next ones.
     const roll = prng.next();
@@ -283,7 +357,9 @@ export class FaultInjector {
     const land = prng.chance(0.5);
     if (!faulty || roll >= this.options.rate) return NO_FAULT(label);
     const exchange = runtime.stage.output.type === 'exchange';
-    const kinds = this.options.kinds.filter((kind) => (exchange || !EXCHANGE_ONLY.has(kind)) && (kind !== 'redeliver-overlap' || size >= 2));
+    const kinds = this.options.kinds.filter(
+      (kind) => (exchange || !EXCHANGE_ONLY.has(kind)) && (kind !== 'redeliver-overlap' || size >= 2) && (kind !== 'skip-range' || skipKey !== undefined),
+    );
     if (kinds.length === 0) return NO_FAULT(label);
     const total = kinds.reduce((sum, kind) => sum + (WEIGHTS[kind] ?? 1), 0);
     let at = pick * total;
@@ -304,6 +380,8 @@ export class FaultInjector {
         return { kind, k: emitCall, land, label };
       case 'timeout':
         return { kind, k: k6, land, label };
+      case 'skip-range':
+        return { kind, k: 1, land: false, label, attemptKey: skipKey };
       default:
         return { kind, k, land, label };
     }
@@ -474,6 +552,14 @@ export class FaultInjector {
     if (kind === 'emit') {
       invocation.emits++;
       if (plan.kind === 'crash-before-emit' && invocation.emits === 1) crashNow('at the first emit call, not landed');
+      if (plan.kind === 'skip-range' && invocation.emits === 1 && plan.attemptKey !== undefined) {
+        // Logged now, counted when the mapping discards the retry (invoke).
+        const log: InjectedFault = { kind: plan.kind, at: plan.label.at, invocation: plan.label.invocation, range: plan.label.range, detail: 'died at the first emit call, not landed' };
+        this.log.push(log);
+        this.armed.set(plan.attemptKey, { log });
+        this.die(c);
+        throw new InjectedCrash(`container ${c.id} crashed (${plan.kind})`);
+      }
       if (plan.kind === 'crash-mid-emit' && invocation.emits === plan.k) {
         if (!plan.land) crashNow(`at emit call ${plan.k}, not landed`);
         crashAfter = true;

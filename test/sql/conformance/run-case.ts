@@ -8,7 +8,7 @@
 import type { ChangeRow } from '../../../shared/core/row.ts';
 import type { Field, LogicalType, Value } from '../../../shared/core/types.ts';
 import { nestedText } from '../../../shared/plan/expr-cast.ts';
-import { isNested } from '../../../shared/plan/expr-types.ts';
+import { isNested } from '../../../shared/plan/expr-type-rules.ts';
 import { runEmbeddedJob } from '../../../shared/runtime/embedded/embedded-runtime.ts';
 import { MaterializedView } from '../../../shared/runtime/materialized-view.ts';
 import { compileSql } from '../../../shared/sql/compile-sql.ts';

@@ -1,0 +1,255 @@
+/**
+ * The type rules of scalar expressions that do not depend on which functions exist: type names
+ * for messages, numeric widening and DECIMAL result shapes (Flink's LogicalTypeMerging), common
+ * types, comparison and cast compatibility, and the operand checks shared by CASE, COALESCE, IN
+ * and the built-in functions.
+ *
+ * Split from expr-types.ts so that imports point one way: the built-in function modules
+ * (expr-fn-*.ts, expr-cast.ts) need these rules, and expr-types.ts needs the function registry
+ * (expr-builtins.ts) to type calls by name. With the rules here, expr-types.ts → expr-builtins.ts
+ * → expr-fn-*.ts → this module, and nothing imports back.
+ */
+import { PlanError } from '../core/errors.ts';
+import { MAX_DECIMAL_PRECISION, formatType } from '../core/type-parse.ts';
+import type { LogicalType } from '../core/types.ts';
+import type { Call, Expr } from './expr.ts';
+import { printExpr } from './expr-print.ts';
+
+const INT: LogicalType = { root: 'INT', nullable: false };
+const BIGINT: LogicalType = { root: 'BIGINT', nullable: false };
+const DOUBLE: LogicalType = { root: 'DOUBLE', nullable: false };
+const STRING: LogicalType = { root: 'STRING', nullable: false };
+
+/** DECIMAL results shrink their scale above precision 38, but keep at least this many digits. */
+const MINIMUM_ADJUSTED_SCALE = 6;
+
+/** Short type name for messages: `INT`, `STRING`, `VARCHAR(10)`, `DECIMAL(10, 2)`, `TIMESTAMP(3)`. */
+export function typeName(t: LogicalType): string {
+  switch (t.root) {
+    case 'DECIMAL':
+      return `DECIMAL(${t.precision ?? 10}, ${t.scale ?? 0})`;
+    case 'STRING':
+      return t.length === undefined ? 'STRING' : `VARCHAR(${t.length})`;
+    case 'TIMESTAMP':
+      return `TIMESTAMP(${t.precision ?? 3})`;
+    case 'ROW':
+      return `ROW<${(t.fields ?? []).map((f) => `${f.name} ${typeName(f.type)}`).join(', ')}>`;
+    case 'ARRAY':
+      return `ARRAY<${t.element ? typeName(t.element) : '?'}>`;
+    case 'MAP':
+      return `MAP<${t.key ? typeName(t.key) : '?'}, ${t.value ? typeName(t.value) : '?'}>`;
+    default:
+      return t.root;
+  }
+}
+
+/** ROW, ARRAY and MAP: the types whose values nest other values. */
+export function isNested(t: LogicalType): boolean {
+  return t.root === 'ROW' || t.root === 'ARRAY' || t.root === 'MAP';
+}
+
+/** True for INT, BIGINT, DECIMAL and DOUBLE. */
+export function isNumeric(t: LogicalType): boolean {
+  return t.root === 'INT' || t.root === 'BIGINT' || t.root === 'DECIMAL' || t.root === 'DOUBLE';
+}
+
+/** True for INT, BIGINT and DECIMAL. */
+export function isExactNumeric(t: LogicalType): boolean {
+  return t.root === 'INT' || t.root === 'BIGINT' || t.root === 'DECIMAL';
+}
+
+/** Precision and scale of an exact numeric type; INT is DECIMAL(10, 0), BIGINT DECIMAL(19, 0). */
+export function decimalShape(t: LogicalType): { precision: number; scale: number } {
+  if (t.root === 'INT') return { precision: 10, scale: 0 };
+  if (t.root === 'BIGINT') return { precision: 19, scale: 0 };
+  return { precision: t.precision ?? 10, scale: t.scale ?? 0 };
+}
+
+/** The type with the given nullability (the same object when it already has it). */
+export function withNullable(t: LogicalType, nullable: boolean): LogicalType {
+  return t.nullable === nullable ? t : { ...t, nullable };
+}
+
+/** True when two types are the same apart from nullability. */
+export function sameTypeIgnoringNull(a: LogicalType, b: LogicalType): boolean {
+  return a.root === b.root && a.precision === b.precision && a.scale === b.scale && a.length === b.length;
+}
+
+function decimal(precision: number, scale: number, nullable: boolean): LogicalType {
+  if (precision <= MAX_DECIMAL_PRECISION) return { root: 'DECIMAL', nullable, precision, scale };
+  // Flink's adjustPrecisionScale: keep the integer digits, sacrifice scale down to min(scale, 6).
+  const intDigits = precision - scale;
+  const adjusted = Math.max(MAX_DECIMAL_PRECISION - intDigits, Math.min(scale, MINIMUM_ADJUSTED_SCALE));
+  return { root: 'DECIMAL', nullable, precision: MAX_DECIMAL_PRECISION, scale: adjusted };
+}
+
+/** The binary arithmetic operators and their DECIMAL result rules. */
+type ArithmeticOp = '+' | '-' | '*' | '/' | 'MOD';
+
+function decimalArithmeticType(op: ArithmeticOp, a: LogicalType, b: LogicalType, nullable: boolean): LogicalType {
+  const { precision: p1, scale: s1 } = decimalShape(a);
+  const { precision: p2, scale: s2 } = decimalShape(b);
+  switch (op) {
+    case '+':
+    case '-': {
+      const scale = Math.max(s1, s2);
+      return decimal(Math.max(p1 - s1, p2 - s2) + scale + 1, scale, nullable);
+    }
+    case '*':
+      return decimal(p1 + p2 + 1, s1 + s2, nullable);
+    case '/': {
+      const scale = Math.max(6, s1 + p2 + 1);
+      return decimal(p1 - s1 + s2 + scale, scale, nullable);
+    }
+    case 'MOD': {
+      const scale = Math.max(s1, s2);
+      return decimal(Math.min(p1 - s1, p2 - s2) + scale, scale, nullable);
+    }
+  }
+}
+
+/**
+ * Result type of a binary arithmetic operator, or `undefined` when the operands do not allow it.
+ * The compiler converts both operands to this type (apart from integer MOD, see below) first.
+ */
+export function arithmeticType(op: ArithmeticOp, a: LogicalType, b: LogicalType): LogicalType | undefined {
+  const nullable = a.nullable || b.nullable;
+  if (op === 'MOD') {
+    if (!isExactNumeric(a) || !isExactNumeric(b)) return undefined;
+    if (a.root === 'DECIMAL' || b.root === 'DECIMAL') return decimalArithmeticType(op, a, b, nullable);
+    // |a MOD b| < |b|, so Calcite gives the divisor's type.
+    return withNullable(b, nullable);
+  }
+  if (!isNumeric(a) || !isNumeric(b)) return undefined;
+  if (a.root === 'DOUBLE' || b.root === 'DOUBLE') return withNullable(DOUBLE, nullable);
+  if (a.root === 'DECIMAL' || b.root === 'DECIMAL') return decimalArithmeticType(op, a, b, nullable);
+  return withNullable(a.root === 'BIGINT' || b.root === 'BIGINT' ? BIGINT : INT, nullable);
+}
+
+/** Common type of two exact numerics (Flink's createCommonExactNumericType). */
+function commonExactType(a: LogicalType, b: LogicalType): LogicalType {
+  if (a.root !== 'DECIMAL' && b.root !== 'DECIMAL') return a.root === 'BIGINT' || b.root === 'BIGINT' ? BIGINT : INT;
+  const { precision: p1, scale: s1 } = decimalShape(a);
+  const { precision: p2, scale: s2 } = decimalShape(b);
+  const digits = Math.min(Math.max(p1 - s1, p2 - s2), MAX_DECIMAL_PRECISION);
+  const scale = Math.min(Math.max(s1, s2), MAX_DECIMAL_PRECISION - digits);
+  return { root: 'DECIMAL', nullable: false, precision: digits + scale, scale };
+}
+
+/**
+ * The least restrictive type of two (Flink's findCommonType), or `undefined` if there is none:
+ * numerics widen, strings meet as VARCHAR of the longer length (or STRING), BOOLEAN and TIMESTAMP
+ * only meet themselves. Nullable when either is.
+ */
+export function commonTypeOf(a: LogicalType, b: LogicalType): LogicalType | undefined {
+  const nullable = a.nullable || b.nullable;
+  if (isNumeric(a) && isNumeric(b)) {
+    if (a.root === 'DOUBLE' || b.root === 'DOUBLE') return withNullable(DOUBLE, nullable);
+    return withNullable(commonExactType(a, b), nullable);
+  }
+  if (a.root !== b.root) return undefined;
+  if (a.root === 'STRING') {
+    if (a.length === undefined || b.length === undefined) return withNullable(STRING, nullable);
+    return { root: 'STRING', nullable, length: Math.max(a.length, b.length) };
+  }
+  return withNullable(a, nullable);
+}
+
+/**
+ * The type both operands of a comparison are converted to, or `undefined` when they are not
+ * comparable. Beyond {@link commonTypeOf}, a TIMESTAMP compares with a STRING by reading the
+ * string as a timestamp (as Calcite coerces `ts > '2015-07-15 00:00:00'`).
+ */
+export function comparisonType(a: LogicalType, b: LogicalType): LogicalType | undefined {
+  if ((a.root === 'TIMESTAMP' && b.root === 'STRING') || (a.root === 'STRING' && b.root === 'TIMESTAMP')) {
+    return { root: 'TIMESTAMP', nullable: a.nullable || b.nullable, precision: 3 };
+  }
+  return commonTypeOf(a, b);
+}
+
+/**
+ * Why an explicit CAST from one type to another is not allowed, or `undefined` when it is.
+ * Allowed: within and between numerics, anything to and from STRING, BOOLEAN with numerics.
+ */
+export function castProblem(from: LogicalType, to: LogicalType): string | undefined {
+  if (isNested(from) || isNested(to)) {
+    if (to.root === 'STRING' && isNested(from)) return undefined;
+    if (from.root === to.root && formatType(withNullable(from, true)) === formatType(withNullable(to, true))) return undefined;
+    return 'ROW, ARRAY and MAP values cast only to STRING or to their own type here';
+  }
+  if (from.root === to.root || from.root === 'STRING' || to.root === 'STRING') return undefined;
+  if ((isNumeric(from) || from.root === 'BOOLEAN') && (isNumeric(to) || to.root === 'BOOLEAN')) return undefined;
+  // Flink refuses these too, with the same advice.
+  if (from.root === 'TIMESTAMP' && isNumeric(to)) return 'Flink does not cast TIMESTAMP to numbers; compute epoch values in a UDF';
+  if (isNumeric(from) && to.root === 'TIMESTAMP') return 'Flink does not cast numbers to TIMESTAMP; convert epoch values in a UDF';
+  return 'the types are not castable';
+}
+
+/** Alternative spellings, mapped to the names the compiler implements. */
+const ALIASES: Readonly<Record<string, string>> = {
+  '%': 'MOD',
+  '!=': '<>',
+  CHARACTER_LENGTH: 'CHAR_LENGTH',
+  CEILING: 'CEIL',
+  DAY: 'DAYOFMONTH',
+};
+
+/** The canonical name of a call's function: upper case, aliases resolved (`%` → `MOD`). */
+export function canonicalFunctionName(fn: string): string {
+  const upper = fn.toUpperCase();
+  return ALIASES[upper] ?? upper;
+}
+
+/** `cannot apply '+' to STRING and INT in +(name, 1)`. */
+export function operandError(call: Call, argTypes: readonly LogicalType[], detail?: string): PlanError {
+  const types = argTypes.map(typeName).join(' and ');
+  const suffix = detail === undefined ? '' : ` (${detail})`;
+  return new PlanError(`cannot apply '${call.fn}' to ${types} in ${printExpr(call)}${suffix}`);
+}
+
+function isNullLiteral(e: Expr): boolean {
+  return e.kind === 'literal' && e.value === null;
+}
+
+/**
+ * Common type of the operands at `indices` (the values of CASE, COALESCE or IN). NULL literals
+ * only add nullability, because SQL's untyped NULL fits any type (our NULL literals carry a type
+ * only so that they print and serialize). IN also accepts a TIMESTAMP compared with strings.
+ *
+ * @throws PlanError naming the call and all operand types when there is no common type.
+ */
+export function commonTypeOfOperands(call: Call, argTypes: readonly LogicalType[], indices: readonly number[]): LogicalType {
+  let result: LogicalType | undefined;
+  let nullable = false;
+  for (const i of indices) {
+    const t = argTypes[i]!;
+    nullable ||= t.nullable;
+    if (isNullLiteral(call.args[i]!)) continue;
+    if (result === undefined) {
+      result = t;
+      continue;
+    }
+    const merged = canonicalFunctionName(call.fn) === 'IN' ? comparisonType(result, t) : commonTypeOf(result, t);
+    if (merged === undefined) throw operandError(call, argTypes, 'the operands have no common type');
+    result = merged;
+  }
+  return withNullable(result ?? argTypes[indices[0]!]!, nullable);
+}
+
+/** All argument positions of a call, for {@link commonTypeOfOperands}. */
+export function allIndices(call: Call): number[] {
+  return call.args.map((_, i) => i);
+}
+
+/** Index pairs of CASE: `[when, then]` argument positions; the else branch is the odd last one. */
+export function caseBranches(call: Call): { whens: number[]; values: number[] } {
+  const whens: number[] = [];
+  const values: number[] = [];
+  const n = call.args.length;
+  for (let i = 0; i + 1 < n; i += 2) {
+    whens.push(i);
+    values.push(i + 1);
+  }
+  if (n % 2 === 1) values.push(n - 1);
+  return { whens, values };
+}

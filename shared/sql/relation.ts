@@ -1,0 +1,79 @@
+/**
+ * What the query compilers share: a compiled {@link Relation}, the script-wide
+ * {@link QueryContext}, the `SET` options a query reads, and SELECT DISTINCT.
+ *
+ * Split from query.ts so that imports point one way: query.ts (SELECT, FROM, joins) and
+ * query-compose.ts (set operations, VALUES, WITH, ORDER BY / LIMIT, which query.ts calls) both
+ * need these pieces, and query-compose.ts no longer has to import query.ts back.
+ */
+import type { Pipeline } from '../api/pipeline.ts';
+import type { Stream } from '../api/stream.ts';
+import { parseDuration } from '../api/windows.ts';
+import { PlanError } from '../core/errors.ts';
+import type { Row } from '../core/types.ts';
+import type { WindowSpec } from '../plan/logical.ts';
+import type { Catalog } from './catalog.ts';
+import type { LookupTableSpec } from './connectors.ts';
+import { atPosition, type SqlPosition } from './errors.ts';
+import { scopeOf, type Scope } from './expressions.ts';
+
+/** A compiled query: its stream and what its columns are called. */
+export interface Relation {
+  readonly stream: Stream<Row>;
+  readonly scope: Scope;
+  /**
+   * Set when the relation is a window TVF not consumed yet: the rules turn `GROUP BY
+   * window_start, window_end` into a window aggregate and a rank partitioned by the window
+   * into a window Top-N / deduplication, reading `base` directly; anything else materializes
+   * the TVF (WindowTableFunction) through `stream`.
+   */
+  readonly window?: { readonly spec: WindowSpec; readonly base: Stream<Row>; readonly baseScope: Scope; readonly proctime?: boolean };
+}
+
+/** State shared by the queries of one script. */
+export interface QueryContext {
+  readonly pipeline: Pipeline;
+  readonly catalog: Catalog;
+  /** Tables already read, by name: a table read again is the same stream. */
+  readonly usedSources: Map<string, Relation>;
+  /** Dimension tables by LookupJoin node id. */
+  readonly lookups: Map<number, LookupTableSpec>;
+  /** `SET` options seen so far (`table.exec.state.ttl`, `table.exec.topn.cache-size`). */
+  readonly settings: ReadonlyMap<string, string>;
+  /** Compile warnings (`line L:C: …`). */
+  readonly warnings: string[];
+  /** Declares a source for a catalog table and returns its stream. */
+  readonly source: (table: string, pos: SqlPosition) => Relation;
+}
+
+/** `table.exec.state.ttl` in milliseconds, when set (and not 0, Flink's "never"). */
+export function stateTtl(ctx: QueryContext): { stateTtlMs?: number } {
+  const v = ctx.settings.get('table.exec.state.ttl');
+  if (v === undefined) return {};
+  const ms = parseDuration(v.trim().replace(/^(\d+(?:\.\d+)?)\s*([a-z]+)$/i, '$1 $2'), "SET 'table.exec.state.ttl'");
+  return ms > 0 ? { stateTtlMs: ms } : {};
+}
+
+/** `table.exec.topn.cache-size`, when set. */
+export function topNCacheSize(ctx: QueryContext): { cacheSize?: number } {
+  const v = ctx.settings.get('table.exec.topn.cache-size');
+  if (v === undefined) return {};
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < 1) throw new PlanError(`SET 'table.exec.topn.cache-size' must be a positive integer (given '${v}')`);
+  return { cacheSize: n };
+}
+
+/**
+ * A relation over `stream`: its columns carry `qualifiers` (the table name or alias), and those
+ * named in `proctime` are PROCTIME() attributes.
+ */
+export function relation(stream: Stream<Row>, qualifiers: readonly string[], description: string, proctime: readonly string[] = []): Relation {
+  return { stream, scope: scopeOf(stream.schema, description, qualifiers, proctime) };
+}
+
+/** One row per distinct row of `input` (Flink plans SELECT DISTINCT as a GroupAggregate). */
+export function distinct(input: Relation, pos: SqlPosition, ctx: QueryContext): Relation {
+  const keys = input.stream.schema.fields.map((f) => f.name);
+  const out = atPosition(pos, () => input.stream.groupBy(...(keys as never[])).aggregate({}, stateTtl(ctx))) as unknown as Stream<Row>;
+  return relation(out, input.scope.columns[0]?.qualifiers ?? [], input.scope.description);
+}
