@@ -19,7 +19,7 @@ import { createWindowAssigner } from '../window/assigners.ts';
 
 /** Plain-data spec of a window table function, as it travels in the job graph. */
 export interface WindowTableFunctionSpec {
-  /** TUMBLE, HOP or CUMULATE over an event-time column; SESSION is rejected (it needs an aggregation). */
+  /** TUMBLE, HOP or CUMULATE over an event-time column; SESSION alone is not supported yet (it runs as a window aggregation). */
   readonly window: WindowSpec;
 }
 

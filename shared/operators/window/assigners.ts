@@ -131,9 +131,11 @@ export function createWindowAssigner(window: WindowSpec, use: AssignerUse = {}):
     }
     case 'SESSION': {
       if (!sliced) {
+        // Flink (1.19+) runs it on its own: each row leaves with its session's bounds once the
+        // session closes (UnalignedWindowTableFunctionOperator). Not here yet: say so, by name.
         throw new PlanError(
-          'The SESSION window table function needs an aggregation (GROUP BY window_start, window_end, …): ' +
-            'session windows merge, so rows cannot be assigned to them one by one',
+          'The SESSION window table function on its own (without GROUP BY window_start, window_end) is not supported yet: ' +
+            'SESSION windows run as window aggregations only',
         );
       }
       const display = `SESSION(${window.timeColumn}, gap ${window.gapMs} ms)`;

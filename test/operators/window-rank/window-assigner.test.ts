@@ -68,7 +68,7 @@ describe('compileWindowAssigner', () => {
 
   it('rejects SESSION, bad sizes and offsets with a PlanError naming the value', () => {
     expect(() => compileWindowAssigner({ type: 'SESSION', timeColumn: 't', gapMs: 10, partitionBy: [] })).toThrow(
-      /SESSION window table function needs an aggregation/,
+      /SESSION window table function on its own \(without GROUP BY window_start, window_end\) is not supported yet/,
     );
     expect(() => compileWindowAssigner({ type: 'TUMBLE', timeColumn: 't', sizeMs: 0 })).toThrow('TUMBLE(t, 0 ms): size must be a positive integer number of milliseconds, got 0');
     expect(() => compileWindowAssigner({ type: 'HOP', timeColumn: 't', sizeMs: 10, slideMs: 1.5 })).toThrow(PlanError);
