@@ -29,7 +29,9 @@
  * `msf_usd_month_*` (cost-model.ts, with `msf_events_per_kpu` the stated assumption);
  * `handler_events_per_s` = events / seconds spent in the busiest stage's handler (the
  * per-shard throughput; stages run one at a time so that a stage's measured durations do not
- * include another's work on the shared thread); `rows_out`; `state_commit_kb_per_1000`
+ * include another's work on the shared thread), beside `handler_events_per_s_commit_every_batch`
+ * and `throughput_ratio_to_commit_every_batch` (the same job run again in the same process with
+ * a commit per batch, the protocol before commit intervals); `rows_out`; `state_commit_kb_per_1000`
  * (compressed changelog and page bytes committed) and `materializations`
  * (shared/aws/state/shard-state.ts).
  */
@@ -310,6 +312,9 @@ export async function runAwsCostSuite(events: number, progress: (line: string) =
       progress(`aws-cost: ${job.name} through the stage handlers (${job.graph.stages.length} stages)\n`);
       const started = Date.now();
       const measured = await measureJob(job);
+      // Throughput per shard against committing every batch (the layout before commit intervals),
+      // measured in the same run: a ratio, as these machines are shared and noisy.
+      const perBatch = await measureJob(job, AWS_COST_BATCH, { everyBatches: 1 });
       results.push({
         suite: 'aws-cost',
         case: job.name,
@@ -320,6 +325,8 @@ export async function runAwsCostSuite(events: number, progress: (line: string) =
         write_requests_per_1000: round(measured.writeRequestsPer1000, 1),
         items_written_per_1000: round(measured.itemsWrittenPer1000, 1),
         handler_events_per_s: Math.round(measured.handlerEventsPerS),
+        handler_events_per_s_commit_every_batch: Math.round(perBatch.handlerEventsPerS),
+        throughput_ratio_to_commit_every_batch: round(measured.handlerEventsPerS / perBatch.handlerEventsPerS, 2),
         state_commit_kb_per_1000: round(measured.stateCommitBytes / 1024, 2),
         materializations: measured.materializations,
         max_catch_up_records: measured.maxCatchUpRecords,
