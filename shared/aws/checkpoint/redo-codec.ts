@@ -7,45 +7,22 @@
  * Items hold strings, numbers and binary chunk data; the text is the value codec's JSON with
  * each binary attribute as `{ "B64": base64 }`, so it can be stored as one string attribute.
  */
-import { Buffer } from 'node:buffer';
-import type { AttributeValue, WriteRequest } from '@aws-sdk/client-dynamodb';
+import type { WriteRequest } from '@aws-sdk/client-dynamodb';
 import { FlambdaError } from '../../core/errors.ts';
+import { fromPlainItem, toPlainItem, type PlainItem } from '../state/plain-item.ts';
 import { decodeValue, encodeValue } from '../state/value-codec.ts';
 
 /** The ordered write phases of a commit. */
 export type RedoPhases = readonly (readonly WriteRequest[])[];
 
-type Item = Record<string, AttributeValue>;
-type PlainItem = Record<string, { S: string } | { N: string } | { B64: string }>;
 type PlainRequest = { put: PlainItem } | { del: PlainItem };
-
-function toPlain(item: Item): PlainItem {
-  const out: PlainItem = {};
-  for (const [name, value] of Object.entries(item)) {
-    if (value.S !== undefined) out[name] = { S: value.S };
-    else if (value.N !== undefined) out[name] = { N: value.N };
-    else if (value.B !== undefined) out[name] = { B64: Buffer.from(value.B).toString('base64') };
-    else throw new FlambdaError(`redo log: attribute '${name}' has a type the state items never use`, 'internal', 'fail');
-  }
-  return out;
-}
-
-function fromPlain(item: PlainItem): Item {
-  const out: Item = {};
-  for (const [name, value] of Object.entries(item)) {
-    if ('S' in value) out[name] = { S: value.S };
-    else if ('N' in value) out[name] = { N: value.N };
-    else out[name] = { B: new Uint8Array(Buffer.from(value.B64, 'base64')) };
-  }
-  return out;
-}
 
 /** Encodes write phases as text. */
 export function encodeRedo(phases: RedoPhases): string {
   const plain: PlainRequest[][] = phases.map((phase) =>
     phase.map((request) => {
-      if (request.PutRequest?.Item !== undefined) return { put: toPlain(request.PutRequest.Item) };
-      if (request.DeleteRequest?.Key !== undefined) return { del: toPlain(request.DeleteRequest.Key) };
+      if (request.PutRequest?.Item !== undefined) return { put: toPlainItem(request.PutRequest.Item, 'redo log') };
+      if (request.DeleteRequest?.Key !== undefined) return { del: toPlainItem(request.DeleteRequest.Key, 'redo log') };
       throw new FlambdaError('redo log: a write request is neither a put nor a delete', 'internal', 'fail');
     }),
   );
@@ -62,7 +39,7 @@ export function decodeRedo(text: string): WriteRequest[][] {
   }
   if (!Array.isArray(plain)) throw new FlambdaError('redo log is corrupt: not a list of phases', 'internal', 'fail');
   return (plain as PlainRequest[][]).map((phase) =>
-    phase.map((request) => ('put' in request ? { PutRequest: { Item: fromPlain(request.put) } } : { DeleteRequest: { Key: fromPlain(request.del) } })),
+    phase.map((request) => ('put' in request ? { PutRequest: { Item: fromPlainItem(request.put) } } : { DeleteRequest: { Key: fromPlainItem(request.del) } })),
   );
 }
 

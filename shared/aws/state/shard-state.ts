@@ -52,6 +52,7 @@ import type { Timer } from '../../state/state.ts';
 import { forEachLimited } from './concurrency.ts';
 import { toStateError } from './errors.ts';
 import type { Item } from './item-codec.ts';
+import { fromPlainItem, toPlainItem, type PlainItem } from './plain-item.ts';
 import { batchWrite } from './table-io.ts';
 import type { BatchWriteOptions, DynamoDbSender, IoCounters } from './table-io.ts';
 
@@ -162,29 +163,6 @@ export interface StateLoadStats {
   readonly inheritedFrom: readonly string[];
 }
 
-type Plain = Record<string, { S: string } | { N: string } | { B64: string }>;
-
-function toPlain(item: Item): Plain {
-  const out: Plain = {};
-  for (const [name, value] of Object.entries(item)) {
-    if (value.S !== undefined) out[name] = { S: value.S };
-    else if (value.N !== undefined) out[name] = { N: value.N };
-    else if (value.B !== undefined) out[name] = { B64: Buffer.from(value.B).toString('base64') };
-    else throw new FlambdaError(`state changelog: attribute '${name}' has a type the state items never use`, 'internal', 'fail');
-  }
-  return out;
-}
-
-function fromPlain(plain: Plain): Item {
-  const out: Item = {};
-  for (const [name, value] of Object.entries(plain)) {
-    if ('S' in value) out[name] = { S: value.S };
-    else if ('N' in value) out[name] = { N: value.N };
-    else out[name] = { B: new Uint8Array(Buffer.from(value.B64, 'base64')) };
-  }
-  return out;
-}
-
 function compress(value: unknown): Buffer {
   const text = Buffer.from(JSON.stringify(value), 'utf8');
   return brotliCompressSync(text, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 9, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: text.length } });
@@ -241,13 +219,13 @@ function decodeTimer(p: PlainTimer): Timer {
 
 /** Segment text: w = item writes [pk, key|null, sk, item|null]; t = timer changes [op, timer, 1|0]. */
 interface SegmentBody {
-  readonly w: [string, string | null, string, Plain | null][];
+  readonly w: [string, string | null, string, PlainItem | null][];
   readonly t: [string, PlainTimer, number][];
 }
 
 /** Page text: p = partitions [pk, key|null, items]; t = timers. */
 interface PageBody {
-  readonly p: [string, string | null, Plain[]][];
+  readonly p: [string, string | null, PlainItem[]][];
   readonly t: PlainTimer[];
 }
 
@@ -372,7 +350,7 @@ export class ShardState {
       const pk = item?.pk?.S;
       const sk = item?.sk?.S;
       if (pk === undefined || sk === undefined) throw new FlambdaError('state changelog: a write request without pk and sk', 'internal', 'fail');
-      body.w.push([pk, changes.keys.get(pk) ?? null, sk, w.PutRequest?.Item === undefined ? null : toPlain(w.PutRequest.Item)]);
+      body.w.push([pk, changes.keys.get(pk) ?? null, sk, w.PutRequest?.Item === undefined ? null : toPlainItem(w.PutRequest.Item, 'state changelog')]);
     }
     for (const c of changes.timers) body.t.push([c.operatorId, encodeTimer(c.timer), c.pending ? 1 : 0]);
     const raw = new Map<string, number>();
@@ -423,7 +401,7 @@ export class ShardState {
         continue;
       }
       const body: PageBody = { p: [], t: [] };
-      for (const [pk, part] of page.partitions) body.p.push([pk, part.key ?? null, [...part.items.values()].map(toPlain)]);
+      for (const [pk, part] of page.partitions) body.p.push([pk, part.key ?? null, [...part.items.values()].map((item) => toPlainItem(item, 'state page'))]);
       for (const t of page.timers.values()) body.t.push(encodeTimer(t));
       const data = compress(body);
       bytes += data.length;
@@ -503,7 +481,7 @@ export class ShardState {
       const delta = this.delta(pageId);
       let part = delta.partitions.get(pk);
       if (part === undefined) delta.partitions.set(pk, (part = { key: key ?? undefined, items: new Map() }));
-      part.items.set(sk, plain === null ? null : fromPlain(plain));
+      part.items.set(sk, plain === null ? null : fromPlainItem(plain));
     }
     for (const [operatorId, plain, pending] of body.t) {
       const timer = decodeTimer(plain);
@@ -553,7 +531,7 @@ export class ShardState {
         let part = page.partitions.get(pk);
         if (part === undefined) page.partitions.set(pk, (part = { key: key ?? undefined, items: new Map() }));
         for (const plain of plains) {
-          const item = fromPlain(plain);
+          const item = fromPlainItem(plain);
           if (filter !== undefined && key === null && item.k?.S !== undefined && !inRange(item.k.S, filter)) continue;
           part.items.set(item.sk?.S ?? '', item);
           page.bytes += 64 + JSON.stringify(plain).length;
