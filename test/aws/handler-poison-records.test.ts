@@ -14,7 +14,6 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { KinesisStreamBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Pipeline, call, cast, col } from '../../shared/api/index.ts';
-import { LocalEventSourceMapping } from '../../shared/aws/esm/local-event-source-mapping.ts';
 import { StageHandler } from '../../shared/aws/handler/stage-handler.ts';
 import { createSqsClient } from '../../shared/aws/stage-input/sqs-client.ts';
 import { SqsDeadLetterQueue } from '../../shared/aws/stage-input/sqs-dead-letter-queue.ts';
@@ -24,6 +23,7 @@ import type { ChangeRow } from '../../shared/core/row.ts';
 import type { Row } from '../../shared/core/types.ts';
 import { startMotoServer, type DynamoDbEmulator } from './dynamodb-emulator.ts';
 import { createStream } from './kinesis-emulator.ts';
+import { drainThroughMapping } from './drain-mapping.ts';
 import { useEmulators } from './use-emulators.ts';
 
 let kinesis: KinesisClient;
@@ -87,28 +87,7 @@ async function runShard(name: string, policy: ErrorPolicy): Promise<{ rows: Row[
     onDeadLetters: async (letters) => void (await dlq.send(letters)),
     onError: (error) => void errors.push(error),
   });
-  const responses: KinesisStreamBatchResponse[] = [];
-  const esm = new LocalEventSourceMapping({
-    client: kinesis,
-    streamName: `${name}-src`,
-    startingPosition: 'TRIM_HORIZON',
-    batchSize: 10,
-    pollIntervalMs: 10,
-    shardDiscoveryIntervalMs: 50,
-    retryDelayMs: 1,
-    maximumRetryAttempts: 3,
-    handler: async (event) => {
-      const response = await handler.handle(event);
-      responses.push(response);
-      return response;
-    },
-  });
-  try {
-    await esm.start();
-    await esm.drain({ timeoutMs: 30_000 });
-  } finally {
-    await esm.stop();
-  }
+  const responses = await drainThroughMapping(kinesis, `${name}-src`, handler, { batchSize: 10, maximumRetryAttempts: 3 });
   return { rows, messages: await received(queue.QueueUrl as string), sequence, responses, handler, errors };
 }
 

@@ -17,7 +17,6 @@ import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import type { KinesisStreamBatchResponse } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { Pipeline, call, cast, col } from '../../shared/api/index.ts';
-import { LocalEventSourceMapping } from '../../shared/aws/esm/local-event-source-mapping.ts';
 import { StageHandler } from '../../shared/aws/handler/stage-handler.ts';
 import { createAwsSink } from '../../shared/aws/sinks/create-sink.ts';
 import type { DeadLetter } from '../../shared/aws/stage-input/types.ts';
@@ -26,6 +25,7 @@ import type { ErrorPolicy } from '../../shared/core/errors.ts';
 import type { SinkConnector } from '../../shared/plan/logical.ts';
 import { scanTable } from './dynamodb-emulator.ts';
 import { createStream, readStream } from './kinesis-emulator.ts';
+import { drainThroughMapping } from './drain-mapping.ts';
 import { useEmulators } from './use-emulators.ts';
 
 let kinesis: KinesisClient;
@@ -71,28 +71,7 @@ async function runShard(name: string, pipeline: Pipeline, payload: (id: number) 
     onDeadLetters: (batch) => void letters.push(...batch),
     onError: (error) => void errors.push(error),
   });
-  const responses: KinesisStreamBatchResponse[] = [];
-  const esm = new LocalEventSourceMapping({
-    client: kinesis,
-    streamName: `${name}-src`,
-    startingPosition: 'TRIM_HORIZON',
-    batchSize: 8,
-    pollIntervalMs: 10,
-    shardDiscoveryIntervalMs: 50,
-    retryDelayMs: 1,
-    maximumRetryAttempts: 2,
-    handler: async (event) => {
-      const response = await handler.handle(event);
-      responses.push(response);
-      return response;
-    },
-  });
-  try {
-    await esm.start();
-    await esm.drain({ timeoutMs: 30_000 });
-  } finally {
-    await esm.stop();
-  }
+  const responses = await drainThroughMapping(kinesis, `${name}-src`, handler, { batchSize: 8, maximumRetryAttempts: 2 });
   return { letters, sequence, responses, errors, handler };
 }
 
