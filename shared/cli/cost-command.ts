@@ -67,7 +67,14 @@ function writeSchemaRows(path: string, schema: Schema, events: number, keys: num
           row[field.name] = k % 2 === 0;
           break;
         case 'TIMESTAMP':
+        case 'TIMESTAMP_LTZ':
           row[field.name] = formatTimestamp(field.name === timeColumn || field.timeAttribute === 'rowtime' ? start + i : start + k);
+          break;
+        case 'DATE':
+          row[field.name] = formatTimestamp(start + k * 86_400_000).slice(0, 10);
+          break;
+        case 'TIME':
+          row[field.name] = formatTimestamp(start + (k % 86_400) * 1000).slice(11, 19);
           break;
         default:
           row[field.name] = `v${k}`;

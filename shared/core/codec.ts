@@ -24,20 +24,28 @@
  *   errors (Flink would read them as false).
  * - TIMESTAMP(3): a `YYYY-MM-DD HH:MM:SS[.fff]` string (see {@link parseTimestamp}) or an
  *   integer of epoch milliseconds.
+ * - TIMESTAMP_LTZ(3): an instant, written as Flink's json format writes one under its default
+ *   `json.timestamp-format.standard` 'SQL': `YYYY-MM-DD HH:MM:SS[.fff]Z` in UTC (the `Z` may be
+ *   left out, `T` may separate date and time, as in the 'ISO-8601' standard), or an integer of
+ *   epoch milliseconds.
+ * - DATE: `YYYY-MM-DD` (Flink's json DATE); TIME(p): `HH:MM:SS[.fff]`, the fraction cut to p
+ *   digits.
  * - Numeric strings (BIGINT, INT, DOUBLE, DECIMAL, BOOLEAN) may have surrounding whitespace,
  *   which Flink trims; timestamp strings may not.
  * - ROW<…>: a JSON object, its fields by name (others ignored); ARRAY<T>: a JSON array;
  *   MAP<STRING, V>: a JSON object. Nested values follow these same rules, and errors name the
  *   nested field (`info.name`, `tags[]`).
  *
- * Encoding writes TIMESTAMP as its formatted string, DECIMAL as a string with exactly `scale`
+ * Encoding writes TIMESTAMP as its formatted string (TIMESTAMP_LTZ in UTC with a `Z`; DATE as
+ * `YYYY-MM-DD`; TIME as `HH:MM:SS` with the fraction digits it has, as Flink's json format
+ * writes them), DECIMAL as a string with exactly `scale`
  * fraction digits (exact, unlike a JSON number), non-finite DOUBLE as `"NaN"`/`"Infinity"`/
  * `"-Infinity"`, ROW and MAP as objects and ARRAY as arrays of their encoded values, and
  * everything else as is, so decode(encode(row)) gives back the row.
  */
 import { FlambdaError, PlanError, RecordError } from './errors.ts';
 import { formatDecimal, tryParseDecimal } from './decimal.ts';
-import { formatTimestamp, isTimestampInRange, parseTimestamp } from './timestamp.ts';
+import { formatDate, formatTime, formatTimestamp, isTimestampInRange, parseDate, parseTime, parseTimestamp, truncateTimePrecision } from './timestamp.ts';
 import { formatType } from './type-parse.ts';
 import type { Field, LogicalType, Row, Schema, Value } from './types.ts';
 
@@ -231,6 +239,48 @@ function timestampConverter(field: Field): Converter {
   };
 }
 
+/** TIMESTAMP_LTZ(3): UTC timestamp text (an optional `Z`) or an integer of epoch milliseconds. */
+function timestampLtzConverter(field: Field): Converter {
+  return (raw, position) => {
+    if (typeof raw === 'string') {
+      const ms = parseTimestamp(raw);
+      if (ms !== undefined) return ms;
+    } else if (typeof raw === 'number' && isTimestampInRange(raw)) {
+      return raw === 0 ? 0 : raw;
+    }
+    throw fieldError(
+      field,
+      `expected an instant 'YYYY-MM-DD HH:MM:SS[.fff]Z' (UTC) or epoch milliseconds (years 0000-9999), got ${show(raw)}`,
+      position,
+    );
+  };
+}
+
+/** DATE: `YYYY-MM-DD` text. */
+function dateConverter(field: Field): Converter {
+  return (raw, position) => {
+    const days = typeof raw === 'string' ? parseDate(raw) : undefined;
+    if (days === undefined) throw fieldError(field, `expected a date 'YYYY-MM-DD' (years 0000-9999), got ${show(raw)}`, position);
+    return days;
+  };
+}
+
+/** TIME(p): `HH:MM:SS[.fff]` text, cut to the column's precision. */
+function timeConverter(field: Field): Converter {
+  const precision = field.type.precision ?? 0;
+  return (raw, position) => {
+    const ms = typeof raw === 'string' ? parseTime(raw) : undefined;
+    if (ms === undefined) throw fieldError(field, `expected a time 'HH:MM:SS[.fff]', got ${show(raw)}`, position);
+    return truncateTimePrecision(ms, precision);
+  };
+}
+
+/** A TIME as Flink's json format writes it: `HH:mm:ss`, then only the fraction digits it has. */
+function jsonTimeText(msOfDay: number): string {
+  const text = formatTime(msOfDay, 3);
+  return text.endsWith('.000') ? text.slice(0, -4) : text.replace(/0+$/, '');
+}
+
 /** A nested value's converter with null handling (NOT NULL nested types reject nulls). */
 function nullableConverter(field: Field): Converter {
   const convert = converterFor(field);
@@ -312,6 +362,12 @@ function converterFor(field: Field): Converter {
       return booleanConverter(field);
     case 'TIMESTAMP':
       return timestampConverter(field);
+    case 'TIMESTAMP_LTZ':
+      return timestampLtzConverter(field);
+    case 'DATE':
+      return dateConverter(field);
+    case 'TIME':
+      return timeConverter(field);
   }
 }
 
@@ -442,6 +498,12 @@ function valueEncoderFor(field: Field): ValueEncoder | undefined {
     }
     case 'TIMESTAMP':
       return (value) => (typeof value === 'number' ? formatTimestamp(value) : wrongRepresentation(field, value, 'number'));
+    case 'TIMESTAMP_LTZ':
+      return (value) => (typeof value === 'number' ? `${formatTimestamp(value)}Z` : wrongRepresentation(field, value, 'number'));
+    case 'DATE':
+      return (value) => (typeof value === 'number' ? formatDate(value) : wrongRepresentation(field, value, 'number'));
+    case 'TIME':
+      return (value) => (typeof value === 'number' ? jsonTimeText(value) : wrongRepresentation(field, value, 'number'));
     case 'DOUBLE':
       // JSON has no NaN/Infinity; JSON.stringify would silently write null.
       return (value) => (typeof value === 'number' && !Number.isFinite(value) ? String(value) : (value as JsonValue));

@@ -1,5 +1,6 @@
 /**
- * TIMESTAMP(3) values: epoch milliseconds in UTC, years 0000–9999.
+ * TIMESTAMP(3) values (epoch milliseconds of the wall-clock reading taken as UTC), DATE values
+ * (days since 1970-01-01) and TIME values (milliseconds since midnight), years 0000–9999.
  *
  * Parsing and printing are hand-written digit arithmetic with a civil-calendar conversion
  * (proleptic Gregorian, as Java's LocalDateTime) instead of `Date`: they run once per record,
@@ -184,4 +185,126 @@ export function formatTimestamp(ms: number): string {
   const { year, month, day, hour, minute, second, millis } = calendarFields(ms);
   const yearText = year < 10 ? `000${year}` : year < 100 ? `00${year}` : year < 1000 ? `0${year}` : `${year}`;
   return `${yearText}-${pad2(month)}-${pad2(day)} ${pad2(hour)}:${pad2(minute)}:${pad2(second)}.${pad3(millis)}`;
+}
+
+/** Earliest supported DATE: `0000-01-01`, in days since 1970-01-01. */
+export const MIN_DATE_DAYS = daysFromCivil(0, 1, 1);
+
+/** Latest supported DATE: `9999-12-31`, in days since 1970-01-01. */
+export const MAX_DATE_DAYS = daysFromCivil(9999, 12, 31);
+
+/** True when `days` is an integer inside the supported DATE range (years 0000–9999). */
+export function isDateInRange(days: number): boolean {
+  return Number.isInteger(days) && days >= MIN_DATE_DAYS && days <= MAX_DATE_DAYS;
+}
+
+/** Reads 1 to `max` digits at `i`; `[value, next index]`, or undefined without a digit. */
+function digitsAt(text: string, i: number, max: number): [number, number] | undefined {
+  let value = 0;
+  let j = i;
+  while (j < text.length && j - i < max) {
+    const d = digitAt(text, j);
+    if (d < 0) break;
+    value = value * 10 + d;
+    j++;
+  }
+  return j === i ? undefined : [value, j];
+}
+
+/**
+ * Parses a DATE as Flink's `CAST(… AS DATE)` and `DATE '…'` read it: `yyyy-M-d` (the month and
+ * day with one or two digits); a time after a space or `T` is accepted and dropped, as Flink
+ * reads a timestamp string as its date. Days since 1970-01-01, or undefined when the text is not
+ * a valid date. Callers trim.
+ */
+export function parseDate(text: string): number | undefined {
+  const year = digitsAt(text, 0, 4);
+  if (year === undefined || year[1] !== 4 || text.charCodeAt(4) !== 45 /* - */) return undefined;
+  const month = digitsAt(text, 5, 2);
+  if (month === undefined || text.charCodeAt(month[1]) !== 45) return undefined;
+  const day = digitsAt(text, month[1] + 1, 2);
+  if (day === undefined) return undefined;
+  const [y, m, d] = [year[0], month[0], day[0]];
+  if (m < 1 || m > 12 || d < 1 || d > daysInMonth(y, m)) return undefined;
+  const end = day[1];
+  if (end !== text.length) {
+    const sep = text.charCodeAt(end);
+    if ((sep !== 32 && sep !== 84) || parseTime(text.slice(end + 1)) === undefined) return undefined;
+  }
+  return daysFromCivil(y, m, d);
+}
+
+/**
+ * Parses a TIME as Flink reads one: `H:mm[:ss[.fraction]]` (the hour with one or two digits,
+ * a fraction of 1 to 9 digits, truncated to milliseconds). Milliseconds since midnight, or
+ * undefined when the text is not a valid time. Callers trim.
+ */
+export function parseTime(text: string): number | undefined {
+  const hour = digitsAt(text, 0, 2);
+  if (hour === undefined || text.charCodeAt(hour[1]) !== 58 /* : */) return undefined;
+  const minute = digitsAt(text, hour[1] + 1, 2);
+  if (minute === undefined || minute[1] - hour[1] !== 3) return undefined;
+  let i = minute[1];
+  let second = 0;
+  let millis = 0;
+  if (i < text.length) {
+    if (text.charCodeAt(i) !== 58) return undefined;
+    const s = digitsAt(text, i + 1, 2);
+    if (s === undefined || s[1] - i !== 3) return undefined;
+    second = s[0];
+    i = s[1];
+    if (i < text.length) {
+      if (text.charCodeAt(i) !== 46 /* . */) return undefined;
+      const start = ++i;
+      while (i < text.length) {
+        const d = digitAt(text, i);
+        if (d < 0) return undefined;
+        if (i - start < 3) millis = millis * 10 + d;
+        i++;
+      }
+      const digits = i - start;
+      if (digits === 0 || digits > 9) return undefined;
+      if (digits === 1) millis *= 100;
+      else if (digits === 2) millis *= 10;
+    }
+  }
+  if (hour[0] > 23 || minute[0] > 59 || second > 59) return undefined;
+  return hour[0] * 3_600_000 + minute[0] * 60_000 + second * 1000 + millis;
+}
+
+/** A four-digit year. */
+function pad4(n: number): string {
+  return n < 10 ? `000${n}` : n < 100 ? `00${n}` : n < 1000 ? `0${n}` : `${n}`;
+}
+
+/**
+ * Prints a DATE (days since 1970-01-01) as `yyyy-MM-dd`, the way Flink prints DATE.
+ *
+ * @throws RecordError outside years 0000–9999 (such a value comes from a record's arithmetic).
+ */
+export function formatDate(days: number): string {
+  if (!isDateInRange(days)) {
+    throw new RecordError(`DATE value ${days} (days since 1970-01-01) is outside the supported range 0000-01-01 to 9999-12-31`);
+  }
+  const { year, month, day } = calendarFields(days * MS_PER_DAY);
+  return `${pad4(year)}-${pad2(month)}-${pad2(day)}`;
+}
+
+/**
+ * Prints a TIME(p) (milliseconds since midnight) as Flink does: `HH:mm:ss`, then `.` and `p`
+ * fraction digits when `p` > 0 (`TIME(0)` → `12:34:56`, `TIME(3)` → `12:34:56.789`).
+ */
+export function formatTime(msOfDay: number, precision: number): string {
+  const hour = Math.floor(msOfDay / 3_600_000);
+  const minute = Math.floor(msOfDay / 60_000) % 60;
+  const second = Math.floor(msOfDay / 1000) % 60;
+  const text = `${pad2(hour)}:${pad2(minute)}:${pad2(second)}`;
+  return precision <= 0 ? text : `${text}.${pad3(msOfDay % 1000).slice(0, precision)}`;
+}
+
+/** Milliseconds since midnight truncated to `precision` fraction digits (0..3), as a TIME(p) holds them. */
+export function truncateTimePrecision(msOfDay: number, precision: number): number {
+  if (precision >= 3) return msOfDay;
+  const unit = precision === 2 ? 10 : precision === 1 ? 100 : 1000;
+  return msOfDay - (msOfDay % unit);
 }

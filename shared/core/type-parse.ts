@@ -4,9 +4,11 @@
  * The accepted spellings follow Flink's DDL: `BIGINT`, `INT`/`INTEGER`, `DOUBLE` (also
  * `DOUBLE PRECISION`), `DECIMAL(p, s)`/`DECIMAL(p)`/`DECIMAL` (also `DEC`, `NUMERIC`),
  * `STRING`, `VARCHAR(n)`, `BOOLEAN`, `TIMESTAMP(3)`/`TIMESTAMP` (optionally
- * `WITHOUT TIME ZONE`), case-insensitive, with an optional `NOT NULL` or `NULL` suffix.
- * Printing follows Flink too (`VARCHAR(2147483647)` for STRING, `DECIMAL(10, 2)`), so
- * `parseType(formatType(t))` gives back `t`.
+ * `WITHOUT TIME ZONE`), `DATE`, `TIME(p)`/`TIME` (p 0…3, `TIME` is `TIME(0)` as in Flink),
+ * `TIMESTAMP_LTZ(3)`/`TIMESTAMP_LTZ`/`TIMESTAMP(3) WITH LOCAL TIME ZONE`, case-insensitive, with
+ * an optional `NOT NULL` or `NULL` suffix. Printing follows Flink too (`VARCHAR(2147483647)` for
+ * STRING, `DECIMAL(10, 2)`, `TIME(0)`, `TIMESTAMP_LTZ(3)`), so `parseType(formatType(t))` gives
+ * back `t`.
  */
 import { PlanError } from './errors.ts';
 import type { Field, LogicalType, RowTypeField, Schema, TypeRoot } from './types.ts';
@@ -20,9 +22,12 @@ export const MAX_DECIMAL_PRECISION = 38;
 /** The only TIMESTAMP precision Flambda stores (epoch milliseconds). */
 export const TIMESTAMP_PRECISION = 3;
 
+/** The largest TIME precision Flambda stores (milliseconds of the day). */
+export const MAX_TIME_PRECISION = 3;
+
 /** Listed in every parse error so users see the whole menu at once. */
 const SUPPORTED =
-  'BIGINT, INT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR(n), BOOLEAN, TIMESTAMP(3), ROW<name T, …>, ARRAY<T>, MAP<STRING, T> (each optionally NOT NULL)';
+  'BIGINT, INT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR(n), BOOLEAN, TIMESTAMP(3), DATE, TIME(p), TIMESTAMP_LTZ(3), ROW<name T, …>, ARRAY<T>, MAP<STRING, T> (each optionally NOT NULL)';
 
 type Token =
   /** A word, upper-cased; `raw` keeps its spelling (ROW field names are case-sensitive). */
@@ -265,19 +270,42 @@ class TypeReader {
         noParams(name);
         root = 'BOOLEAN';
         break;
-      case 'TIMESTAMP': {
-        if (params.length > 1) fail('TIMESTAMP takes one parameter (the fractional precision)');
+      case 'TIMESTAMP':
+      case 'TIMESTAMP_LTZ': {
+        if (params.length > 1) fail(`${name} takes one parameter (the fractional precision)`);
         const precision = params[0] ?? TIMESTAMP_PRECISION;
         if (precision !== TIMESTAMP_PRECISION) {
-          fail(`only TIMESTAMP(3) (millisecond precision) is supported, got TIMESTAMP(${precision})`);
+          fail(`only ${name}(3) (millisecond precision) is supported, got ${name}(${precision})`);
         }
-        if (this.peekWord() === 'WITH') fail('TIMESTAMP WITH (LOCAL) TIME ZONE is not supported; use TIMESTAMP(3) in UTC');
+        root = name === 'TIMESTAMP' ? 'TIMESTAMP' : 'TIMESTAMP_LTZ';
+        if (name === 'TIMESTAMP' && this.peekWord() === 'WITH') {
+          if (this.peekWord(1) !== 'LOCAL' || this.peekWord(2) !== 'TIME' || this.peekWord(3) !== 'ZONE') {
+            fail('TIMESTAMP WITH TIME ZONE is not a Flink type; use TIMESTAMP(3) WITH LOCAL TIME ZONE (TIMESTAMP_LTZ(3))');
+          }
+          this.pos += 4;
+          root = 'TIMESTAMP_LTZ';
+        } else if (name === 'TIMESTAMP' && this.peekWord() === 'WITHOUT') {
+          if (this.peekWord(1) !== 'TIME' || this.peekWord(2) !== 'ZONE') fail("expected 'WITHOUT TIME ZONE'");
+          this.pos += 3;
+        }
+        extra.precision = TIMESTAMP_PRECISION;
+        break;
+      }
+      case 'DATE':
+        noParams(name);
+        root = 'DATE';
+        break;
+      case 'TIME': {
+        if (params.length > 1) fail('TIME takes one parameter (the fractional precision)');
+        // Flink's TIME without a precision is TIME(0).
+        const precision = params[0] ?? 0;
+        if (precision > MAX_TIME_PRECISION) fail(`TIME precision must be between 0 and ${MAX_TIME_PRECISION} (milliseconds), got ${precision}`);
         if (this.peekWord() === 'WITHOUT') {
           if (this.peekWord(1) !== 'TIME' || this.peekWord(2) !== 'ZONE') fail("expected 'WITHOUT TIME ZONE'");
           this.pos += 3;
         }
-        root = 'TIMESTAMP';
-        extra.precision = TIMESTAMP_PRECISION;
+        root = 'TIME';
+        extra.precision = precision;
         break;
       }
       default:
@@ -289,8 +317,8 @@ class TypeReader {
 
 /**
  * Prints a type the way Flink does: `BIGINT`, `INT`, `DOUBLE`, `DECIMAL(10, 2)`,
- * `VARCHAR(2147483647)` for STRING, `VARCHAR(20)`, `BOOLEAN`, `TIMESTAMP(3)`, each followed by
- * ` NOT NULL` when the type is not nullable.
+ * `VARCHAR(2147483647)` for STRING, `VARCHAR(20)`, `BOOLEAN`, `TIMESTAMP(3)`, `DATE`, `TIME(0)`,
+ * `TIMESTAMP_LTZ(3)`, each followed by ` NOT NULL` when the type is not nullable.
  */
 export function formatType(t: LogicalType): string {
   let base: string;
@@ -303,6 +331,12 @@ export function formatType(t: LogicalType): string {
       break;
     case 'TIMESTAMP':
       base = `TIMESTAMP(${t.precision ?? TIMESTAMP_PRECISION})`;
+      break;
+    case 'TIMESTAMP_LTZ':
+      base = `TIMESTAMP_LTZ(${t.precision ?? TIMESTAMP_PRECISION})`;
+      break;
+    case 'TIME':
+      base = `TIME(${t.precision ?? 0})`;
       break;
     case 'ROW':
       base = `ROW<${(t.fields ?? []).map((f) => `\`${f.name.replaceAll('`', '``')}\` ${formatType(f.type)}`).join(', ')}>`;

@@ -10,17 +10,39 @@
  * | DECIMAL(p, s)         | `bigint` holding the unscaled value (value × 10^s) |
  * | STRING, VARCHAR(n)    | `string`                                   |
  * | BOOLEAN               | `boolean`                                  |
- * | TIMESTAMP(3)          | `number`: epoch milliseconds, UTC          |
+ * | TIMESTAMP(3)          | `number`: epoch milliseconds of the wall-clock time read as UTC |
+ * | DATE                  | `number`: days since 1970-01-01 (negative before) |
+ * | TIME(p), p = 0…3      | `number`: milliseconds since midnight, 0 … 86 399 999 (digits past p are 0) |
+ * | TIMESTAMP_LTZ(3)      | `number`: an instant, epoch milliseconds (shown in the session time zone) |
  * | ROW<a T, b U>         | a plain object `{ a, b }` with the field values |
  * | ARRAY<T>              | an array of the element values             |
  * | MAP<STRING, V>        | a plain object from key to value (keys are STRING) |
  * | NULL of any type      | `null`                                     |
  *
+ * TIMESTAMP and TIMESTAMP_LTZ hold the same kind of number but mean different things, as in
+ * Flink: a TIMESTAMP is a wall-clock reading without a zone (`2024-01-01 10:00:00` is the number
+ * of `2024-01-01T10:00:00Z`), a TIMESTAMP_LTZ is a point on the time line that
+ * `table.local-time-zone` turns into a wall-clock reading when it is shown, cast to TIMESTAMP or
+ * STRING, or windowed (shared/core/time-zone.ts).
+ *
  * Everything here is plain data so that schemas travel inside the JSON job graph.
  */
 
 /** The type roots Flambda supports. VARCHAR is a STRING with a declared maximum length. */
-export type TypeRoot = 'BIGINT' | 'INT' | 'DOUBLE' | 'DECIMAL' | 'STRING' | 'BOOLEAN' | 'TIMESTAMP' | 'ROW' | 'ARRAY' | 'MAP';
+export type TypeRoot =
+  | 'BIGINT'
+  | 'INT'
+  | 'DOUBLE'
+  | 'DECIMAL'
+  | 'STRING'
+  | 'BOOLEAN'
+  | 'TIMESTAMP'
+  | 'DATE'
+  | 'TIME'
+  | 'TIMESTAMP_LTZ'
+  | 'ROW'
+  | 'ARRAY'
+  | 'MAP';
 
 /** One field of a ROW type. */
 export interface RowTypeField {
@@ -32,7 +54,10 @@ export interface RowTypeField {
 export interface LogicalType {
   readonly root: TypeRoot;
   readonly nullable: boolean;
-  /** DECIMAL precision (1..38), TIMESTAMP fractional precision (always 3 for now). */
+  /**
+   * DECIMAL precision (1..38); TIMESTAMP and TIMESTAMP_LTZ fractional precision (always 3 for
+   * now); TIME fractional precision (0..3, Flink's default TIME is TIME(0)).
+   */
   readonly precision?: number;
   /** DECIMAL scale (0..precision). */
   readonly scale?: number;
@@ -53,7 +78,7 @@ export type Value = number | bigint | string | boolean | null | readonly Value[]
 /** A row: field name → value. Rows are treated as immutable once emitted. */
 export type Row = Readonly<Record<string, Value>>;
 
-/** Marks a TIMESTAMP column as an event-time (rowtime) or processing-time attribute. */
+/** Marks a TIMESTAMP or TIMESTAMP_LTZ column as an event-time (rowtime) or processing-time attribute. */
 export type TimeAttribute = 'rowtime' | 'proctime';
 
 /** One column of a schema. */

@@ -18,9 +18,12 @@
  * | STRING       | string; numbers and booleans become their text; VARCHAR(n) length-checked |
  * | BOOLEAN      | boolean, 0/1, text `t`/`f`/`true`/`false`/`1`/`0` (any case)             |
  * | TIMESTAMP(3) | integer epoch ms (number or text), Date, `YYYY-MM-DD[ T]HH:MM:SS[.f…][Z|±HH[:MM]]` or `YYYY-MM-DD` |
+ * | TIMESTAMP_LTZ(3) | the same, read as an instant (text without an offset is UTC: the JDBC sessions run in UTC, so PostgreSQL `timestamptz` and MySQL `TIMESTAMP` columns arrive in it) |
+ * | DATE         | `YYYY-MM-DD` text (a JDBC DATE column's text), Date at UTC midnight       |
+ * | TIME(p)      | `HH:MM:SS[.f…]` text (a JDBC TIME column's text) without digits beyond p  |
  */
 import { formatDecimal, fitsPrecision, pow10 } from '../core/decimal.ts';
-import { formatTimestamp, isTimestampInRange, parseTimestamp } from '../core/timestamp.ts';
+import { formatDate, formatTime, formatTimestamp, isTimestampInRange, parseDate, parseTime, parseTimestamp } from '../core/timestamp.ts';
 import { formatType } from '../core/type-parse.ts';
 import type { Field, Row, Schema, Value } from '../core/types.ts';
 import { DimensionDataError } from './errors.ts';
@@ -163,6 +166,26 @@ function toTimestamp(raw: unknown): number | undefined {
   return undefined;
 }
 
+const MS_PER_DAY = 86_400_000;
+
+function toDate(raw: unknown): number | undefined {
+  if (raw instanceof Date) {
+    const ms = raw.getTime();
+    return Number.isInteger(ms) && ms % MS_PER_DAY === 0 ? ms / MS_PER_DAY : undefined;
+  }
+  return typeof raw === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(raw.trim()) ? parseDate(raw.trim()) : undefined;
+}
+
+function toTime(raw: unknown, precision: number): number | undefined {
+  if (typeof raw !== 'string') return undefined;
+  const text = raw.trim();
+  const ms = parseTime(text);
+  if (ms === undefined) return undefined;
+  // Exact: no non-zero digit beyond the column's precision (a database TIME(6) value into TIME(0)).
+  const fraction = /\.(\d+)$/.exec(text)?.[1] ?? '';
+  return /[1-9]/.test(fraction.slice(precision)) ? undefined : ms;
+}
+
 /** Number of Unicode code points (how Flink measures VARCHAR lengths). */
 function codePoints(text: string): number {
   let count = 0;
@@ -198,7 +221,14 @@ function rawConverter(field: Field): RawConverter {
     case 'BOOLEAN':
       return toBoolean;
     case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ':
       return toTimestamp;
+    case 'DATE':
+      return toDate;
+    case 'TIME': {
+      const precision = type.precision ?? 0;
+      return (raw) => toTime(raw, precision);
+    }
     default:
       // Lookup tables hold scalar columns; a nested column never converts (a clear data error).
       return () => undefined;
@@ -247,11 +277,14 @@ export function dimensionRowConverter(table: string, schema: Schema): DimensionR
 
 /**
  * A key value as SQL parameter text where drivers would otherwise lose exactness: DECIMAL as
- * its decimal text and TIMESTAMP as `YYYY-MM-DD HH:MM:SS.fff` (UTC); everything else as is.
+ * its decimal text, TIMESTAMP and TIMESTAMP_LTZ as `YYYY-MM-DD HH:MM:SS.fff` (UTC, the sessions'
+ * zone), DATE as `YYYY-MM-DD` and TIME as `HH:MM:SS.fff`; everything else as is.
  */
 export function sqlParameter(field: Field, value: Value): unknown {
   if (value === null) return null;
   if (field.type.root === 'DECIMAL' && typeof value === 'bigint') return formatDecimal(value, field.type.scale ?? 0);
-  if (field.type.root === 'TIMESTAMP' && typeof value === 'number') return formatTimestamp(value);
+  if ((field.type.root === 'TIMESTAMP' || field.type.root === 'TIMESTAMP_LTZ') && typeof value === 'number') return formatTimestamp(value);
+  if (field.type.root === 'DATE' && typeof value === 'number') return formatDate(value);
+  if (field.type.root === 'TIME' && typeof value === 'number') return formatTime(value, 3);
   return value;
 }

@@ -5,11 +5,11 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { formatDecimal } from '../core/decimal.ts';
-import { formatTimestamp } from '../core/timestamp.ts';
+import { formatDate, formatTime, formatTimestamp } from '../core/timestamp.ts';
 import type { Field, Value } from '../core/types.ts';
 import { DimensionDataError } from './errors.ts';
 
-/** How TIMESTAMP values are stored in the table. */
+/** How TIMESTAMP and TIMESTAMP_LTZ values are stored in the table (DATE and TIME are `S` text). */
 export type DynamoTimestampFormat = 'epoch-ms' | 'string';
 
 /** A raw value from an attribute: N and S as text, BOOL as boolean, NULL as null; L and M as JSON text. */
@@ -45,7 +45,12 @@ export function keyAttribute(field: Field, value: Exclude<Value, null>, table: s
     case 'DECIMAL':
       return { N: formatDecimal(value as bigint, field.type.scale ?? 0) };
     case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ':
       return timestamps === 'string' ? { S: formatTimestamp(value as number) } : { N: String(value) };
+    case 'DATE':
+      return { S: formatDate(value as number) };
+    case 'TIME':
+      return { S: formatTime(value as number, field.type.precision ?? 0) };
     case 'BOOLEAN':
       throw new DimensionDataError(`lookup table '${table}' key column '${field.name}': DynamoDB keys cannot be BOOLEAN`, { table, column: field.name });
     default:

@@ -74,6 +74,9 @@ export function keyConverter(table: string, probe: Field, lookup: Field): KeyCon
     case 'BOOLEAN':
       return (value) => (typeof value === 'boolean' ? value : wrong(value));
     case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ':
+    case 'DATE':
+    case 'TIME':
       return (value) => (typeof value === 'number' && Number.isInteger(value) ? value : wrong(value));
     default:
       throw new PlanError(`lookup join with table '${table}': key '${lookup.name}' is ${formatType(lookup.type)}; lookup keys must be scalar columns`);

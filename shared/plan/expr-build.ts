@@ -8,6 +8,8 @@
  */
 import { PlanError } from '../core/errors.ts';
 import { parseType } from '../core/type-parse.ts';
+import { isDateInRange } from '../core/timestamp.ts';
+import { timeZoneOf } from '../core/time-zone.ts';
 import type { LogicalType, Value } from '../core/types.ts';
 import type { Call, CastExpr, Expr, FieldRef, IntervalUnit, Literal } from './expr.ts';
 
@@ -39,7 +41,8 @@ export function col(name: string): FieldRef {
  * `INT` when they fit 32 bits and `BIGINT` when they are safe integers, other numbers `DOUBLE`, strings `STRING`,
  * booleans `BOOLEAN`, bigints `DECIMAL(p, 0)` — all `NOT NULL`. A `null` literal needs a type
  * and is always nullable. DECIMAL literals hold the unscaled bigint (`lit(150n, 'DECIMAL(3, 2)')`
- * is 1.50) and TIMESTAMP literals epoch milliseconds.
+ * is 1.50), TIMESTAMP and TIMESTAMP_LTZ literals epoch milliseconds, DATE literals days since
+ * 1970-01-01 and TIME literals milliseconds since midnight.
  *
  * @throws PlanError when the type is missing for `null`, or the value does not fit the type.
  */
@@ -85,7 +88,14 @@ function checkLiteralValue(value: Exclude<Value, null>, type: LogicalType): void
       break;
     case 'BIGINT':
     case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ':
       if (typeof value !== 'number' || !Number.isSafeInteger(value)) bad('expected a safe integer number');
+      break;
+    case 'DATE':
+      if (typeof value !== 'number' || !isDateInRange(value)) bad('expected days since 1970-01-01 within years 0000-9999');
+      break;
+    case 'TIME':
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value >= 86_400_000) bad('expected milliseconds since midnight');
       break;
     case 'DOUBLE':
       if (typeof value !== 'number') bad('expected a number');
@@ -221,4 +231,28 @@ export function caseWhen(branches: readonly (readonly [ExprLike, ExprLike])[], e
 /** `DATE_FORMAT(expr, pattern)` with a Java SimpleDateFormat pattern such as `'yyyy-MM-dd'`. */
 export function dateFormat(expr: ExprLike, pattern: string): Call {
   return call('DATE_FORMAT', expr, lit(pattern));
+}
+
+/**
+ * The expression with every call and cast in it evaluated under the session time zone `zone`
+ * (a tz database name such as `'Asia/Shanghai'`, `'GMT+08:00'` or `'UTC'`): how TIMESTAMP_LTZ
+ * values are cast to and from TIMESTAMP, DATE, TIME and STRING, and what CURRENT_DATE,
+ * LOCALTIMESTAMP and the other zone-dependent functions return. UTC leaves the tree as it is.
+ *
+ * @throws PlanError for an unknown zone.
+ */
+export function inTimeZone(expr: Expr, zone: string): Expr {
+  timeZoneOf(zone);
+  if (zone === 'UTC') return expr;
+  const stamp = (e: Expr): Expr => {
+    switch (e.kind) {
+      case 'call':
+        return { ...e, args: e.args.map(stamp), zone };
+      case 'cast':
+        return { ...e, expr: stamp(e.expr), zone };
+      default:
+        return e;
+    }
+  };
+  return stamp(expr);
 }

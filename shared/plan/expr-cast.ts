@@ -11,10 +11,16 @@
  * (`'abc'` to INT, a DECIMAL overflow) throw a RecordError, so the record is dead-lettered.
  * (Flink yields NULL for DECIMAL overflow; we refuse instead, because a NULL would silently break
  * the NOT NULL type the planner inferred.)
+ *
+ * Date-time casts follow Flink too: a TIMESTAMP_LTZ is read and written as a wall-clock time of
+ * the session time zone (`zone`); DATE → TIMESTAMP is midnight, TIME → TIMESTAMP is that time on
+ * 1970-01-01, TIMESTAMP → DATE / TIME keeps the date / the time of day, and a TIME(p) keeps `p`
+ * fraction digits.
  */
 import { fitsPrecision, formatDecimal, pow10, rescaleDecimal, tryParseDecimal } from '../core/decimal.ts';
 import { RecordError } from '../core/errors.ts';
-import { formatTimestamp, parseTimestamp } from '../core/timestamp.ts';
+import { formatDate, formatTime, formatTimestamp, parseDate, parseTime, parseTimestamp, truncateTimePrecision } from '../core/timestamp.ts';
+import { timeZoneOf, toInstant, toLocalMillis, type TimeZone } from '../core/time-zone.ts';
 import type { LogicalType, Value } from '../core/types.ts';
 import { truncateCodePoints } from './expr-strings.ts';
 import { isNumeric, typeName } from './expr-type-rules.ts';
@@ -77,6 +83,8 @@ function javaTrim(text: string): string {
 const INTEGER_TEXT = /^[+-]?\d+(?:\.\d*)?$/;
 const DOUBLE_TEXT = /^[+-]?(?:NaN|Infinity|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)[fFdD]?$/;
 const DATE_TEXT = /^\d{4}-\d{2}-\d{2}$/;
+const MS_PER_DAY = 86_400_000;
+const UTC = timeZoneOf('UTC');
 const TRUE_TEXT = new Set(['true', 't', 'yes', 'y', '1']);
 const FALSE_TEXT = new Set(['false', 'f', 'no', 'n', '0']);
 
@@ -87,15 +95,15 @@ const FALSE_TEXT = new Set(['false', 'f', 'no', 'n', '0']);
  * Callers check castability first (see `castProblem` in expr-type-rules.ts); pairs outside Flink's
  * cast matrix here are a programming error.
  */
-export function castConverter(from: LogicalType, to: LogicalType, where: string): Converter | undefined {
+export function castConverter(from: LogicalType, to: LogicalType, where: string, zone: TimeZone = UTC): Converter | undefined {
   const fail = (value: NonNullValue, detail?: string): never => {
     const shown = typeof value === 'string' ? `'${value}'` : typeof value === 'bigint' ? formatDecimal(value, from.scale ?? 0) : String(value);
     throw new RecordError(`cannot cast ${shown} to ${typeName(to)} in ${where}${detail === undefined ? '' : `: ${detail}`}`);
   };
-  if (to.root === 'STRING') return toStringConverter(from, to);
+  if (to.root === 'STRING') return toStringConverter(from, to, zone);
   switch (from.root) {
     case 'STRING':
-      return fromStringConverter(to, fail);
+      return fromStringConverter(to, fail, zone);
     case 'INT':
     case 'BIGINT':
       return fromIntegerConverter(from, to, fail);
@@ -106,8 +114,13 @@ export function castConverter(from: LogicalType, to: LogicalType, where: string)
     case 'BOOLEAN':
       return fromBooleanConverter(to, fail);
     case 'TIMESTAMP':
-      if (to.root === 'TIMESTAMP') return undefined;
+    case 'TIMESTAMP_LTZ':
+    case 'DATE':
+    case 'TIME': {
+      const convert = datetimeConverter(from, to, zone);
+      if (convert !== null) return convert;
       break;
+    }
     case 'ROW':
     case 'ARRAY':
     case 'MAP':
@@ -117,9 +130,49 @@ export function castConverter(from: LogicalType, to: LogicalType, where: string)
   throw new Error(`internal: no conversion from ${typeName(from)} to ${typeName(to)} in ${where}`);
 }
 
+/** Milliseconds since midnight of a wall-clock reading (a TIMESTAMP value). */
+function timeOfDay(local: number): number {
+  const r = local % MS_PER_DAY;
+  return r < 0 ? r + MS_PER_DAY : r;
+}
+
+/**
+ * Conversions among DATE, TIME, TIMESTAMP and TIMESTAMP_LTZ: undefined when the values need
+ * none, null for a pair Flink does not cast (DATE ↔ TIME, which castProblem rejects first).
+ * Each goes through the wall-clock reading (a TIMESTAMP value): an LTZ instant becomes one in
+ * `zone`, and back.
+ */
+function datetimeConverter(from: LogicalType, to: LogicalType, zone: TimeZone): Converter | undefined | null {
+  const toLocal: (v: number) => number =
+    from.root === 'TIMESTAMP' ? (v) => v
+    : from.root === 'TIMESTAMP_LTZ' ? (v) => toLocalMillis(v, zone)
+    : from.root === 'DATE' ? (v) => v * MS_PER_DAY
+    : (v) => v;
+  switch (to.root) {
+    case 'TIMESTAMP':
+      if (from.root === 'TIMESTAMP') return undefined;
+      return (v) => toLocal(v as number);
+    case 'TIMESTAMP_LTZ':
+      if (from.root === 'TIMESTAMP_LTZ') return undefined;
+      return (v) => toInstant(toLocal(v as number), zone);
+    case 'DATE':
+      if (from.root === 'DATE') return undefined;
+      if (from.root === 'TIME') return null;
+      return (v) => Math.floor(toLocal(v as number) / MS_PER_DAY);
+    case 'TIME': {
+      if (from.root === 'DATE') return null;
+      const precision = to.precision ?? 0;
+      if (from.root === 'TIME' && precision >= (from.precision ?? 0)) return undefined;
+      return (v) => truncateTimePrecision(timeOfDay(toLocal(v as number)), precision);
+    }
+    default:
+      return null;
+  }
+}
+
 type Fail = (value: NonNullValue, detail?: string) => never;
 
-function toStringConverter(from: LogicalType, to: LogicalType): Converter | undefined {
+function toStringConverter(from: LogicalType, to: LogicalType, zone: TimeZone): Converter | undefined {
   const length = to.length;
   const limit = (text: string): string => (length === undefined ? text : truncateCodePoints(text, length));
   switch (from.root) {
@@ -139,38 +192,47 @@ function toStringConverter(from: LogicalType, to: LogicalType): Converter | unde
       return (v) => limit(v === true ? 'TRUE' : 'FALSE');
     case 'TIMESTAMP':
       return (v) => limit(formatTimestamp(v as number));
+    case 'TIMESTAMP_LTZ':
+      return (v) => limit(formatTimestamp(toLocalMillis(v as number, zone)));
+    case 'DATE':
+      return (v) => limit(formatDate(v as number));
+    case 'TIME': {
+      const precision = from.precision ?? 0;
+      return (v) => limit(formatTime(v as number, precision));
+    }
     case 'ROW':
     case 'ARRAY':
     case 'MAP':
-      return (v) => limit(nestedText(v, from));
+      return (v) => limit(nestedText(v, from, zone));
   }
 }
 
 /**
  * The text of a ROW, ARRAY or MAP value as Flink's CAST to STRING writes it: `(a, b)`, `[a, b]`,
- * `{k=v}`, with NULL for nulls and the scalar types' own texts inside.
+ * `{k=v}`, with NULL for nulls and the scalar types' own texts inside (a TIMESTAMP_LTZ in
+ * `zone`, the session time zone).
  */
-export function nestedText(v: Value, type: LogicalType): string {
+export function nestedText(v: Value, type: LogicalType, zone: TimeZone = UTC): string {
   if (v === null) return 'NULL';
   switch (type.root) {
     case 'ROW': {
       const row = v as Readonly<Record<string, Value>>;
-      return `(${(type.fields ?? []).map((f) => nestedText(row[f.name] ?? null, f.type)).join(', ')})`;
+      return `(${(type.fields ?? []).map((f) => nestedText(row[f.name] ?? null, f.type, zone)).join(', ')})`;
     }
     case 'ARRAY':
-      return `[${(v as readonly Value[]).map((e) => nestedText(e, type.element ?? type)).join(', ')}]`;
+      return `[${(v as readonly Value[]).map((e) => nestedText(e, type.element ?? type, zone)).join(', ')}]`;
     case 'MAP':
       return `{${Object.entries(v as Readonly<Record<string, Value>>)
-        .map(([k, e]) => `${k}=${nestedText(e, type.value ?? type)}`)
+        .map(([k, e]) => `${k}=${nestedText(e, type.value ?? type, zone)}`)
         .join(', ')}}`;
     default: {
-      const convert = toStringConverter(type, { root: 'STRING', nullable: true });
+      const convert = toStringConverter(type, { root: 'STRING', nullable: true }, zone);
       return convert === undefined ? String(v) : String(convert(v as NonNullValue));
     }
   }
 }
 
-function fromStringConverter(to: LogicalType, fail: Fail): Converter {
+function fromStringConverter(to: LogicalType, fail: Fail, zone: TimeZone): Converter {
   switch (to.root) {
     case 'INT':
     case 'BIGINT': {
@@ -218,6 +280,22 @@ function fromStringConverter(to: LogicalType, fail: Fail): Converter {
         const ms = parseTimestamp(DATE_TEXT.test(text) ? `${text} 00:00:00` : text);
         return ms === undefined ? fail(v) : ms;
       };
+    case 'TIMESTAMP_LTZ':
+      // The text is a wall-clock time of the session time zone.
+      return (v) => {
+        const text = javaTrim(v as string);
+        const ms = parseTimestamp(DATE_TEXT.test(text) ? `${text} 00:00:00` : text);
+        return ms === undefined ? fail(v) : toInstant(ms, zone);
+      };
+    case 'DATE':
+      return (v) => parseDate(javaTrim(v as string)) ?? fail(v);
+    case 'TIME': {
+      const precision = to.precision ?? 0;
+      return (v) => {
+        const ms = parseTime(javaTrim(v as string));
+        return ms === undefined ? fail(v) : truncateTimePrecision(ms, precision);
+      };
+    }
     case 'STRING':
       throw new Error('internal: STRING targets are handled by toStringConverter');
     default:

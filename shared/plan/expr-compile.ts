@@ -12,14 +12,14 @@
 import { PlanError, RecordError } from '../core/errors.ts';
 import { pow10 } from '../core/decimal.ts';
 import { requireField } from '../core/type-parse.ts';
+import { truncateTimePrecision } from '../core/timestamp.ts';
+import { timeZoneOf, UTC_ZONE_ID, type TimeZone } from '../core/time-zone.ts';
 import type { LogicalType, Row, Schema, Value } from '../core/types.ts';
 import type { ArithmeticOperator } from './expr-arithmetic.ts';
 import { compileArithmetic, compileNegate } from './expr-arithmetic.ts';
 import { castConverter, type Converter } from './expr-cast.ts';
 import type { ComparisonOperator } from './expr-compare.ts';
 import { compileComparison, compileIn } from './expr-compare.ts';
-import { calendarFields } from '../core/timestamp.ts';
-import { compileDatePattern, millisOfDay } from './expr-date-format.ts';
 import type { Call, CastExpr, Expr, UdfCall } from './expr.ts';
 import { printExpr } from './expr-print.ts';
 import { builtin } from './expr-builtins.ts';
@@ -39,6 +39,7 @@ import {
   castProblem,
   commonTypeOfOperands,
   comparisonType,
+  isDatetime,
   typeName,
   withNullable,
 } from './expr-type-rules.ts';
@@ -72,6 +73,8 @@ function strict1<A>(f: Evaluator, op: (x: A) => Value): Evaluator {
   };
 }
 
+const MS_PER_DAY = 86_400_000;
+
 /** A small cache for values computed from non-constant arguments (patterns, regexes). */
 function memo<V>(compute: (key: string) => V, limit = 64): (key: string) => V {
   const cache = new Map<string, V>();
@@ -86,9 +89,6 @@ function memo<V>(compute: (key: string) => V, limit = 64): (key: string) => V {
     return v;
   };
 }
-
-const MS_PER_HOUR = 3_600_000;
-const MS_PER_MINUTE = 60_000;
 
 class Compiler {
   constructor(
@@ -132,7 +132,7 @@ class Compiler {
     if (problem !== undefined) {
       throw new PlanError(`cannot cast ${typeName(inner.type)} to ${typeName(expr.type)} in ${printExpr(expr)}: ${problem}`);
     }
-    return this.coerce(inner, expr.type, printExpr(expr), expr.safe === true);
+    return this.coerce(inner, expr.type, printExpr(expr), timeZoneOf(expr.zone ?? UTC_ZONE_ID), expr.safe === true);
   }
 
   /**
@@ -141,10 +141,10 @@ class Compiler {
    * the conversion's data error is caught: one raised while computing the operand (a division by
    * zero inside the TRY_CAST) still fails the record, as in Flink.
    */
-  private coerce(c: Compiled, to: LogicalType, where: string, safe = false): Compiled {
+  private coerce(c: Compiled, to: LogicalType, where: string, zone: TimeZone, safe = false): Compiled {
     const type = withNullable(to, safe || c.type.nullable);
     if (c.constant !== undefined && c.constant.value === null) return constant(null, type);
-    const castOf = castConverter(c.type, to, where);
+    const castOf = castConverter(c.type, to, where, zone);
     if (castOf === undefined) return { ...c, type };
     const convert: Converter = safe ? nullOnDataError(castOf) : castOf;
     if (c.constant !== undefined) {
@@ -172,15 +172,16 @@ class Compiler {
     const type = inferCallType(call, argTypes);
     const fn = canonicalFunctionName(call.fn);
     const where = printExpr(call);
+    const zone = timeZoneOf(call.zone ?? UTC_ZONE_ID);
     const special = (fn === 'FLOOR' || fn === 'CEIL') && args.length === 2 ? `${fn} TO` : fn === 'TRIM' && args.length === 3 ? 'TRIM FROM' : undefined;
     const b = builtin(special ?? fn);
     if (b) {
-      return { fn: b.evaluator({ call, args, type, where, coerce: (a, to) => this.coerce(a, to, where) }), type };
+      return { fn: b.evaluator({ call, args, type, where, zone, coerce: (a, to) => this.coerce(a, to, where, zone) }), type };
     }
-    return { fn: this.callEvaluator(fn, call, args, type, where), type };
+    return { fn: this.callEvaluator(fn, call, args, type, where, zone), type };
   }
 
-  private callEvaluator(fn: string, call: Call, args: readonly Compiled[], type: LogicalType, where: string): Evaluator {
+  private callEvaluator(fn: string, call: Call, args: readonly Compiled[], type: LogicalType, where: string, zone: TimeZone): Evaluator {
     const a0 = args[0]!;
     switch (fn) {
       case '+':
@@ -189,7 +190,7 @@ class Compiler {
       case '/':
       case 'MOD':
         if (args.length === 1) return compileNegate(a0, where);
-        if (type.root === 'TIMESTAMP') return compileTimestampShift(fn, a0, args[1]!);
+        if (isDatetime(type)) return compileDatetimeShift(fn, args[0]!, args[1]!, type);
         return compileArithmetic(fn as ArithmeticOperator, a0, args[1]!, type, where);
       case '=':
       case '<>':
@@ -198,13 +199,13 @@ class Compiler {
       case '>':
       case '>=': {
         const cmpType = comparisonType(a0.type, args[1]!.type)!;
-        const left = this.coerce(a0, cmpType, where);
-        const right = this.coerce(args[1]!, cmpType, where);
+        const left = this.coerce(a0, cmpType, where, zone);
+        const right = this.coerce(args[1]!, cmpType, where, zone);
         return compileComparison(fn as ComparisonOperator, cmpType, left, right);
       }
       case 'IN': {
         const common = commonTypeOfOperands(call, args.map((a) => a.type), allIndices(call));
-        const [value, ...list] = args.map((a) => this.coerce(a, common, where));
+        const [value, ...list] = args.map((a) => this.coerce(a, common, where, zone));
         return compileIn(value!, list);
       }
       case 'AND':
@@ -238,18 +239,18 @@ class Compiler {
         return (row) => f(row) !== false;
       }
       case 'CASE':
-        return this.caseWhen(call, args, type, where);
+        return this.caseWhen(call, args, type, where, zone);
       case 'COALESCE':
-        return coalesce(args.map((a) => this.coerce(a, type, where).fn));
+        return coalesce(args.map((a) => this.coerce(a, type, where, zone).fn));
       default:
         return this.functionEvaluator(fn, args, where);
     }
   }
 
-  private caseWhen(call: Call, args: readonly Compiled[], type: LogicalType, where: string): Evaluator {
+  private caseWhen(call: Call, args: readonly Compiled[], type: LogicalType, where: string, zone: TimeZone): Evaluator {
     const { whens, values } = caseBranches(call);
     const conds = whens.map((i) => args[i]!.fn);
-    const results = values.map((i) => this.coerce(args[i]!, type, where).fn);
+    const results = values.map((i) => this.coerce(args[i]!, type, where, zone).fn);
     const otherwise: Evaluator = results.length > conds.length ? results[conds.length]! : () => null;
     if (conds.length === 1) {
       const cond = conds[0]!;
@@ -306,20 +307,6 @@ class Compiler {
       case 'FLOOR':
       case 'CEIL':
         return roundEvaluator(a0, fn === 'FLOOR');
-      case 'DATE_FORMAT':
-        return dateFormat(args, where);
-      case 'YEAR':
-        return strict1<number>(f0, (ms) => calendarFields(ms).year);
-      case 'MONTH':
-        return strict1<number>(f0, (ms) => calendarFields(ms).month);
-      case 'DAYOFMONTH':
-        return strict1<number>(f0, (ms) => calendarFields(ms).day);
-      case 'HOUR':
-        return strict1<number>(f0, (ms) => Math.floor(millisOfDay(ms) / MS_PER_HOUR));
-      case 'MINUTE':
-        return strict1<number>(f0, (ms) => Math.floor(millisOfDay(ms) / MS_PER_MINUTE) % 60);
-      case 'SECOND':
-        return strict1<number>(f0, (ms) => Math.floor(millisOfDay(ms) / 1000) % 60);
       default:
         // inferCallType accepted the name, so the two lists are out of step.
         throw new Error(`internal: no evaluator for function '${fn}' in ${where}`);
@@ -327,15 +314,33 @@ class Compiler {
   }
 }
 
-/** `ts ± INTERVAL`: epoch milliseconds plus or minus the interval's milliseconds; NULL stays NULL. */
-function compileTimestampShift(fn: string, a: Compiled, b: Compiled): Evaluator {
-  const fa = a.fn;
-  const fb = b.fn;
+/**
+ * `x ± INTERVAL` (or `INTERVAL + x`): a TIMESTAMP or TIMESTAMP_LTZ moves by the interval's
+ * milliseconds (an instant on the time line, as Flink adds a day-time interval to one), a DATE by
+ * whole days of it (Calcite drops the rest), a TIME wraps around midnight. NULL stays NULL.
+ */
+function compileDatetimeShift(fn: string, first: Compiled, second: Compiled, type: LogicalType): Evaluator {
+  const [point, length] = first.type.root === type.root ? [first, second] : [second, first];
+  const fa = point.fn;
+  const fb = length.fn;
   const sign = fn === '-' ? -1 : 1;
+  let shift: (x: number, ms: number) => number;
+  switch (type.root) {
+    case 'DATE':
+      shift = (days, ms) => days + Math.trunc(ms / MS_PER_DAY);
+      break;
+    case 'TIME': {
+      const precision = type.precision ?? 0;
+      shift = (t, ms) => truncateTimePrecision((((t + ms) % MS_PER_DAY) + MS_PER_DAY) % MS_PER_DAY, precision);
+      break;
+    }
+    default:
+      shift = (ts, ms) => ts + ms;
+  }
   return (row) => {
     const x = fa(row);
     const y = fb(row);
-    return x === null || y === null ? null : (x as number) + sign * (y as number);
+    return x === null || y === null ? null : shift(x as number, sign * (y as number));
   };
 }
 
@@ -522,38 +527,6 @@ function roundEvaluator(a: Compiled, floor: boolean): Evaluator {
     if (floor) return r < 0n ? q - 1n : q;
     return r > 0n ? q + 1n : q;
   });
-}
-
-function dateFormat(args: readonly Compiled[], where: string): Evaluator {
-  const fts = args[0]!.fn;
-  const pattern = args[1]!;
-  if (pattern.constant !== undefined) {
-    if (pattern.constant.value === null) return () => null;
-    let format: (ms: number) => string;
-    try {
-      format = compileDatePattern(pattern.constant.value as string);
-    } catch (err) {
-      throw new PlanError(`${err instanceof Error ? err.message : String(err)} in ${where}`, { cause: err });
-    }
-    return strict1<number>(fts, format);
-  }
-  const compile = memo((p: string) => {
-    try {
-      return compileDatePattern(p);
-    } catch (err) {
-      return err instanceof Error ? err.message : String(err);
-    }
-  });
-  const fp = pattern.fn;
-  return (row) => {
-    const ts = fts(row);
-    if (ts === null) return null;
-    const p = fp(row);
-    if (p === null) return null;
-    const format = compile(p as string);
-    if (typeof format === 'string') throw new RecordError(`${format} in ${where}`);
-    return format(ts as number);
-  };
 }
 
 /**

@@ -9,6 +9,7 @@
  */
 import { PlanError, RecordError } from '../core/errors.ts';
 import { formatDecimal } from '../core/decimal.ts';
+import { createValueEncoder } from '../core/codec.ts';
 import { formatTimestamp } from '../core/timestamp.ts';
 import { parseType } from '../core/type-parse.ts';
 import type { LogicalType, Row, Value } from '../core/types.ts';
@@ -173,6 +174,11 @@ function toJsonText(v: Value, t: LogicalType, raw: boolean): string {
       return formatDecimal(v as bigint, t.scale ?? 0);
     case 'TIMESTAMP':
       return JSON.stringify(formatTimestamp(v as number));
+    case 'TIMESTAMP_LTZ':
+    case 'DATE':
+    case 'TIME':
+      // As the json format writes them: an instant in UTC with a `Z`, `yyyy-MM-dd`, `HH:mm:ss`.
+      return JSON.stringify(createValueEncoder({ name: 'value', type: t })(v));
     default:
       return String(v);
   }

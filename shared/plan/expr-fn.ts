@@ -4,6 +4,7 @@
  * expr-compile.ts look names up in expr-builtins.ts after their own operators.
  */
 import { PlanError } from '../core/errors.ts';
+import type { TimeZone } from '../core/time-zone.ts';
 import type { LogicalType, Row, Value } from '../core/types.ts';
 import type { Call } from './expr.ts';
 import { printExpr } from './expr-print.ts';
@@ -25,6 +26,8 @@ export interface FnContext {
   readonly where: string;
   /** The operand converted to another type (an implicit cast). */
   readonly coerce: (arg: FnArg, to: LogicalType) => FnArg;
+  /** The session time zone of the call (UTC unless the call carries another, see `Call.zone`). */
+  readonly zone: TimeZone;
 }
 
 /** A built-in function. */
@@ -40,6 +43,9 @@ export const DOUBLE: LogicalType = { root: 'DOUBLE', nullable: false };
 export const STRING: LogicalType = { root: 'STRING', nullable: false };
 export const BOOLEAN: LogicalType = { root: 'BOOLEAN', nullable: false };
 export const TIMESTAMP: LogicalType = { root: 'TIMESTAMP', nullable: false, precision: 3 };
+export const TIMESTAMP_LTZ: LogicalType = { root: 'TIMESTAMP_LTZ', nullable: false, precision: 3 };
+export const DATE: LogicalType = { root: 'DATE', nullable: false };
+export const TIME: LogicalType = { root: 'TIME', nullable: false, precision: 0 };
 
 /** `type` made nullable when any operand type is. */
 export function nullableIf(type: LogicalType, argTypes: readonly LogicalType[]): LogicalType {

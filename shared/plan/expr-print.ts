@@ -10,7 +10,7 @@
  */
 import { formatDecimal } from '../core/decimal.ts';
 import { formatType } from '../core/type-parse.ts';
-import { formatTimestamp, isTimestampInRange } from '../core/timestamp.ts';
+import { formatDate, formatTime, formatTimestamp, isDateInRange, isTimestampInRange } from '../core/timestamp.ts';
 import type { LogicalType } from '../core/types.ts';
 import type { Expr, Literal } from './expr.ts';
 
@@ -49,10 +49,16 @@ function literalText(lit: Literal): string {
     case 'STRING':
       return quoteString(String(value));
     case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ':
       // An out-of-range literal is a plan bug, but printing must never throw: EXPLAIN shows it raw.
       return typeof value === 'number' && isTimestampInRange(value)
         ? `${formatTimestamp(value)}:${castTypeText(type)}`
-        : `${String(value)}:${castTypeText(type)}`;    default:
+        : `${String(value)}:${castTypeText(type)}`;
+    case 'DATE':
+      return typeof value === 'number' && isDateInRange(value) ? formatDate(value) : `${String(value)}:DATE`;
+    case 'TIME':
+      return typeof value === 'number' && value >= 0 && value < 86_400_000 ? formatTime(value, type.precision ?? 0) : `${String(value)}:${castTypeText(type)}`;
+    default:
       // Nested values are built by calls (ROW(…), ARRAY[…]), never literals; print them raw.
       return `${JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}:${castTypeText(type)}`;
   }

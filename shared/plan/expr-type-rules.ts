@@ -23,7 +23,10 @@ const STRING: LogicalType = { root: 'STRING', nullable: false };
 /** DECIMAL results shrink their scale above precision 38, but keep at least this many digits. */
 const MINIMUM_ADJUSTED_SCALE = 6;
 
-/** Short type name for messages: `INT`, `STRING`, `VARCHAR(10)`, `DECIMAL(10, 2)`, `TIMESTAMP(3)`. */
+/**
+ * Short type name for messages: `INT`, `STRING`, `VARCHAR(10)`, `DECIMAL(10, 2)`, `TIMESTAMP(3)`,
+ * `DATE`, `TIME(0)`, `TIMESTAMP_LTZ(3)`.
+ */
 export function typeName(t: LogicalType): string {
   switch (t.root) {
     case 'DECIMAL':
@@ -32,6 +35,10 @@ export function typeName(t: LogicalType): string {
       return t.length === undefined ? 'STRING' : `VARCHAR(${t.length})`;
     case 'TIMESTAMP':
       return `TIMESTAMP(${t.precision ?? 3})`;
+    case 'TIMESTAMP_LTZ':
+      return `TIMESTAMP_LTZ(${t.precision ?? 3})`;
+    case 'TIME':
+      return `TIME(${t.precision ?? 0})`;
     case 'ROW':
       return `ROW<${(t.fields ?? []).map((f) => `${f.name} ${typeName(f.type)}`).join(', ')}>`;
     case 'ARRAY':
@@ -46,6 +53,16 @@ export function typeName(t: LogicalType): string {
 /** ROW, ARRAY and MAP: the types whose values nest other values. */
 export function isNested(t: LogicalType): boolean {
   return t.root === 'ROW' || t.root === 'ARRAY' || t.root === 'MAP';
+}
+
+/** DATE, TIME, TIMESTAMP and TIMESTAMP_LTZ: Flink's DATETIME family. */
+export function isDatetime(t: LogicalType): boolean {
+  return t.root === 'DATE' || t.root === 'TIME' || t.root === 'TIMESTAMP' || t.root === 'TIMESTAMP_LTZ';
+}
+
+/** TIMESTAMP and TIMESTAMP_LTZ: the types of time attributes (rowtime and proctime columns). */
+export function isTimestampType(t: LogicalType): boolean {
+  return t.root === 'TIMESTAMP' || t.root === 'TIMESTAMP_LTZ';
 }
 
 /** True for INT, BIGINT, DECIMAL and DOUBLE. */
@@ -147,29 +164,45 @@ export function commonTypeOf(a: LogicalType, b: LogicalType): LogicalType | unde
     if (a.root === 'DOUBLE' || b.root === 'DOUBLE') return withNullable(DOUBLE, nullable);
     return withNullable(commonExactType(a, b), nullable);
   }
-  if (a.root !== b.root) return undefined;
+  if (a.root !== b.root) return commonDatetimeType(a, b, nullable);
   if (a.root === 'STRING') {
     if (a.length === undefined || b.length === undefined) return withNullable(STRING, nullable);
     return { root: 'STRING', nullable, length: Math.max(a.length, b.length) };
   }
+  if (a.root === 'TIME') return { root: 'TIME', nullable, precision: Math.max(a.precision ?? 0, b.precision ?? 0) };
   return withNullable(a, nullable);
+}
+
+const TIMESTAMP_3: LogicalType = { root: 'TIMESTAMP', nullable: false, precision: 3 };
+const TIMESTAMP_LTZ_3: LogicalType = { root: 'TIMESTAMP_LTZ', nullable: false, precision: 3 };
+
+/**
+ * The common type of two different date-time types, as Flink's implicit casts allow: a DATE
+ * meets a TIMESTAMP as TIMESTAMP (midnight), a TIMESTAMP meets a TIMESTAMP_LTZ as TIMESTAMP_LTZ
+ * (the wall-clock time read in the session time zone). TIME meets only TIME.
+ */
+function commonDatetimeType(a: LogicalType, b: LogicalType, nullable: boolean): LogicalType | undefined {
+  const roots = new Set([a.root, b.root]);
+  if (roots.has('TIMESTAMP_LTZ') && (roots.has('TIMESTAMP') || roots.has('DATE'))) return withNullable(TIMESTAMP_LTZ_3, nullable);
+  if (roots.has('TIMESTAMP') && roots.has('DATE')) return withNullable(TIMESTAMP_3, nullable);
+  return undefined;
 }
 
 /**
  * The type both operands of a comparison are converted to, or `undefined` when they are not
- * comparable. Beyond {@link commonTypeOf}, a TIMESTAMP compares with a STRING by reading the
- * string as a timestamp (as Calcite coerces `ts > '2015-07-15 00:00:00'`).
+ * comparable. Beyond {@link commonTypeOf}, a DATE, TIME, TIMESTAMP or TIMESTAMP_LTZ compares with a
+ * STRING by reading the string as that type (as Calcite coerces `ts > '2015-07-15 00:00:00'`).
  */
 export function comparisonType(a: LogicalType, b: LogicalType): LogicalType | undefined {
-  if ((a.root === 'TIMESTAMP' && b.root === 'STRING') || (a.root === 'STRING' && b.root === 'TIMESTAMP')) {
-    return { root: 'TIMESTAMP', nullable: a.nullable || b.nullable, precision: 3 };
-  }
+  if (isDatetime(a) && b.root === 'STRING') return withNullable(a, a.nullable || b.nullable);
+  if (a.root === 'STRING' && isDatetime(b)) return withNullable(b, a.nullable || b.nullable);
   return commonTypeOf(a, b);
 }
 
 /**
  * Why an explicit CAST from one type to another is not allowed, or `undefined` when it is.
- * Allowed: within and between numerics, anything to and from STRING, BOOLEAN with numerics.
+ * Allowed: within and between numerics, anything to and from STRING, BOOLEAN with numerics,
+ * among the date-time types except between DATE and TIME (Flink's LogicalTypeCasts).
  */
 export function castProblem(from: LogicalType, to: LogicalType): string | undefined {
   if (isNested(from) || isNested(to)) {
@@ -179,9 +212,15 @@ export function castProblem(from: LogicalType, to: LogicalType): string | undefi
   }
   if (from.root === to.root || from.root === 'STRING' || to.root === 'STRING') return undefined;
   if ((isNumeric(from) || from.root === 'BOOLEAN') && (isNumeric(to) || to.root === 'BOOLEAN')) return undefined;
+  // Flink's cast matrix among DATE, TIME, TIMESTAMP and TIMESTAMP_LTZ: all but DATE ↔ TIME.
+  if (isDatetime(from) && isDatetime(to)) {
+    if ((from.root === 'DATE' && to.root === 'TIME') || (from.root === 'TIME' && to.root === 'DATE')) return 'Flink casts a DATE only to a TIMESTAMP, TIMESTAMP_LTZ or STRING, and a TIME only to a TIMESTAMP, TIMESTAMP_LTZ or STRING';
+    return undefined;
+  }
   // Flink refuses these too, with the same advice.
-  if (from.root === 'TIMESTAMP' && isNumeric(to)) return 'Flink does not cast TIMESTAMP to numbers; compute epoch values in a UDF';
-  if (isNumeric(from) && to.root === 'TIMESTAMP') return 'Flink does not cast numbers to TIMESTAMP; convert epoch values in a UDF';
+  if (isDatetime(from) && isNumeric(to)) return `Flink does not cast ${from.root} to numbers; use UNIX_TIMESTAMP or EXTRACT(EPOCH FROM …)`;
+  if (isNumeric(from) && to.root === 'TIMESTAMP') return 'Flink does not cast numbers to TIMESTAMP; use TO_TIMESTAMP(FROM_UNIXTIME(n))';
+  if (isNumeric(from) && to.root === 'TIMESTAMP_LTZ') return 'Flink does not cast numbers to TIMESTAMP_LTZ; use TO_TIMESTAMP_LTZ(n, precision)';
   return 'the types are not castable';
 }
 

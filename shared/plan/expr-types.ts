@@ -34,6 +34,7 @@ import {
   commonTypeOfOperands,
   comparisonType,
   decimalShape,
+  isDatetime,
   isNumeric,
   operandError,
   typeName,
@@ -41,7 +42,6 @@ import {
 } from './expr-type-rules.ts';
 
 const INT: LogicalType = { root: 'INT', nullable: false };
-const BIGINT: LogicalType = { root: 'BIGINT', nullable: false };
 const STRING: LogicalType = { root: 'STRING', nullable: false };
 const BOOLEAN: LogicalType = { root: 'BOOLEAN', nullable: false };
 
@@ -55,7 +55,6 @@ export const SUPPORTED_FUNCTIONS: readonly string[] = [
   'UPPER', 'LOWER', 'CHAR_LENGTH', 'CONCAT', '||', 'SUBSTRING', 'TRIM', 'LTRIM', 'RTRIM', 'LIKE',
   'REGEXP_EXTRACT', 'SPLIT_INDEX',
   'ABS', 'FLOOR', 'CEIL',
-  'DATE_FORMAT', 'YEAR', 'MONTH', 'DAYOFMONTH', 'HOUR', 'MINUTE', 'SECOND',
 ];
 
 function arityError(call: Call, expected: string): PlanError {
@@ -212,20 +211,6 @@ export function inferCallType(call: Call, argTypes: readonly LogicalType[]): Log
       const { precision, scale } = decimalShape(t);
       return { root: 'DECIMAL', nullable: t.nullable, precision: Math.min(MAX_DECIMAL_PRECISION, precision - scale + 1), scale: 0 };
     }
-    case 'DATE_FORMAT':
-      checkArity(call, 2, 2);
-      requireRoots(['TIMESTAMP'], STRINGS);
-      return withNullable(STRING, nullable);
-    case 'YEAR':
-    case 'MONTH':
-    case 'DAYOFMONTH':
-    case 'HOUR':
-    case 'MINUTE':
-    case 'SECOND':
-      checkArity(call, 1, 1);
-      requireRoots(['TIMESTAMP']);
-      // Flink's EXTRACT returns BIGINT.
-      return withNullable(BIGINT, nullable);
     default: {
       const b = builtin(fn);
       if (b) return b.type(call, argTypes);
@@ -242,15 +227,16 @@ export function isIntervalLiteral(e: Expr | undefined): boolean {
 }
 
 /**
- * `ts + INTERVAL …`, `INTERVAL … + ts` and `ts - INTERVAL …` are TIMESTAMPs (Flink's datetime
- * plus interval); undefined for any other arithmetic.
+ * `x + INTERVAL …`, `INTERVAL … + x` and `x - INTERVAL …` keep the type of the date-time `x`
+ * (TIMESTAMP, TIMESTAMP_LTZ, DATE or TIME: Flink's datetime plus interval); undefined for any
+ * other arithmetic.
  */
 function timestampShiftType(fn: string, call: Call, argTypes: readonly LogicalType[]): LogicalType | undefined {
   const [a, b] = call.args;
   const [ta, tb] = argTypes as [LogicalType, LogicalType];
-  if ((fn === '+' || fn === '-') && ta.root === 'TIMESTAMP' && isIntervalLiteral(b)) return ta;
-  if (fn === '+' && tb.root === 'TIMESTAMP' && isIntervalLiteral(a)) return tb;
-  if (isIntervalLiteral(a) || isIntervalLiteral(b)) throw operandError(call, argTypes, 'an INTERVAL can only be added to or subtracted from a TIMESTAMP');
+  if ((fn === '+' || fn === '-') && isDatetime(ta) && isIntervalLiteral(b)) return withNullable(ta, ta.nullable || tb.nullable);
+  if (fn === '+' && isDatetime(tb) && isIntervalLiteral(a)) return withNullable(tb, ta.nullable || tb.nullable);
+  if (isIntervalLiteral(a) || isIntervalLiteral(b)) throw operandError(call, argTypes, 'an INTERVAL can only be added to or subtracted from a DATE, TIME, TIMESTAMP or TIMESTAMP_LTZ');
   return undefined;
 }
 

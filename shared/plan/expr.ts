@@ -39,6 +39,12 @@ export interface Call {
   readonly kind: 'call';
   readonly fn: string;
   readonly args: readonly Expr[];
+  /**
+   * The session time zone the call was written under (`SET 'table.local-time-zone'`), for the
+   * calls whose result depends on it (CURRENT_DATE, a TIMESTAMP_LTZ compared with a string, …).
+   * Absent means UTC.
+   */
+  readonly zone?: string;
 }
 
 /** `CAST(expr AS type)`, or `TRY_CAST(expr AS type)` when `safe`. */
@@ -51,6 +57,11 @@ export interface CastExpr {
    * result is always nullable), as Flink's TRY_CAST. @default false
    */
   readonly safe?: boolean;
+  /**
+   * The session time zone of a cast between TIMESTAMP_LTZ and another type (a TIMESTAMP_LTZ is
+   * shown and read as a wall-clock time of that zone). Absent means UTC.
+   */
+  readonly zone?: string;
 }
 
 /**

@@ -70,7 +70,8 @@ export type SourceConnector =
 
 /** Where a sink writes. */
 export type SinkConnector =
-  | { readonly type: 'print' }
+  /** Flink's print format; a TIMESTAMP_LTZ shows in `timeZone` (the session's, UTC when absent). */
+  | { readonly type: 'print'; readonly timeZone?: string }
   /** Keeps the changelog and the materialized result in memory (CLI `--final`, tests). */
   | { readonly type: 'collect' }
   | { readonly type: 'jsonl'; readonly path: string }

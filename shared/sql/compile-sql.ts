@@ -16,7 +16,7 @@ import type { Stream } from '../api/stream.ts';
 import { ERROR_POLICY_OPTION, parseErrorPolicy } from '../core/errors.ts';
 import type { Field, LogicalType, Row, TypeRoot } from '../core/types.ts';
 import type { Expr } from '../plan/expr.ts';
-import { lit } from '../plan/expr-build.ts';
+import { inTimeZone, lit } from '../plan/expr-build.ts';
 import { inferType } from '../plan/expr-types.ts';
 import type { CalcColumn } from '../operators/calc/calc-operator.ts';
 import type { SinkConnector, SinkNode, SourceNode } from '../plan/logical.ts';
@@ -32,6 +32,8 @@ import { createDatagen } from './datagen.ts';
 import { settingWarning } from './settings.ts';
 import type { UserFunctionDefinition } from '../api/user-functions.ts';
 import { withUserFunctions } from './user-functions.ts';
+import { sessionTimeZone, setSessionTimeZone, withSessionTimeZone } from './session-time-zone.ts';
+import { UTC_ZONE_ID } from '../core/time-zone.ts';
 
 /** Options of {@link compileSql}. */
 export interface CompileSqlOptions {
@@ -114,7 +116,7 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
   const outputs = (stmt: SqlStatement, c: QueryContext, nextPrint: () => string): SinkNode[] => {
     switch (stmt.k) {
       case 'select':
-        return [addSink(resultOf(stmt.query, compileQuery(stmt.query, c)).stream, nextPrint(), { type: 'print' }, undefined, stmt.pos)];
+        return [addSink(resultOf(stmt.query, compileQuery(stmt.query, c)).stream, nextPrint(), printConnector(), undefined, stmt.pos)];
       case 'insert':
         return [insertInto(c, stmt, resultOf(stmt.query, compileQuery(stmt.query, c)))];
       case 'statementSet':
@@ -124,7 +126,7 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
         throw new SqlError(stmt.pos, `EXPLAIN takes a query, an INSERT or a STATEMENT SET, not ${statementName(stmt)}`);
     }
   };
-  withUserFunctions(userFunctions, pipeline, () => {
+  withSessionTimeZone(() => withUserFunctions(userFunctions, pipeline, () => {
   for (const stmt of statements) {
     switch (stmt.k) {
       case 'createTable':
@@ -140,6 +142,7 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
         if (warning !== undefined) ctx.warnings.push(warning);
         // The one job-wide option the runtimes read (the others shape the plan, in query.ts).
         if (stmt.key === ERROR_POLICY_OPTION) pipeline.errorPolicy = atPosition(stmt.pos, () => parseErrorPolicy(stmt.value));
+        if (stmt.key === 'table.local-time-zone') atPosition(stmt.pos, () => setSessionTimeZone(stmt.value));
         break;
       }
       case 'select':
@@ -179,11 +182,17 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
         throw new SqlError(stmt.pos, `${statementName(stmt)} is not supported yet`);
     }
   }
-  });
+  }));
   if (!options.allowNoQuery && statements.every((s) => s.k !== 'select' && s.k !== 'insert' && s.k !== 'statementSet' && s.k !== 'explain')) {
     throw new SqlError({ line: 1, column: 1 }, 'the script has no INSERT INTO or SELECT statement: nothing to run');
   }
   return { pipeline, sources, sinks, lookupTables: ctx.lookups, settings, warnings: ctx.warnings, statements, explained };
+}
+
+/** The print sink of a bare SELECT: it shows a TIMESTAMP_LTZ in the session time zone. */
+function printConnector(): SinkConnector {
+  const zone = sessionTimeZone();
+  return zone === UTC_ZONE_ID ? { type: 'print' } : { type: 'print', timeZone: zone };
 }
 
 /**
@@ -307,11 +316,13 @@ function insertInto(ctx: QueryContext, stmt: Extract<SqlStatement, { k: 'insert'
       const from = got[index] as (typeof got)[number];
       const ref: Expr = { kind: 'ref', name: from.name };
       // The cast keeps the query column's nullability: a NULL into a NOT NULL column is the sink's check.
-      return { name: f.name, expr: sameSinkType(from.type, f.type) ? ref : ({ kind: 'cast', expr: ref, type: { ...f.type, nullable: from.type.nullable } } as Expr) };
+      // A cast between TIMESTAMP and TIMESTAMP_LTZ reads the wall clock in the session time zone.
+      return { name: f.name, expr: sameSinkType(from.type, f.type) ? ref : inTimeZone({ kind: 'cast', expr: ref, type: { ...f.type, nullable: from.type.nullable } }, sessionTimeZone()) };
     });
     stream = atPosition(stmt.query.pos, () => r.stream.calc(projection));
   }
-  return addSink(stream, stmt.table, sink, table.primaryKey, stmt.pos, target);
+  const zone = sessionTimeZone();
+  return addSink(stream, stmt.table, sink.type === 'print' && zone !== UTC_ZONE_ID ? { ...sink, timeZone: zone } : sink, table.primaryKey, stmt.pos, target);
 }
 
 /**
@@ -321,16 +332,23 @@ function insertInto(ctx: QueryContext, stmt: Extract<SqlStatement, { k: 'insert'
  */
 function sameSinkType(from: LogicalType, to: LogicalType): boolean {
   if (from.root !== to.root) return false;
+  if (from.root === 'TIME') return (from.precision ?? 0) <= (to.precision ?? 0);
   return from.root !== 'DECIMAL' || (from.precision === to.precision && from.scale === to.scale);
 }
 
-/** Flink's implicit casts between our type roots: the same root, or a widening of numbers. */
+/**
+ * Flink's implicit casts between our type roots: the same root, a widening of numbers, and
+ * among date-time types a TIMESTAMP into a TIMESTAMP_LTZ, DATE or TIME column and a
+ * TIMESTAMP_LTZ into a TIMESTAMP one (LogicalTypeCasts).
+ */
 function implicitlyCastable(from: TypeRoot, to: TypeRoot): boolean {
   if (from === to) return true;
   const widening: Partial<Record<TypeRoot, readonly TypeRoot[]>> = {
     INT: ['BIGINT', 'DECIMAL', 'DOUBLE'],
     BIGINT: ['DECIMAL', 'DOUBLE'],
     DECIMAL: ['DOUBLE'],
+    TIMESTAMP: ['TIMESTAMP_LTZ', 'DATE', 'TIME'],
+    TIMESTAMP_LTZ: ['TIMESTAMP'],
   };
   return widening[from]?.includes(to) ?? false;
 }

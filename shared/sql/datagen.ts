@@ -42,7 +42,15 @@ export function createDatagen(schema: Schema, spec: DatagenSpec): GeneratorFunct
             row[f.name] = random() < 0.5;
             break;
           case 'TIMESTAMP':
+          case 'TIMESTAMP_LTZ':
             row[f.name] = start + i * 1000;
+            break;
+          case 'DATE':
+            // One day per row from 2026-01-01, as the timestamps advance one second per row.
+            row[f.name] = Math.floor(start / 86_400_000) + i;
+            break;
+          case 'TIME':
+            row[f.name] = (i * 1000) % 86_400_000;
             break;
           case 'STRING': {
             const length = num('length', Math.min(f.type.length ?? 10, 10));

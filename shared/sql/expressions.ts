@@ -5,10 +5,12 @@
  * user meant); an unknown column names the table and lists its columns.
  */
 import { parseType } from '../core/type-parse.ts';
-import { parseTimestamp } from '../core/timestamp.ts';
+import { parseDate, parseTime, parseTimestamp } from '../core/timestamp.ts';
+import { timeZoneOf, toInstant } from '../core/time-zone.ts';
+import { sessionTimeZone } from './session-time-zone.ts';
 import type { Schema } from '../core/types.ts';
 import type { Expr } from '../plan/expr.ts';
-import { call, interval, lit } from '../plan/expr-build.ts';
+import { call, inTimeZone, interval, lit } from '../plan/expr-build.ts';
 import type { IntervalUnit } from '../plan/expr.ts';
 import { intervalMs, normalizeTypeText } from './sql-literals.ts';
 import { inferType } from '../plan/expr-types.ts';
@@ -139,7 +141,9 @@ export function isAggregateCall(e: SqlExpr): e is Extract<SqlExpr, { k: 'call' }
  * @throws SqlError at the offending sub-expression.
  */
 export function compileExpr(e: SqlExpr, scope: Scope, hooks: ExprHooks = {}): Expr {
-  const expr = build(e, scope, hooks);
+  // Calls and casts carry the session time zone they were written under (TIMESTAMP_LTZ casts,
+  // CURRENT_DATE, …); replaced sub-expressions (aggregates, group keys) are column references.
+  const expr = inTimeZone(build(e, scope, hooks), sessionTimeZone());
   atPosition(e.pos, () => inferType(expr, scope.schema));
   return expr;
 }
@@ -163,13 +167,8 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
       return lit(e.value);
     case 'null':
       throw new SqlError(e.pos, 'an untyped NULL needs a type: write CAST(NULL AS type)');
-    case 'typed': {
-      if (e.type === 'TIME') throw new SqlError(e.pos, 'TIME literals are not supported; use TIMESTAMP \'yyyy-MM-dd HH:mm:ss\'');
-      if (e.type === 'DATE') throw new SqlError(e.pos, 'DATE literals are not supported; use TIMESTAMP \'yyyy-MM-dd HH:mm:ss\'');
-      const ms = parseTimestamp(e.value.length === 10 ? `${e.value} 00:00:00` : e.value);
-      if (ms === undefined) throw new SqlError(e.pos, `cannot read TIMESTAMP '${e.value}' (expected 'yyyy-MM-dd HH:mm:ss[.SSS]')`);
-      return lit(ms, 'TIMESTAMP(3)');
-    }
+    case 'typed':
+      return typedLiteral(e);
     case 'interval': {
       // A TIMESTAMP shifted by it (`ts - INTERVAL '10' SECOND`) is a TIMESTAMP; anything else is rejected by the type check.
       const unit = e.unit.toUpperCase().replace(/S$/, '') as IntervalUnit;
@@ -270,13 +269,42 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
  * arguments over the row and calls the user's function with their values.
  */
 function userCall(e: Extract<SqlExpr, { k: 'call' }>, user: NonNullable<ReturnType<typeof userFunction>>, args: readonly Expr[], schema: Schema): Expr {
-  const evaluators = args.map((a) => atPosition(e.pos, () => compilePlanExpr(a, schema, new Map())));
+  const evaluators = args.map((a) => atPosition(e.pos, () => compilePlanExpr(inTimeZone(a, sessionTimeZone()), schema, new Map())));
   const fn = user.fn;
   const ref = user.pipeline.registerFunction(((row: Row) => {
     const result = fn.eval(...evaluators.map((ev) => ev(row)));
     return result === undefined ? null : result;
   }) as never);
   return { kind: 'udf', ref, display: `${e.name}(${args.map(printExpr).join(', ')})`, type: fn.resultType };
+}
+
+/**
+ * `DATE '2024-03-05'`, `TIME '12:34:56'` (TIME(0), or TIME(p) with p fraction digits as Calcite
+ * types it), `TIMESTAMP '2024-03-05 12:34:56'` and `TIMESTAMP WITH LOCAL TIME ZONE '…'` (a
+ * wall-clock time of the session time zone, so an instant).
+ */
+function typedLiteral(e: Extract<SqlExpr, { k: 'typed' }>): Expr {
+  const text = e.value.trim();
+  switch (e.type) {
+    case 'DATE': {
+      const days = /^\d{4}-\d{1,2}-\d{1,2}$/.test(text) ? parseDate(text) : undefined;
+      if (days === undefined) throw new SqlError(e.pos, `cannot read DATE '${e.value}' (expected 'yyyy-MM-dd', years 0000-9999)`);
+      return lit(days, 'DATE');
+    }
+    case 'TIME': {
+      const ms = parseTime(text);
+      if (ms === undefined) throw new SqlError(e.pos, `cannot read TIME '${e.value}' (expected 'HH:mm:ss[.SSS]')`);
+      const fraction = /\.(\d+)$/.exec(text)?.[1]?.length ?? 0;
+      if (fraction > 3) throw new SqlError(e.pos, `TIME '${e.value}' has more than millisecond precision (TIME(3) is the most Flambda stores)`);
+      return lit(ms, `TIME(${fraction})`);
+    }
+    default: {
+      const ms = parseTimestamp(text.length === 10 ? `${text} 00:00:00` : text);
+      if (ms === undefined) throw new SqlError(e.pos, `cannot read ${e.type === 'TIMESTAMP' ? 'TIMESTAMP' : 'TIMESTAMP WITH LOCAL TIME ZONE'} '${e.value}' (expected 'yyyy-MM-dd HH:mm:ss[.SSS]')`);
+      if (e.type === 'TIMESTAMP') return lit(ms, 'TIMESTAMP(3)');
+      return lit(toInstant(ms, timeZoneOf(sessionTimeZone())), 'TIMESTAMP_LTZ(3)');
+    }
+  }
 }
 
 /** `a AND b AND c` as one flat call, as Flink prints it. */

@@ -10,6 +10,7 @@ export const HONORED_SETTINGS: ReadonlyMap<string, string> = new Map([
   ['table.exec.state.ttl', 'idle state retention of regular aggregates, joins, Top-N and deduplication'],
   ['table.exec.topn.cache-size', 'rows of the Top-N cache'],
   ['pipeline.error-policy', "what a record's data error does: 'dead-letter' (the default) or 'fail'"],
+  ['table.local-time-zone', 'the session time zone of TIMESTAMP_LTZ values, CURRENT_DATE and the other time functions (UTC by default)'],
 ]);
 
 /** Flink options accepted without effect, and why they have none. */
@@ -27,7 +28,6 @@ const NO_EFFECT: ReadonlyMap<string, string> = new Map([
   ['table.exec.sink.not-null-enforcer', "NOT NULL sink columns are always enforced as Flink's default ERROR does: a NULL there is a data error of its record"],
   ['table.dynamic-table-options.enabled', 'table options are read from the DDL only'],
   ['execution.checkpointing.interval', 'stages commit every batch'],
-  ['table.local-time-zone', 'times are read and written in UTC'],
 ]);
 
 /**

@@ -46,7 +46,7 @@ export function intervalMs(e: SqlExpr): number {
 
 /**
  * Flink spellings the core type parser does not know, mapped to the engine's types:
- * TINYINT/SMALLINT → INT, FLOAT/REAL → DOUBLE, CHAR(n) → VARCHAR(n), TIMESTAMP_LTZ(3) → TIMESTAMP(3).
+ * TINYINT/SMALLINT → INT, FLOAT/REAL → DOUBLE, CHAR(n) → VARCHAR(n).
  */
 export function normalizeTypeText(text: string): string {
   // Only where the text starts: inside ROW<…>, ARRAY<…> and MAP<…> the core names are required
@@ -54,7 +54,5 @@ export function normalizeTypeText(text: string): string {
   return text
     .replace(/^\s*(TINYINT|SMALLINT)\b/i, 'INT')
     .replace(/^\s*(FLOAT|REAL)\b/i, 'DOUBLE')
-    .replace(/^\s*CHAR\b/i, 'VARCHAR')
-    .replace(/^\s*TIMESTAMP_LTZ\b/i, 'TIMESTAMP')
-    .replace(/\bWITH\s+LOCAL\s+TIME\s+ZONE\b/i, '');
+    .replace(/^\s*CHAR\b/i, 'VARCHAR');
 }

@@ -2,7 +2,7 @@
  * fast-check arbitraries for logical types, schemas and rows, shared by the core tests.
  */
 import fc from 'fast-check';
-import { MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS } from '../../shared/core/timestamp.ts';
+import { MAX_DATE_DAYS, MAX_TIMESTAMP_MS, MIN_DATE_DAYS, MIN_TIMESTAMP_MS, truncateTimePrecision } from '../../shared/core/timestamp.ts';
 import type { Field, LogicalType, Row, Schema, Value } from '../../shared/core/types.ts';
 
 /** Any type Flambda supports, in the canonical form `parseType` produces. */
@@ -15,7 +15,10 @@ export const logicalTypeArb: fc.Arbitrary<LogicalType> = fc.boolean().chain((nul
       { root: 'STRING', nullable },
       { root: 'BOOLEAN', nullable },
       { root: 'TIMESTAMP', nullable, precision: 3 },
+      { root: 'TIMESTAMP_LTZ', nullable, precision: 3 },
+      { root: 'DATE', nullable },
     ),
+    fc.integer({ min: 0, max: 3 }).map((precision): LogicalType => ({ root: 'TIME', nullable, precision })),
     fc
       .integer({ min: 1, max: 38 })
       .chain((precision) =>
@@ -57,7 +60,14 @@ export function valueArb(type: LogicalType): fc.Arbitrary<Value> {
     case 'BOOLEAN':
       return fc.boolean();
     case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ':
       return fc.integer({ min: MIN_TIMESTAMP_MS, max: MAX_TIMESTAMP_MS }).map((v) => (v === 0 ? 0 : v));
+    case 'DATE':
+      return fc.integer({ min: MIN_DATE_DAYS, max: MAX_DATE_DAYS }).map((v) => (v === 0 ? 0 : v));
+    case 'TIME': {
+      const precision = type.precision ?? 0;
+      return fc.integer({ min: 0, max: 86_399_999 }).map((v) => truncateTimePrecision(v, precision));
+    }
     default:
       throw new Error(`valueArb: no arbitrary for ${type.root}`);
   }

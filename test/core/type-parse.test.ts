@@ -49,6 +49,15 @@ describe('parseType', () => {
     ['decimal ( 10 ,2 )   not   null', { root: 'DECIMAL', nullable: false, precision: 10, scale: 2 }],
     ['  timestamp(3) without time zone not null ', { root: 'TIMESTAMP', nullable: false, precision: 3 }],
     ['VarChar(7) Not Null', { root: 'STRING', nullable: false, length: 7 }],
+    ['DATE', { root: 'DATE', nullable: true }],
+    ['date not null', { root: 'DATE', nullable: false }],
+    ['TIME', { root: 'TIME', nullable: true, precision: 0 }],
+    ['TIME(3)', { root: 'TIME', nullable: true, precision: 3 }],
+    ['TIME(0) WITHOUT TIME ZONE', { root: 'TIME', nullable: true, precision: 0 }],
+    ['TIMESTAMP_LTZ(3)', { root: 'TIMESTAMP_LTZ', nullable: true, precision: 3 }],
+    ['TIMESTAMP_LTZ', { root: 'TIMESTAMP_LTZ', nullable: true, precision: 3 }],
+    ['TIMESTAMP(3) WITH LOCAL TIME ZONE', { root: 'TIMESTAMP_LTZ', nullable: true, precision: 3 }],
+    ['timestamp with local time zone not null', { root: 'TIMESTAMP_LTZ', nullable: false, precision: 3 }],
   ])('parses %s', (text, expected) => {
     expect(parseType(text)).toEqual(expected);
   });
@@ -59,8 +68,10 @@ describe('parseType', () => {
     ['(3)', 'expected a type name'],
     ['TIMESTAMP(6)', 'only TIMESTAMP(3) (millisecond precision) is supported, got TIMESTAMP(6)'],
     ['TIMESTAMP(0)', 'only TIMESTAMP(3)'],
-    ['TIMESTAMP_LTZ(3)', 'unsupported type TIMESTAMP_LTZ'],
-    ['TIMESTAMP(3) WITH LOCAL TIME ZONE', 'WITH (LOCAL) TIME ZONE is not supported'],
+    ['TIMESTAMP_LTZ(6)', 'only TIMESTAMP_LTZ(3) (millisecond precision) is supported, got TIMESTAMP_LTZ(6)'],
+    ['TIMESTAMP(3) WITH TIME ZONE', 'TIMESTAMP WITH TIME ZONE is not a Flink type'],
+    ['TIME(6)', 'TIME precision must be between 0 and 3 (milliseconds), got 6'],
+    ['DATE(1)', 'DATE takes no parameters'],
     ['TIMESTAMP WITHOUT ZONE', "expected 'WITHOUT TIME ZONE'"],
     ['DECIMAL(39, 2)', 'precision must be between 1 and 38, got 39'],
     ['DECIMAL(0)', 'precision must be between 1 and 38, got 0'],
@@ -100,6 +111,10 @@ describe('formatType', () => {
     [{ root: 'BOOLEAN', nullable: true }, 'BOOLEAN'],
     [{ root: 'TIMESTAMP', nullable: true, precision: 3 }, 'TIMESTAMP(3)'],
     [{ root: 'TIMESTAMP', nullable: false }, 'TIMESTAMP(3) NOT NULL'],
+    [{ root: 'DATE', nullable: true }, 'DATE'],
+    [{ root: 'TIME', nullable: true, precision: 0 }, 'TIME(0)'],
+    [{ root: 'TIME', nullable: false, precision: 3 }, 'TIME(3) NOT NULL'],
+    [{ root: 'TIMESTAMP_LTZ', nullable: true, precision: 3 }, 'TIMESTAMP_LTZ(3)'],
   ])('prints %j as %s', (type, text) => {
     expect(formatType(type)).toBe(text);
   });

@@ -61,7 +61,7 @@ import { ROW_KINDS } from '../../core/row.ts';
 import type { ChangeRow, RowKind } from '../../core/row.ts';
 import { formatType } from '../../core/type-parse.ts';
 import type { Field, Row, Schema, Value } from '../../core/types.ts';
-import { isNested } from '../../plan/expr-type-rules.ts';
+import { isDatetime, isNested } from '../../plan/expr-type-rules.ts';
 
 /** Version written in `v`; a reader rejects any other. */
 export const BUNDLE_FORMAT_VERSION = 1;
@@ -230,8 +230,13 @@ function columnEncoder(field: Field): ColumnEncoder {
       return (v) => (typeof v === 'bigint' ? formatDecimal(v, scale) : wrongRepresentation(field, v, 'bigint'));
     }
     case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ':
       // Epoch ms: the decoder accepts integers and range-checks them.
       return (v) => (typeof v === 'number' ? v : wrongRepresentation(field, v, 'number'));
+    case 'DATE':
+    case 'TIME':
+      // `yyyy-MM-dd` and `HH:mm:ss[.fff]`, as the JSON codec writes and reads them.
+      return createValueEncoder(field);
     case 'DOUBLE':
       // JSON.stringify writes NaN/±Infinity as null and -0 as 0; the decoder reads these strings.
       return (v) => {
@@ -283,7 +288,7 @@ export class BundleCodec {
     this.names = schema.fields.map((f) => f.name);
     this.inherited = this.names.map((name) => name in Object.prototype);
     this.encoders = schema.fields.map((f) =>
-      f.type.root === 'DECIMAL' || f.type.root === 'TIMESTAMP' || f.type.root === 'DOUBLE' || isNested(f.type) ? columnEncoder(f) : undefined,
+      f.type.root === 'DECIMAL' || f.type.root === 'DOUBLE' || isDatetime(f.type) || isNested(f.type) ? columnEncoder(f) : undefined,
     );
   }
 

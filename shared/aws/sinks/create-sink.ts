@@ -15,6 +15,8 @@
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import { PlanError } from '../../core/errors.ts';
 import { createRowEncoder } from '../../core/codec.ts';
+import { timeZoneOf } from '../../core/time-zone.ts';
+import { formatPrintRow } from '../../runtime/embedded/sinks.ts';
 import type { ChangeRow } from '../../core/row.ts';
 import type { JobSink } from '../../plan/job-graph.ts';
 import type { DynamoDbSender } from '../state/table-io.ts';
@@ -53,12 +55,10 @@ export function createAwsSink(sink: JobSink, context: AwsSinkContext): SinkWrite
     }
     case 'print': {
       const encode = createRowEncoder(sink.schema);
+      const zone = timeZoneOf(connector.timeZone ?? 'UTC');
       const log = context.log ?? ((line: string) => console.log(line));
       return (rows) => {
-        for (const r of rows) {
-          const json = encode(r.row);
-          log(`${sink.name}> ${r.kind}[${sink.schema.fields.map((f) => (json[f.name] === null || json[f.name] === undefined ? 'NULL' : String(json[f.name]))).join(', ')}]`);
-        }
+        for (const r of rows) log(`${sink.name}> ${formatPrintRow(r, encode, sink.schema, zone)}`);
         return Promise.resolve();
       };
     }

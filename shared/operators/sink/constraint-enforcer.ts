@@ -172,6 +172,12 @@ function typeMismatch(field: Field, value: Value): string | undefined {
       return typeof value === 'number' ? undefined : `${shown} is not a DOUBLE`;
     case 'TIMESTAMP':
       return typeof value === 'number' && Number.isFinite(value) ? undefined : `${shown} is not a TIMESTAMP`;
+    case 'TIMESTAMP_LTZ':
+      return typeof value === 'number' && Number.isFinite(value) ? undefined : `${shown} is not a TIMESTAMP_LTZ`;
+    case 'DATE':
+      return typeof value === 'number' && Number.isInteger(value) ? undefined : `${shown} is not a DATE`;
+    case 'TIME':
+      return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value < 86_400_000 ? undefined : `${shown} is not a TIME`;
     case 'DECIMAL':
       return typeof value === 'bigint' ? undefined : `${shown} is not a DECIMAL`;
     case 'STRING':

@@ -10,6 +10,8 @@ import { PlanError } from '../../core/errors.ts';
 import type { ChangeRow } from '../../core/row.ts';
 import type { Schema } from '../../core/types.ts';
 import { createRowEncoder, type RowEncoder } from '../../core/codec.ts';
+import { timeZoneOf, type TimeZone } from '../../core/time-zone.ts';
+import { isDatetime } from '../../plan/expr-type-rules.ts';
 import type { JobSink } from '../../plan/job-graph.ts';
 
 /** Receives every changelog row a sink gets. */
@@ -51,14 +53,18 @@ export class JsonlChangelogWriter implements SinkObserver {
   }
 }
 
-/** Formats a row as Flink's print sink does: `+I[1001, 35, 2015-07-15 00:00:01.000]`. */
-export function formatPrintRow(row: ChangeRow, encode: RowEncoder, schema: Schema): string {
+/**
+ * Formats a row as Flink's print sink does: `+I[1001, 35, 2015-07-15 00:00:01.000]`; DATE, TIME
+ * and TIMESTAMP_LTZ as their CAST to STRING shows them, a TIMESTAMP_LTZ in `zone` (the session
+ * time zone).
+ */
+export function formatPrintRow(row: ChangeRow, encode: RowEncoder, schema: Schema, zone: TimeZone = timeZoneOf('UTC')): string {
   const json = encode(row.row);
   const values = schema.fields.map((f) => {
     const v = json[f.name];
     if (v === null || v === undefined) return 'NULL';
     // ROW, ARRAY and MAP print as Flink prints them: (a, b), [a, b], {k=v}.
-    return typeof v === 'object' ? nestedText(row.row[f.name] ?? null, f.type) : String(v);
+    return typeof v === 'object' || isDatetime(f.type) ? nestedText(row.row[f.name] ?? null, f.type, zone) : String(v);
   });
   return `${row.kind}[${values.join(', ')}]`;
 }
@@ -69,6 +75,7 @@ export function formatPrintRow(row: ChangeRow, encode: RowEncoder, schema: Schem
  */
 export class PrintWriter implements SinkObserver {
   private readonly encode: RowEncoder;
+  private readonly zone: TimeZone;
   private printed = 0;
   private skipped = 0;
 
@@ -77,8 +84,10 @@ export class PrintWriter implements SinkObserver {
     private readonly prefix: string,
     private readonly out: NodeJS.WritableStream = process.stdout,
     private readonly limit = Infinity,
+    timeZone = 'UTC',
   ) {
     this.encode = createRowEncoder(schema);
+    this.zone = timeZoneOf(timeZone);
   }
 
   write(rows: readonly ChangeRow[]): void {
@@ -87,7 +96,7 @@ export class PrintWriter implements SinkObserver {
     if (room === 0) return;
     this.printed += room;
     const lines: string[] = [];
-    for (let i = 0; i < room; i++) lines.push(`${this.prefix}${formatPrintRow(rows[i] as ChangeRow, this.encode, this.schema)}`);
+    for (let i = 0; i < room; i++) lines.push(`${this.prefix}${formatPrintRow(rows[i] as ChangeRow, this.encode, this.schema, this.zone)}`);
     this.out.write(`${lines.join('\n')}\n`);
   }
 
@@ -128,7 +137,7 @@ export function createSink(spec: JobSink, setup: SinkSetup = {}): SinkInstance {
   const sink = new SinkInstance(spec);
   switch (spec.connector.type) {
     case 'print':
-      if (!setup.quiet) sink.observers.push(new PrintWriter(spec.schema, `${spec.name}> `, setup.printTo, setup.printLimit));
+      if (!setup.quiet) sink.observers.push(new PrintWriter(spec.schema, `${spec.name}> `, setup.printTo, setup.printLimit, spec.connector.timeZone));
       break;
     case 'jsonl':
       sink.observers.push(new JsonlChangelogWriter(spec.schema, spec.connector.path));

@@ -2,13 +2,14 @@
  * The conformance suite's one runner: compiles a case's script (its fixture tables' DDL, then
  * its SQL), runs it on the embedded runtime and returns the final rows of its one sink as
  * `v1, v2, …` text (sorted), or its changelog in order. Values are printed the way Flink's
- * SQL client prints them: TIMESTAMP(3) as `2024-01-01 10:00:00.000`, DECIMAL with its scale,
- * NULL as `NULL`.
+ * SQL client prints them: TIMESTAMP(3) as `2024-01-01 10:00:00.000`, DATE as `2024-01-01`, TIME(0)
+ * as `10:00:00`, TIMESTAMP_LTZ(3) in the session time zone, DECIMAL with its scale, NULL as `NULL`.
  */
 import type { ChangeRow } from '../../../shared/core/row.ts';
 import type { Field, LogicalType, Value } from '../../../shared/core/types.ts';
 import { nestedText } from '../../../shared/plan/expr-cast.ts';
-import { isNested } from '../../../shared/plan/expr-type-rules.ts';
+import { isDatetime, isNested } from '../../../shared/plan/expr-type-rules.ts';
+import { timeZoneOf, type TimeZone } from '../../../shared/core/time-zone.ts';
 import { runEmbeddedJob } from '../../../shared/runtime/embedded/embedded-runtime.ts';
 import { MaterializedView } from '../../../shared/runtime/materialized-view.ts';
 import { compileSql } from '../../../shared/sql/compile-sql.ts';
@@ -17,9 +18,10 @@ import type { UserFunctionDefinition } from '../../../shared/api/user-functions.
 import type { ConformanceCase } from './cases.ts';
 import type { FixtureFiles } from './fixtures.ts';
 
-/** A value as Flink's SQL client prints it. */
-export function formatValue(value: Value | undefined, type: LogicalType): string {
+/** A value as Flink's SQL client prints it (a TIMESTAMP_LTZ in the session time zone `zone`). */
+export function formatValue(value: Value | undefined, type: LogicalType, zone: TimeZone = timeZoneOf('UTC')): string {
   if (value === null || value === undefined) return 'NULL';
+  if (isDatetime(type) && type.root !== 'TIMESTAMP') return nestedText(value, type, zone);
   if (type.root === 'DOUBLE' && typeof value === 'number' && Number.isInteger(value)) return value.toFixed(1);
   if (type.root === 'TIMESTAMP' && typeof value === 'number') return new Date(value).toISOString().replace('T', ' ').replace('Z', '');
   if (type.root === 'DECIMAL' && typeof value === 'bigint') {
@@ -34,8 +36,8 @@ export function formatValue(value: Value | undefined, type: LogicalType): string
   return String(value);
 }
 
-function formatRow(row: Readonly<Record<string, Value>>, fields: readonly Field[]): string {
-  return fields.map((f) => formatValue(row[f.name], f.type)).join(', ');
+function formatRow(row: Readonly<Record<string, Value>>, fields: readonly Field[], zone: TimeZone): string {
+  return fields.map((f) => formatValue(row[f.name], f.type, zone)).join(', ');
 }
 
 /** What a case produced: its final rows (sorted) and its changelog (in order). */
@@ -62,12 +64,14 @@ export async function runCase(c: ConformanceCase, files: FixtureFiles, functions
   const observers = new Map(
     graph.sinks.map((sink) => {
       const fields = sink.schema.fields;
+      // The SQL client shows a TIMESTAMP_LTZ in the session time zone, as the print sink does.
+      const zone = timeZoneOf((sink.connector.type === 'print' ? sink.connector.timeZone : undefined) ?? program.settings.get('table.local-time-zone') ?? 'UTC');
       const prefix = named ? `${sink.name}: ` : '';
       const view = new MaterializedView({ ...(sink.upsertKey ? { key: sink.upsertKey } : {}), columns: fields.map((f) => f.name), strict: true });
-      views.push(() => rows.push(...view.rows().map((r) => prefix + formatRow(r, fields))));
+      views.push(() => rows.push(...view.rows().map((r) => prefix + formatRow(r, fields, zone))));
       const write = (changes: readonly ChangeRow[]): void => {
         for (const change of changes) {
-          changelog.push(`${prefix}${change.kind}[${formatRow(change.row, fields)}]`);
+          changelog.push(`${prefix}${change.kind}[${formatRow(change.row, fields, zone)}]`);
           view.apply(change);
         }
       };
