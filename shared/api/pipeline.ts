@@ -125,8 +125,8 @@ export class Pipeline {
     const watermark = options.watermark;
     if (watermark && 'expr' in watermark) {
       const type = inferType(watermark.expr, schema);
-      if (type.root !== 'TIMESTAMP') {
-        throw new PlanError(`source '${name}': watermark column '${watermark.column}' must be TIMESTAMP(3) (it is ${type.root})`);
+      if (type.root !== 'TIMESTAMP' && type.root !== 'TIMESTAMP_LTZ') {
+        throw new PlanError(`source '${name}': watermark column '${watermark.column}' must be TIMESTAMP(3) or TIMESTAMP_LTZ(3) (it is ${type.root})`);
       }
       if (schema.fields.some((f) => f.name === watermark.column)) {
         throw new PlanError(`source '${name}': computed watermark column '${watermark.column}' is also a physical column`);
@@ -134,8 +134,8 @@ export class Pipeline {
     } else if (watermark) {
       const field = schema.fields.find((f) => f.name === watermark.column);
       if (!field) throw new PlanError(`source '${name}': watermark column '${watermark.column}' is not in the schema`);
-      if (field.type.root !== 'TIMESTAMP') {
-        throw new PlanError(`source '${name}': watermark column '${watermark.column}' must be TIMESTAMP(3) (it is ${field.type.root})`);
+      if (field.type.root !== 'TIMESTAMP' && field.type.root !== 'TIMESTAMP_LTZ') {
+        throw new PlanError(`source '${name}': watermark column '${watermark.column}' must be TIMESTAMP(3) or TIMESTAMP_LTZ(3) (it is ${field.type.root})`);
       }
     }
     if (watermark && !(watermark.outOfOrdernessMs >= 0)) {

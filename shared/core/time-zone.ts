@@ -42,6 +42,9 @@ function fixedZone(id: string, offset: number): TimeZone {
  */
 const EARLIEST_RULE_INSTANT = daysFromCivil(1600, 1, 1) * MS_PER_DAY;
 
+/** Past year 9999 (and for timer sentinels such as ±Infinity) the offset of 9999-12-31 holds. */
+const LATEST_RULE_INSTANT = daysFromCivil(9999, 12, 31) * MS_PER_DAY;
+
 /** One cached hour of the time line: the offset before and from `at` (Infinity: no transition). */
 interface HourOffsets {
   readonly at: number;
@@ -77,6 +80,9 @@ class IanaZone implements TimeZone {
   }
 
   offsetAt(instant: number): number {
+    if (!(instant >= EARLIEST_RULE_INSTANT && instant <= LATEST_RULE_INSTANT)) {
+      return this.offsetAt(instant > LATEST_RULE_INSTANT ? LATEST_RULE_INSTANT : EARLIEST_RULE_INSTANT);
+    }
     const hour = Math.floor(instant / MS_PER_HOUR);
     let cached = this.hours.get(hour);
     if (cached === undefined) {
@@ -106,7 +112,7 @@ class IanaZone implements TimeZone {
 
   /** ICU's offset at an instant: its wall-clock fields minus the instant, to the second. */
   private icuOffset(instant: number): number {
-    const t = Math.max(instant, EARLIEST_RULE_INSTANT);
+    const t = instant;
     const second = t - (((t % 1000) + 1000) % 1000);
     const fields: Record<string, string> = {};
     for (const part of this.format.formatToParts(second)) fields[part.type] = part.value;

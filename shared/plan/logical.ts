@@ -125,11 +125,20 @@ export type RankRange =
   | { readonly type: 'variable'; readonly endColumn: string };
 
 /** Window assigner of windowed nodes (window TVFs). */
-export type WindowSpec =
+export type WindowSpec = (
   | { readonly type: 'TUMBLE'; readonly timeColumn: string; readonly sizeMs: number; readonly offsetMs?: number }
   | { readonly type: 'HOP'; readonly timeColumn: string; readonly sizeMs: number; readonly slideMs: number; readonly offsetMs?: number }
   | { readonly type: 'CUMULATE'; readonly timeColumn: string; readonly maxSizeMs: number; readonly stepMs: number; readonly offsetMs?: number }
-  | { readonly type: 'SESSION'; readonly timeColumn: string; readonly gapMs: number; readonly partitionBy: readonly string[] };
+  | { readonly type: 'SESSION'; readonly timeColumn: string; readonly gapMs: number; readonly partitionBy: readonly string[] }
+) & {
+  /**
+   * Windows over a TIMESTAMP_LTZ time column (or processing time) are aligned in this time zone,
+   * as Flink aligns them in the session time zone: `window_start` / `window_end` are its
+   * wall-clock times (TIMESTAMP(3)) and `window_time` the instant of `window_end - 1`
+   * (TIMESTAMP_LTZ(3)). Absent means UTC (where wall clock and instant agree).
+   */
+  readonly timeZone?: string;
+};
 
 interface NodeBase {
   /** Unique within a plan; used for operator ids (`GroupAggregate_3`). */

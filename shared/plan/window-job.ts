@@ -75,6 +75,7 @@ export function windowOperator(node: WindowNode, common: OperatorCommon, needsUp
           ...(node.rankNumberColumn !== undefined ? { rankNumberColumn: node.rankNumberColumn } : {}),
           windowStartColumn: node.windowStartColumn,
           windowEndColumn: node.windowEndColumn,
+          ...(node.window?.timeZone !== undefined ? { timeZone: node.window.timeZone } : {}),
         },
       };
     case 'WindowDeduplicate':
@@ -87,6 +88,7 @@ export function windowOperator(node: WindowNode, common: OperatorCommon, needsUp
           orderColumn: node.orderColumn,
           windowStartColumn: node.windowStartColumn,
           windowEndColumn: node.windowEndColumn,
+          ...(node.window?.timeZone !== undefined ? { timeZone: node.window.timeZone } : {}),
         },
       };
   }

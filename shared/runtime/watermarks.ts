@@ -140,7 +140,7 @@ export function eventTimeReader(spec: WatermarkSpec, schema: Schema, udfs: UdfRe
     };
   }
   const { evaluate, type } = compileTypedExpr(spec.expr, schema, udfs);
-  if (type.root !== 'TIMESTAMP') throw new PlanError(`watermark column '${column}' must be a TIMESTAMP, not ${formatType(type)}`);
+  if (type.root !== 'TIMESTAMP' && type.root !== 'TIMESTAMP_LTZ') throw new PlanError(`watermark column '${column}' must be a TIMESTAMP or TIMESTAMP_LTZ, not ${formatType(type)}`);
   return (row) => {
     try {
       const t = evaluate(row);

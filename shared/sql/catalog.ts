@@ -100,7 +100,7 @@ export function addTable(catalog: Catalog, stmt: Extract<SqlStatement, { k: 'cre
       const why = proctime.includes(w.column) ? 'a PROCTIME() column' : 'not a column';
       throw new SqlError(w.pos, `watermark column '${w.column}' of table '${stmt.name}' is ${why}`);
     }
-    if (column && column.type.root !== 'TIMESTAMP') throw new SqlError(w.pos, `watermark column '${w.column}' must be TIMESTAMP(3) (it is ${column.type.root})`);
+    if (column && column.type.root !== 'TIMESTAMP' && column.type.root !== 'TIMESTAMP_LTZ') throw new SqlError(w.pos, `watermark column '${w.column}' must be TIMESTAMP(3) or TIMESTAMP_LTZ(3) (it is ${column.type.root})`);
     let delay = 0;
     const e = w.expr;
     if (e.k === 'bin' && e.op === '-' && e.left.k === 'id' && e.left.parts.at(-1) === w.column) delay = intervalMs(e.right);

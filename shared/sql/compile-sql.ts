@@ -235,7 +235,7 @@ function declareSource(ctx: QueryContext, name: string, pos: SqlPosition, source
   const rowtimeExpr = computedExprs.find((c) => c.name === table.watermark?.column)?.expr;
   if (rowtimeExpr !== undefined) {
     const type = atPosition(table.pos, () => inferType(rowtimeExpr, table.physical));
-    if (type.root !== 'TIMESTAMP') throw new SqlError(table.pos, `watermark column '${table.watermark?.column}' of table '${name}' must be TIMESTAMP(3) (its expression is ${type.root})`);
+    if (type.root !== 'TIMESTAMP' && type.root !== 'TIMESTAMP_LTZ') throw new SqlError(table.pos, `watermark column '${table.watermark?.column}' of table '${name}' must be TIMESTAMP(3) or TIMESTAMP_LTZ(3) (its expression is ${type.root})`);
   }
   const watermark = table.watermark && rowtimeExpr ? { ...table.watermark, expr: rowtimeExpr } : table.watermark;
   const stream = atPosition(pos, () =>

@@ -646,9 +646,12 @@ function mentionsWindowColumn(e: SqlExpr): boolean {
 function windowRelation(spec: WindowSpec, base: Stream<Row>, baseScope: Scope, description: string, qualifiers: readonly string[], proctime = false): Relation {
   // SESSION windows merge, so only their aggregate has window columns; the scope still needs them.
   const ts = { root: 'TIMESTAMP', nullable: false, precision: 3 } as const;
+  // Over an instant (TIMESTAMP_LTZ, as a materialized PROCTIME() is) window_time is one too.
+  const instant = base.schema.fields.find((f) => f.name === spec.timeColumn)?.type.root === 'TIMESTAMP_LTZ';
+  const windowTime = instant ? ({ root: 'TIMESTAMP_LTZ', nullable: false, precision: 3 } as const) : ts;
   const schema: Schema =
     spec.type === 'SESSION' || proctime
-      ? { fields: [...base.schema.fields, { name: 'window_start', type: ts }, { name: 'window_end', type: ts }, { name: 'window_time', type: ts, timeAttribute: 'rowtime' }] }
+      ? { fields: [...base.schema.fields, { name: 'window_start', type: ts }, { name: 'window_end', type: ts }, { name: 'window_time', type: windowTime, timeAttribute: 'rowtime' }] }
       : windowTableFunctionOutputSchema({ window: spec }, base.schema);
   let built: Stream<Row> | undefined;
   return {

@@ -11,9 +11,21 @@ import type { SqlExpr } from './ast.ts';
 import { intervalMs } from './sql-literals.ts';
 import { SqlError, atPosition } from './errors.ts';
 import { resolveColumn, type Scope } from './expressions.ts';
+import { sessionTimeZone } from './session-time-zone.ts';
+import { UTC_ZONE_ID } from '../core/time-zone.ts';
 
 /** Reads a window TVF call into a WindowSpec, checking the argument count and the columns. */
 export function windowSpecOf(tvf: Extract<SqlFrom, { k: 'tvf' }>, input: Scope): WindowSpec {
+  const spec = windowSpecAt(tvf, input);
+  // Windows over an instant (a TIMESTAMP_LTZ rowtime, or a PROCTIME() attribute) align in the
+  // session time zone, as Flink's do.
+  const column = resolveColumn(input, [tvf.timeColumn.name], tvf.timeColumn.pos);
+  const instant = column.proctime === true || input.schema.fields.find((f) => f.name === column.field)?.type.root === 'TIMESTAMP_LTZ';
+  const zone = sessionTimeZone();
+  return instant && zone !== UTC_ZONE_ID ? { ...spec, timeZone: zone } : spec;
+}
+
+function windowSpecAt(tvf: Extract<SqlFrom, { k: 'tvf' }>, input: Scope): WindowSpec {
   const timeColumn = resolveColumn(input, [tvf.timeColumn.name], tvf.timeColumn.pos).field;
   const ms = tvf.args.map(intervalMs);
   const arity = (min: number, max: number, usage: string): void => {

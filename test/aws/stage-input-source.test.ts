@@ -370,7 +370,7 @@ describe('Class: SourceInputReader', () => {
   describe('Options', () => {
     it('rejects a watermark column that is missing or not a TIMESTAMP, and bad limits', () => {
       expect(() => reader({ watermark: { column: 'nope', outOfOrdernessMs: 0 } })).toThrow(PlanError);
-      expect(() => reader({ watermark: { column: 'id', outOfOrdernessMs: 0 } })).toThrow("watermark column 'id' must be a TIMESTAMP, not BIGINT NOT NULL");
+      expect(() => reader({ watermark: { column: 'id', outOfOrdernessMs: 0 } })).toThrow("watermark column 'id' must be a TIMESTAMP or TIMESTAMP_LTZ, not BIGINT NOT NULL");
       expect(() => reader({ maxRecordBytes: 0 })).toThrow('maxRecordBytes must be an integer 1..1048576 (given 0)');
     });
   });

@@ -55,7 +55,7 @@ describe('WATERMARK FOR a computed column', () => {
     const table = (cols: string): string =>
       `CREATE TABLE ev (${cols}) WITH ('connector' = 'filesystem', 'path' = '${ev}', 'format' = 'json'); SELECT k FROM ev;`;
     expect(sqlError(() => compileSql(table(`k STRING, ts STRING, r AS CHAR_LENGTH(ts), WATERMARK FOR r AS r`))).message).toMatch(
-      /watermark column 'r' of table 'ev' must be TIMESTAMP\(3\) \(its expression is INT\)/,
+      /watermark column 'r' of table 'ev' must be TIMESTAMP\(3\) or TIMESTAMP_LTZ\(3\) \(its expression is INT\)/,
     );
     expect(sqlError(() => compileSql(table(`k STRING, p AS PROCTIME(), WATERMARK FOR p AS p`))).message).toMatch(/watermark column 'p' of table 'ev' is a PROCTIME\(\) column/);
   });

@@ -63,7 +63,7 @@ describe('semantic errors', () => {
 
   it('checks the watermark declaration', () => {
     expect(sqlError(() => compile("CREATE TABLE t (a INT, WATERMARK FOR a AS a) WITH ('connector' = 'datagen'); SELECT * FROM t;")).message).toBe(
-      "line 1:24: watermark column 'a' must be TIMESTAMP(3) (it is INT)",
+      "line 1:24: watermark column 'a' must be TIMESTAMP(3) or TIMESTAMP_LTZ(3) (it is INT)",
     );
   });
 });

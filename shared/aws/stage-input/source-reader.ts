@@ -139,8 +139,8 @@ export class SourceInputReader extends InputReaderBase implements StageInputRead
     if (spec !== undefined && spec.expr === undefined) {
       const field = options.schema.fields.find((f) => f.name === spec.column);
       if (field === undefined) throw new PlanError(`watermark column '${spec.column}' is not a column of the source schema`);
-      if (field.type.root !== 'TIMESTAMP') {
-        throw new PlanError(`watermark column '${spec.column}' must be a TIMESTAMP, not ${formatType(field.type)}`);
+      if (field.type.root !== 'TIMESTAMP' && field.type.root !== 'TIMESTAMP_LTZ') {
+        throw new PlanError(`watermark column '${spec.column}' must be a TIMESTAMP or TIMESTAMP_LTZ, not ${formatType(field.type)}`);
       }
     }
     if (spec !== undefined) {

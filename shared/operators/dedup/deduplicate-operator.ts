@@ -90,7 +90,7 @@ function validateSpec(spec: DeduplicateSpec, inputSchema: Schema): void {
   }
   const order = requireField(inputSchema, spec.orderColumn, 'ORDER BY');
   // Flink only plans a Deduplicate when the ORDER BY is a time attribute; anything else is a Rank.
-  if (order.type.root !== 'TIMESTAMP') {
+  if (order.type.root !== 'TIMESTAMP' && order.type.root !== 'TIMESTAMP_LTZ') {
     throw new PlanError(
       `Deduplicate must be ordered by a time attribute, but '${order.name}' is ${order.type.root}; use a Rank (Top-N) instead`,
     );

@@ -112,7 +112,7 @@ function validate(spec: IntervalJoinSpec): void {
     ] as const) {
       if (column === undefined) throw new PlanError(`IntervalJoin: an event-time interval join needs the ${side} rowtime column`);
       const f = requireField(schema, column, `IntervalJoin ${side} time`);
-      if (f.type.root !== 'TIMESTAMP') throw new PlanError(`IntervalJoin: ${side} time column '${column}' must be a TIMESTAMP (it is ${f.type.root})`);
+      if (f.type.root !== 'TIMESTAMP' && f.type.root !== 'TIMESTAMP_LTZ') throw new PlanError(`IntervalJoin: ${side} time column '${column}' must be a TIMESTAMP or TIMESTAMP_LTZ (it is ${f.type.root})`);
     }
   }
 }

@@ -75,7 +75,7 @@ function validate(spec: TemporalJoinSpec): void {
     ['right', spec.rightSchema, spec.rightTimeColumn],
   ] as const) {
     const f = requireField(schema, column, `TemporalJoin ${side} time`);
-    if (f.type.root !== 'TIMESTAMP') throw new PlanError(`TemporalJoin: ${side} time column '${column}' must be a TIMESTAMP (it is ${f.type.root})`);
+    if (f.type.root !== 'TIMESTAMP' && f.type.root !== 'TIMESTAMP_LTZ') throw new PlanError(`TemporalJoin: ${side} time column '${column}' must be a TIMESTAMP or TIMESTAMP_LTZ (it is ${f.type.root})`);
   }
 }
 

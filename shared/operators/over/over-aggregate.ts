@@ -62,7 +62,7 @@ export function overAggregateOutputSchema(spec: OverAggregateSpec, inputSchema: 
   for (const k of spec.partitionBy) requireField(inputSchema, k, 'OVER PARTITION BY');
   if (spec.timeDomain === 'event') {
     const t = requireField(inputSchema, spec.orderBy, 'OVER ORDER BY');
-    if (t.type.root !== 'TIMESTAMP') throw new PlanError(`OVER ORDER BY '${spec.orderBy}' must be a time attribute, got ${t.type.root}`);
+    if (t.type.root !== 'TIMESTAMP' && t.type.root !== 'TIMESTAMP_LTZ') throw new PlanError(`OVER ORDER BY '${spec.orderBy}' must be a time attribute, got ${t.type.root}`);
   }
   const p = spec.frame.preceding;
   if (p !== undefined && (!Number.isSafeInteger(p) || p < 0)) throw new PlanError(`OVER frame: the preceding bound must be a non-negative integer (given ${p})`);

@@ -23,6 +23,8 @@ import type { Row, Schema } from '../../core/types.ts';
 import { encodeKey } from '../../partition/key-encoding.ts';
 import type { MapState } from '../../state/state.ts';
 import type { Operator, OperatorContext, Output } from '../operator.ts';
+import { timeZoneOf } from '../../core/time-zone.ts';
+import { zonedTimerService } from '../window/zoned-window.ts';
 import { DEFAULT_LATE_OUTPUT_TAG, emitLate, isWindowFired } from './late-data.ts';
 
 /** What a windowed buffering operator does with its rows; the skeleton does the rest. */
@@ -47,6 +49,12 @@ export interface WindowBufferConfig<B> {
   readonly lateOutputTag?: string;
   /** Name of the operator's one map state. */
   readonly stateName: string;
+  /**
+   * The time zone whose wall clock the window columns are on (windows over a TIMESTAMP_LTZ,
+   * aligned in the session time zone): the watermark is read and timers are set on that clock
+   * (../window/zoned-window.ts). Absent means UTC.
+   */
+  readonly timeZone?: string;
   readonly logic: WindowBufferLogic<B>;
 }
 
@@ -111,7 +119,7 @@ export function createWindowBufferOperator<B>(config: WindowBufferConfig<B>): Op
 
   return {
     open(ctx) {
-      context = ctx;
+      context = config.timeZone === undefined ? ctx : { ...ctx, timers: zonedTimerService(ctx.timers, timeZoneOf(config.timeZone)) };
       buffers = ctx.state.mapState<B>(config.stateName);
     },
     processBatch(batch, out) {

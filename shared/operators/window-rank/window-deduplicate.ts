@@ -26,6 +26,8 @@ export interface WindowDeduplicateSpec {
   readonly windowStartColumn: string;
   /** Input column holding the (exclusive) window end; the window fires at `end - 1`. */
   readonly windowEndColumn: string;
+  /** The time zone of the window columns' wall clock (windows over a TIMESTAMP_LTZ); absent means UTC. */
+  readonly timeZone?: string;
   /** Side output of rows arriving after their window fired. @default 'late' */
   readonly lateOutputTag?: string;
 }
@@ -50,8 +52,8 @@ function validate(spec: WindowDeduplicateSpec, inputSchema: Schema): void {
   }
   checkWindowColumns({ name: 'WindowDeduplicate', ...spec }, inputSchema);
   const order = requireField(inputSchema, spec.orderColumn, 'WindowDeduplicate ORDER BY');
-  if (order.type.root !== 'TIMESTAMP') {
-    throw new PlanError(`WindowDeduplicate: the order column '${spec.orderColumn}' must be a TIMESTAMP (rowtime), got ${order.type.root}`);
+  if (order.type.root !== 'TIMESTAMP' && order.type.root !== 'TIMESTAMP_LTZ') {
+    throw new PlanError(`WindowDeduplicate: the order column '${spec.orderColumn}' must be a TIMESTAMP or TIMESTAMP_LTZ (rowtime), got ${order.type.root}`);
   }
 }
 
@@ -70,6 +72,7 @@ export function createWindowDeduplicateOperator(spec: WindowDeduplicateSpec, inp
   return createWindowBufferOperator<Row>({
     name: 'WindowDeduplicate',
     partitionBy: spec.partitionBy,
+    ...(spec.timeZone !== undefined ? { timeZone: spec.timeZone } : {}),
     windowStartColumn: spec.windowStartColumn,
     windowEndColumn: spec.windowEndColumn,
     ...(spec.lateOutputTag !== undefined ? { lateOutputTag: spec.lateOutputTag } : {}),

@@ -39,6 +39,8 @@ export interface WindowRankSpec {
   readonly windowStartColumn: string;
   /** Input column holding the (exclusive) window end; the window fires at `end - 1`. */
   readonly windowEndColumn: string;
+  /** The time zone of the window columns' wall clock (windows over a TIMESTAMP_LTZ); absent means UTC. */
+  readonly timeZone?: string;
   /** Side output of rows arriving after their window fired. @default 'late' */
   readonly lateOutputTag?: string;
 }
@@ -101,6 +103,7 @@ export function createWindowRankOperator(spec: WindowRankSpec, inputSchema: Sche
   return createWindowBufferOperator<Row[]>({
     name: 'WindowRank',
     partitionBy: spec.partitionBy,
+    ...(spec.timeZone !== undefined ? { timeZone: spec.timeZone } : {}),
     windowStartColumn: spec.windowStartColumn,
     windowEndColumn: spec.windowEndColumn,
     ...(spec.lateOutputTag !== undefined ? { lateOutputTag: spec.lateOutputTag } : {}),

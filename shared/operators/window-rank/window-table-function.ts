@@ -12,6 +12,7 @@
 import { PlanError, RecordError } from '../../core/errors.ts';
 import type { ChangeRow } from '../../core/row.ts';
 import { requireField, schemaFromFields } from '../../core/type-parse.ts';
+import { timeZoneOf, toInstant, toLocalMillis, UTC_ZONE_ID } from '../../core/time-zone.ts';
 import type { Field, LogicalType, Row, Schema, Value } from '../../core/types.ts';
 import type { WindowSpec } from '../../plan/logical.ts';
 import type { Operator, Output } from '../operator.ts';
@@ -31,6 +32,7 @@ export const WINDOW_END = 'window_end';
 export const WINDOW_TIME = 'window_time';
 
 const TIMESTAMP_3: LogicalType = { root: 'TIMESTAMP', nullable: false, precision: 3 };
+const TIMESTAMP_LTZ_3: LogicalType = { root: 'TIMESTAMP_LTZ', nullable: false, precision: 3 };
 
 /**
  * The output schema: the input columns, the time column demoted to a plain TIMESTAMP (Flink
@@ -45,8 +47,8 @@ export function windowTableFunctionOutputSchema(spec: WindowTableFunctionSpec, i
   createWindowAssigner(spec.window, { tableFunction: true });
   const timeColumn = spec.window.timeColumn;
   const time = requireField(inputSchema, timeColumn, `${spec.window.type} time column`);
-  if (time.type.root !== 'TIMESTAMP') {
-    throw new PlanError(`${spec.window.type}: the time column '${timeColumn}' must be a TIMESTAMP, got ${time.type.root}`);
+  if (time.type.root !== 'TIMESTAMP' && time.type.root !== 'TIMESTAMP_LTZ') {
+    throw new PlanError(`${spec.window.type}: the time column '${timeColumn}' must be a TIMESTAMP or TIMESTAMP_LTZ, got ${time.type.root}`);
   }
   if (time.timeAttribute === 'proctime') {
     throw new PlanError(`${spec.window.type}: '${timeColumn}' is a processing-time attribute; window table functions here use event time`);
@@ -59,7 +61,8 @@ export function windowTableFunctionOutputSchema(spec: WindowTableFunctionSpec, i
   const fields: Field[] = inputSchema.fields.map((f) => (f.name === timeColumn ? { name: f.name, type: f.type } : f));
   fields.push({ name: WINDOW_START, type: TIMESTAMP_3 });
   fields.push({ name: WINDOW_END, type: TIMESTAMP_3 });
-  fields.push({ name: WINDOW_TIME, type: TIMESTAMP_3, timeAttribute: 'rowtime' });
+  // Over an instant (TIMESTAMP_LTZ), window_time is one too, as in Flink.
+  fields.push({ name: WINDOW_TIME, type: time.type.root === 'TIMESTAMP_LTZ' ? TIMESTAMP_LTZ_3 : TIMESTAMP_3, timeAttribute: 'rowtime' });
   return schemaFromFields(fields);
 }
 
@@ -72,9 +75,13 @@ export function windowTableFunctionOutputSchema(spec: WindowTableFunctionSpec, i
  *   Flink refuses a null rowtime.
  */
 export function createWindowTableFunctionOperator(spec: WindowTableFunctionSpec, inputSchema: Schema): Operator {
-  windowTableFunctionOutputSchema(spec, inputSchema);
+  const schema = windowTableFunctionOutputSchema(spec, inputSchema);
   const assigner = createWindowAssigner(spec.window, { tableFunction: true });
   const timeColumn = spec.window.timeColumn;
+  // Over an instant the windows are cut on the session time zone's wall clock (./zoned-window.ts).
+  const zone = timeZoneOf(spec.window.timeZone ?? UTC_ZONE_ID);
+  const zoned = schema.fields.find((f) => f.name === WINDOW_TIME)?.type.root === 'TIMESTAMP_LTZ' && zone.id !== UTC_ZONE_ID;
+  const windowTime = (end: number): number => (zoned ? toInstant(end - 1, zone) : end - 1);
 
   const timestampOf = (row: Row): number => {
     const value: Value | undefined = row[timeColumn];
@@ -83,7 +90,7 @@ export function createWindowTableFunctionOperator(spec: WindowTableFunctionSpec,
         field: timeColumn,
       });
     }
-    return value;
+    return zoned ? toLocalMillis(value, zone) : value;
   };
 
   const checkedTimestamp = (input: ChangeRow): number => {
@@ -97,7 +104,7 @@ export function createWindowTableFunctionOperator(spec: WindowTableFunctionSpec,
     for (const window of assigner.assign(timestamp)) {
       out.emit({
         kind: '+I',
-        row: { ...row, [WINDOW_START]: window.start, [WINDOW_END]: window.end, [WINDOW_TIME]: window.end - 1 },
+        row: { ...row, [WINDOW_START]: window.start, [WINDOW_END]: window.end, [WINDOW_TIME]: windowTime(window.end) },
       });
     }
   };

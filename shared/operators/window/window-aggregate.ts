@@ -14,7 +14,7 @@ import { windowStartWithOffset } from './time-window.ts';
 import { accumulatorMerger } from './slice-merge.ts';
 import { aggregateContents, mergeableAggregateContents } from './window-contents.ts';
 import { createWindowOperator } from './window-operator.ts';
-import { resolveTiming, type WindowTimingSpec } from './window-spec.ts';
+import { onWindowClock, resolveTiming, type WindowTimingSpec } from './window-spec.ts';
 
 export type { WindowTriggerSpec } from './triggers.ts';
 export type { WindowTimingSpec } from './window-spec.ts';
@@ -93,17 +93,20 @@ function slicedOperator(spec: WindowAggregateSpec, inputSchema: Schema, handler:
 export const WINDOW_COLUMNS = ['window_start', 'window_end', 'window_time'] as const;
 
 const TIMESTAMP_NOT_NULL = parseType('TIMESTAMP(3) NOT NULL');
+const TIMESTAMP_LTZ_NOT_NULL = parseType('TIMESTAMP_LTZ(3) NOT NULL');
 
 /**
  * The window columns: `window_start`, `window_end` (TIMESTAMP(3)) and `window_time`
  * (= `window_end - 1`), a rowtime attribute in event time (so downstream windows and joins can
- * use it, as in Flink) and a proctime attribute in processing time.
+ * use it, as in Flink) and a proctime attribute in processing time. Windows over an instant (a
+ * TIMESTAMP_LTZ time column, or processing time) have a TIMESTAMP_LTZ(3) `window_time`, as in
+ * Flink 1.13+.
  */
-export function windowColumns(eventTime: boolean): Field[] {
+export function windowColumns(eventTime: boolean, instantTime = false): Field[] {
   return [
     { name: 'window_start', type: TIMESTAMP_NOT_NULL },
     { name: 'window_end', type: TIMESTAMP_NOT_NULL },
-    { name: 'window_time', type: TIMESTAMP_NOT_NULL, timeAttribute: eventTime ? 'rowtime' : 'proctime' },
+    { name: 'window_time', type: instantTime ? TIMESTAMP_LTZ_NOT_NULL : TIMESTAMP_NOT_NULL, timeAttribute: eventTime ? 'rowtime' : 'proctime' },
   ];
 }
 
@@ -112,7 +115,7 @@ function build(spec: WindowAggregateSpec, inputSchema: Schema): { schema: Schema
   const handler = new AggsHandler(spec.aggCalls, inputSchema);
   const fields: Field[] = [...timing.groupFields];
   handler.names.forEach((name, i) => fields.push({ name, type: handler.resultTypes[i]! }));
-  fields.push(...windowColumns(timing.eventTime));
+  fields.push(...windowColumns(timing.eventTime, timing.instantTime));
   return { schema: schemaFromFields(fields), handler, timing };
 }
 
@@ -140,7 +143,20 @@ export function windowAggregateOutputSchema(spec: WindowAggregateSpec, inputSche
  */
 export function createWindowAggregateOperator(spec: WindowAggregateSpec, inputSchema: Schema, options: WindowAggregateOptions = {}): Operator {
   const { schema, handler, timing } = build(spec, inputSchema);
-  if (options.slicing !== false) {
+  return onWindowClock(windowAggregateOperator(spec, inputSchema, options, schema, handler, timing), timing, spec);
+}
+
+function windowAggregateOperator(
+  spec: WindowAggregateSpec,
+  inputSchema: Schema,
+  options: WindowAggregateOptions,
+  schema: Schema,
+  handler: AggsHandler,
+  timing: ReturnType<typeof resolveTiming>,
+): Operator {
+  // The sliced operator names a window by its timer's time; on a zone's clock a window ending in
+  // a daylight-saving gap would not read back, so zoned windows take the generic operator.
+  if (options.slicing !== false && (timing.zone.id === 'UTC' || !timing.instantTime)) {
     const sliced = slicedOperator(spec, inputSchema, handler, timing);
     if (sliced !== undefined) return sliced;
   }

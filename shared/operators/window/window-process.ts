@@ -8,7 +8,7 @@ import type { Schema } from '../../core/types.ts';
 import type { Operator } from '../operator.ts';
 import { processContents, type WindowProcessFunction } from './window-contents.ts';
 import { createWindowOperator } from './window-operator.ts';
-import { resolveTiming, type WindowTimingSpec } from './window-spec.ts';
+import { onWindowClock, resolveTiming, type WindowTimingSpec } from './window-spec.ts';
 
 /** The spec of a full-window-function operator: the window options plus the function's output schema. */
 export interface WindowProcessSpec extends WindowTimingSpec {
@@ -29,7 +29,7 @@ export interface WindowProcessSpec extends WindowTimingSpec {
 export function createWindowProcessOperator(spec: WindowProcessSpec, inputSchema: Schema, fn: WindowProcessFunction): Operator {
   const timing = resolveTiming(spec, inputSchema);
   if (spec.outputSchema.fields.length === 0) throw new PlanError('The output schema of a window process function has no columns');
-  return createWindowOperator({
+  const operator = createWindowOperator({
     assigner: timing.assigner,
     trigger: timing.trigger,
     eventTime: timing.eventTime,
@@ -45,4 +45,5 @@ export function createWindowProcessOperator(spec: WindowProcessSpec, inputSchema
       inputSchema.fields.map((f) => f.name),
     ),
   });
+  return onWindowClock(operator, timing, spec);
 }

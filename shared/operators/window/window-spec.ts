@@ -8,6 +8,9 @@ import type { Field, Schema } from '../../core/types.ts';
 import type { WindowSpec } from '../../plan/logical.ts';
 import { createWindowAssigner, type WindowAssigner } from './assigners.ts';
 import { createWindowTrigger, type WindowTrigger, type WindowTriggerSpec } from './triggers.ts';
+import { timeZoneOf, UTC_ZONE_ID, type TimeZone } from '../../core/time-zone.ts';
+import type { Operator } from '../operator.ts';
+import { zonedWindowOperator } from './zoned-window.ts';
 
 /** Default side-output tag of late rows. */
 export const DEFAULT_LATE_OUTPUT_TAG = 'late';
@@ -17,7 +20,8 @@ export interface WindowTimingSpec {
   /** The window TVF: TUMBLE, HOP, CUMULATE or SESSION, with `offsetMs` where present. */
   readonly window: WindowSpec;
   /**
-   * `'event'` (default): each row's time is `window.timeColumn` (TIMESTAMP(3), epoch ms) and
+   * `'event'` (default): each row's time is `window.timeColumn` (TIMESTAMP(3) or
+   * TIMESTAMP_LTZ(3), epoch ms) and
    * windows fire on the watermark. `'processing'`: each row's time is the timer service's
    * processing time when it arrives, and windows fire on the processing-time clock.
    */
@@ -43,6 +47,13 @@ export interface ResolvedTiming {
   readonly lateOutputTag: string;
   /** The group columns with their input types (time attributes dropped, as Flink materializes them). */
   readonly groupFields: readonly Field[];
+  /**
+   * Rows are windowed by an instant (a TIMESTAMP_LTZ time column, as a SQL PROCTIME() attribute
+   * is too), so `window_time` is a TIMESTAMP_LTZ and the windows align in {@link zone}.
+   */
+  readonly instantTime: boolean;
+  /** The time zone windows over an instant align in (`window.timeZone`, UTC by default). */
+  readonly zone: TimeZone;
 }
 
 /**
@@ -62,9 +73,10 @@ export function resolveTiming(spec: WindowTimingSpec, inputSchema: Schema): Reso
   const eventTime = domain === 'event';
   const assigner = createWindowAssigner(spec.window);
   const timeField = requireField(inputSchema, spec.window.timeColumn, `the time column of ${assigner.display}`);
-  if (timeField.type.root !== 'TIMESTAMP') {
-    throw new PlanError(`Time column '${timeField.name}' of ${assigner.display} must be TIMESTAMP(3), not ${timeField.type.root}`);
+  if (timeField.type.root !== 'TIMESTAMP' && timeField.type.root !== 'TIMESTAMP_LTZ') {
+    throw new PlanError(`Time column '${timeField.name}' of ${assigner.display} must be TIMESTAMP(3) or TIMESTAMP_LTZ(3), not ${timeField.type.root}`);
   }
+  const zone = timeZoneOf(spec.window.timeZone ?? UTC_ZONE_ID);
   const groupFields = spec.groupBy.map((name) => {
     const field = requireField(inputSchema, name, 'the window GROUP BY');
     return { name, type: field.type };
@@ -89,5 +101,14 @@ export function resolveTiming(spec: WindowTimingSpec, inputSchema: Schema): Reso
     throw new PlanError(`lateOutputTag must be a non-empty string, got '${String(lateOutputTag)}'`);
   }
   const trigger = createWindowTrigger(spec.trigger, eventTime);
-  return { assigner, trigger, eventTime, allowedLatenessMs, lateOutputTag, groupFields };
+  return { assigner, trigger, eventTime, allowedLatenessMs, lateOutputTag, groupFields, instantTime: timeField.type.root === 'TIMESTAMP_LTZ', zone };
+}
+
+/**
+ * The operator on the window's time zone clock when its windows are aligned in one other than
+ * UTC (./zoned-window.ts), else the operator itself: in UTC, wall clock and instant agree.
+ */
+export function onWindowClock(operator: Operator, timing: ResolvedTiming, spec: WindowTimingSpec): Operator {
+  if (timing.zone.id === UTC_ZONE_ID || !timing.instantTime) return operator;
+  return zonedWindowOperator(operator, timing.zone, { ...(timing.eventTime ? { timeColumn: spec.window.timeColumn } : {}), windowTimeColumn: 'window_time' });
 }

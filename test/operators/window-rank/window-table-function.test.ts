@@ -49,7 +49,7 @@ describe('windowTableFunctionOutputSchema', () => {
     const session: WindowSpec = { type: 'SESSION', timeColumn: 't', gapMs: 5, partitionBy: [] };
     expect(() => windowTableFunctionOutputSchema({ window: session }, INPUT)).toThrow(/SESSION window table function on its own \(without GROUP BY window_start, window_end\) is not supported yet/);
     expect(() => windowTableFunctionOutputSchema({ window: { type: 'TUMBLE', timeColumn: 'id', sizeMs: 10 } }, INPUT)).toThrow(
-      /must be a TIMESTAMP, got INT/,
+      /must be a TIMESTAMP or TIMESTAMP_LTZ, got INT/,
     );
     expect(() => windowTableFunctionOutputSchema({ window: { type: 'TUMBLE', timeColumn: 'x', sizeMs: 10 } }, INPUT)).toThrow(
       /Column 'x' not found/,

@@ -39,7 +39,7 @@ describe('windowAggregateOutputSchema', () => {
     [{ ...countSum(session(0)) }, /gap must be a positive integer.*got 0/],
     [{ ...countSum(session(10)), groupBy: [] }, /Session partition column 'k'.*must be one of the GROUP BY columns/],
     [{ ...countSum({ type: 'TUMBLE', timeColumn: 'nope', sizeMs: 10 }) }, /Column 'nope' not found in the time column/],
-    [{ ...countSum({ type: 'TUMBLE', timeColumn: 'v', sizeMs: 10 }) }, /Time column 'v'.*must be TIMESTAMP\(3\), not INT/],
+    [{ ...countSum({ type: 'TUMBLE', timeColumn: 'v', sizeMs: 10 }) }, /Time column 'v'.*must be TIMESTAMP\(3\) or TIMESTAMP_LTZ\(3\), not INT/],
     [{ ...countSum(tumble(10)), groupBy: ['nope'] }, /Column 'nope' not found in the window GROUP BY/],
     [{ ...countSum(tumble(10), { allowedLatenessMs: -1 }) }, /allowedLatenessMs must be a non-negative integer.*got -1/],
     [{ ...countSum(tumble(10), { allowedLatenessMs: 5, timeDomain: 'processing' }) }, /allowedLatenessMs 5 needs event time/],
