@@ -196,21 +196,22 @@ function printConnector(): SinkConnector {
 }
 
 /**
- * A statement's result. A PROCTIME() attribute the result's select list names would be a column
- * Flink fills with the processing time; the relation carries it as a virtual attribute (so a view
- * can pass it to a window or lookup join), so naming one in a result is rejected, not dropped.
+ * A statement's result. PROCTIME() attributes its select list names (or its `*` takes in) are
+ * virtual in the relation, so that windows, lookup joins and deduplication can read the clock;
+ * written into a result, Flink materializes them as the TIMESTAMP_LTZ(3) time the row is
+ * processed (its PROCTIME_MATERIALIZE), and so does this Calc, at their places in the select list.
  */
 function resultOf(query: SqlQuery, r: Relation): Relation {
   if (query.k !== 'select') return r;
-  const virtual = new Set(r.scope.columns.filter((c) => c.proctime).map((c) => c.name));
-  for (const item of query.items) {
-    const named = item.alias ?? (item.expr.k === 'id' ? item.expr.parts.at(-1) : undefined);
-    const isCall = item.expr.k === 'call' && item.expr.name === 'PROCTIME';
-    if (isCall || (named !== undefined && virtual.has(named) && item.expr.k !== 'star')) {
-      throw new SqlError(item.pos, `the result selects the PROCTIME() attribute '${named ?? 'PROCTIME()'}': writing processing time into a result is not supported yet; use it in a window, a lookup join (FOR SYSTEM_TIME AS OF) or a deduplication`);
-    }
-  }
-  return r;
+  const virtual = r.scope.columns.filter((c) => c.proctime).map((c) => c.name);
+  if (virtual.length === 0) return r;
+  const order = r.selectOrder ?? [...r.stream.schema.fields.map((f) => ({ column: f.name })), ...virtual.map((name) => ({ proctime: name }))];
+  if (!order.some((o) => 'proctime' in o)) return r;
+  const projection: CalcColumn[] = order.map((o) =>
+    'column' in o ? { name: o.column, expr: { kind: 'ref', name: o.column } } : { name: o.proctime, expr: { kind: 'call', fn: 'CURRENT_TIMESTAMP', args: [] } },
+  );
+  const stream = atPosition(query.pos, () => r.stream.calc(projection));
+  return { stream, scope: scopeOf(stream.schema, r.scope.description, r.scope.columns[0]?.qualifiers ?? []) };
 }
 
 function declareSource(ctx: QueryContext, name: string, pos: SqlPosition, sources: SourceNode[]): Relation {

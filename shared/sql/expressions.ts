@@ -155,7 +155,12 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
   switch (e.k) {
     case 'id': {
       const { column, fields } = resolveNested(scope, e.parts, e.pos);
-      if (column.proctime) throw new SqlError(e.pos, `'${column.name}' is a PROCTIME() attribute: it can be used in FOR SYSTEM_TIME AS OF only`);
+      // A PROCTIME() attribute inside an expression is materialized, as Flink's
+      // PROCTIME_MATERIALIZE: the TIMESTAMP_LTZ(3) time the row is processed.
+      if (column.proctime) {
+        if (fields.length > 0) throw new SqlError(e.pos, `'${column.name}' is a PROCTIME() attribute (a TIMESTAMP_LTZ), which has no field '${fields[0]}'`);
+        return call('CURRENT_TIMESTAMP');
+      }
       // `info.name.first`: field accesses on a ROW column, innermost first.
       return fields.reduce<Expr>((inner, name) => call('DOT', inner, lit(name)), { kind: 'ref', name: column.field });
     }

@@ -179,21 +179,30 @@ function project(input: Relation, items: readonly SqlSelectItem[], pos: SqlPosit
   // `SELECT *` keeps the input's PROCTIME() attributes (virtual: no column to project), as
   // Flink's star expands to them, so a deduplication over the subquery can order by one.
   const proctime = items.some((i) => i.expr.k === 'star' && i.expr.qualifier === undefined) ? proctimeOf(input) : [];
+  // Where each selected column goes (projection indexes, PROCTIME() attributes by name), for a
+  // statement's result to materialize the attributes in place.
+  const order: ({ index: number } | { proctime: string })[] = [];
   items.forEach((item, index) => {
     // `PROCTIME() AS p_time` (Nexmark q12, q13 declare it in a view) and a selected PROCTIME()
     // attribute stay processing-time attributes, as in Flink: windows, lookup joins and
     // deduplication over the view read the clock when they process the row.
     if (isProctimeItem(item.expr, input.scope)) {
       proctime.push(itemName(item, index));
+      order.push({ proctime: itemName(item, index) });
       return;
     }
     if (item.expr.k === 'star') {
       const q = item.expr.qualifier;
       const cols = input.scope.columns.filter((c) => !c.proctime && (q === undefined ? !c.qualifiedOnly : c.qualifiers.includes(q)));
       if (q !== undefined && cols.length === 0) throw new SqlError(item.pos, `unknown table or alias '${q}'`);
-      for (const c of cols) projection.push({ name: c.name, expr: { kind: 'ref', name: c.field } });
+      for (const c of cols) {
+        order.push({ index: projection.length });
+        projection.push({ name: c.name, expr: { kind: 'ref', name: c.field } });
+      }
+      if (q === undefined) for (const name of proctimeOf(input)) order.push({ proctime: name });
       return;
     }
+    order.push({ index: projection.length });
     projection.push({ name: itemName(item, index), expr: compileExpr(item.expr, input.scope, hooks) });
   });
   // Duplicate names are made unique as Calcite does (`name`, `name0`, …).
@@ -207,9 +216,10 @@ function project(input: Relation, items: readonly SqlSelectItem[], pos: SqlPosit
   // The scope's schema, not the stream's: reading `stream` would materialize a pending window TVF.
   const fields = input.scope.schema.fields;
   const identity = projection.length === fields.length && projection.every((p, i) => p.expr.kind === 'ref' && p.expr.name === fields[i]?.name && p.name === p.expr.name);
-  if (identity) return input.window ? input : relation(input.stream, input.scope.columns[0]?.qualifiers ?? [], input.scope.description, proctime);
+  const selectOrder = proctime.length === 0 ? {} : { selectOrder: order.map((o) => ('index' in o ? { column: projection[o.index]!.name } : o)) };
+  if (identity) return input.window ? input : { ...relation(input.stream, input.scope.columns[0]?.qualifiers ?? [], input.scope.description, proctime), ...selectOrder };
   const stream = atPosition(pos, () => input.stream.calc(projection));
-  return relation(stream, [], 'query', proctime);
+  return { ...relation(stream, [], 'query', proctime), ...selectOrder };
 }
 
 /** `PROCTIME()`, or a reference to a PROCTIME() attribute of the scope. */

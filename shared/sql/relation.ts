@@ -28,7 +28,15 @@ export interface Relation {
    * the TVF (WindowTableFunction) through `stream`.
    */
   readonly window?: { readonly spec: WindowSpec; readonly base: Stream<Row>; readonly baseScope: Scope; readonly proctime?: boolean };
+  /**
+   * The select list's columns in order, where it names PROCTIME() attributes (which stay
+   * virtual in `stream`): a statement's result materializes them at these places.
+   */
+  readonly selectOrder?: readonly SelectedColumn[];
 }
+
+/** One column of a select list: a column of the relation's stream, or a PROCTIME() attribute. */
+export type SelectedColumn = { readonly column: string } | { readonly proctime: string };
 
 /** State shared by the queries of one script. */
 export interface QueryContext {
