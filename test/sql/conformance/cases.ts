@@ -535,8 +535,99 @@ const FUNCTION_CASES: ConformanceCase[] = [
   { page: `${FUNCTIONS} (aggregate functions)`, name: 'STDDEV of a DECIMAL', tables: ['Bid'], sql: 'SELECT STDDEV(price) FROM Bid' },
 ];
 
+const TIMEZONE = 'concepts/timezone';
+/** `SET 'table.local-time-zone' = zone;` then the statements. */
+const inZone = (zone: string, sql: string): string => `SET 'table.local-time-zone' = '${zone}';\n${sql}`;
+const MYVIEW3 = "SELECT ltz, CAST(ltz AS TIMESTAMP(3)), CAST(ltz AS STRING), ntz, CAST(ntz AS TIMESTAMP_LTZ(3)) FROM (SELECT TO_TIMESTAMP_LTZ(4001, 3) AS ltz, TIMESTAMP '1970-01-01 00:00:01.001' AS ntz)";
+const LTZ_TUMBLE = "SELECT window_start, window_end, window_time, MAX(price) FROM TABLE(TUMBLE(TABLE LtzBid, DESCRIPTOR(ts_ltz), INTERVAL '10' MINUTES)) GROUP BY window_start, window_end, window_time";
+const day = (time: string): string => `2024-01-01 ${time}`;
+
+/**
+ * The examples of the concepts/timezone page: TIMESTAMP_LTZ shown and cast in the session time
+ * zone, event-time windows over TIMESTAMP (the zone does not matter) and over TIMESTAMP_LTZ
+ * (aligned in the zone), and its daylight-saving day. Processing-time windows give different
+ * windows on each run, so their examples are not compared (test/sql/temporal-types.test.ts and
+ * test/sql/proctime-views.test.ts run them).
+ */
+const TIMEZONE_CASES: ConformanceCase[] = [
+  { page: TIMEZONE, name: 'TO_TIMESTAMP_LTZ(4001, 3) in UTC', sql: inZone('UTC', 'SELECT TO_TIMESTAMP_LTZ(4001, 3)'), rows: ['1970-01-01 00:00:04.001'] },
+  { page: TIMEZONE, name: 'TO_TIMESTAMP_LTZ(4001, 3) in Asia/Shanghai', sql: inZone('Asia/Shanghai', 'SELECT TO_TIMESTAMP_LTZ(4001, 3)'), rows: ['1970-01-01 08:00:04.001'] },
+  { page: TIMEZONE, name: 'casts of TIMESTAMP_LTZ and TIMESTAMP in UTC (MyView3)', sql: inZone('UTC', MYVIEW3), rows: ['1970-01-01 00:00:04.001, 1970-01-01 00:00:04.001, 1970-01-01 00:00:04.001, 1970-01-01 00:00:01.001, 1970-01-01 00:00:01.001'] },
+  { page: TIMEZONE, name: 'casts of TIMESTAMP_LTZ and TIMESTAMP in Asia/Shanghai (MyView3)', sql: inZone('Asia/Shanghai', MYVIEW3), rows: ['1970-01-01 08:00:04.001, 1970-01-01 08:00:04.001, 1970-01-01 08:00:04.001, 1970-01-01 00:00:01.001, 1970-01-01 00:00:01.001'] },
+  {
+    page: TIMEZONE,
+    name: 'an event-time window over TIMESTAMP is the same in any zone (MyView4)',
+    tables: ['Bid'],
+    sql: inZone('Asia/Shanghai', "SELECT window_start, window_end, window_time, MAX(price) FROM TABLE(TUMBLE(TABLE Bid, DESCRIPTOR(bidtime), INTERVAL '10' MINUTES)) GROUP BY window_start, window_end, window_time"),
+    rows: [`${ts('08:00:00')}, ${ts('08:10:00')}, ${day('08:09:59.999')}, 5.00`, `${ts('08:10:00')}, ${ts('08:20:00')}, ${day('08:19:59.999')}, 6.00`, `${ts('08:30:00')}, ${ts('08:40:00')}, ${day('08:39:59.999')}, 7.00`],
+  },
+  {
+    page: TIMEZONE,
+    name: 'an event-time window over TIMESTAMP_LTZ in UTC (MyView5)',
+    tables: ['LtzBid'],
+    sql: inZone('UTC', LTZ_TUMBLE),
+    rows: [`${ts('08:00:00')}, ${ts('08:10:00')}, ${day('08:09:59.999')}, 5.0`, `${ts('08:10:00')}, ${ts('08:20:00')}, ${day('08:19:59.999')}, 6.0`, `${ts('08:30:00')}, ${ts('08:40:00')}, ${day('08:39:59.999')}, 7.0`],
+  },
+  {
+    page: TIMEZONE,
+    name: 'an event-time window over TIMESTAMP_LTZ in Asia/Shanghai (MyView5)',
+    tables: ['LtzBid'],
+    sql: inZone('Asia/Shanghai', LTZ_TUMBLE),
+    rows: [`${ts('16:00:00')}, ${ts('16:10:00')}, ${day('16:09:59.999')}, 5.0`, `${ts('16:10:00')}, ${ts('16:20:00')}, ${day('16:19:59.999')}, 6.0`, `${ts('16:30:00')}, ${ts('16:40:00')}, ${day('16:39:59.999')}, 7.0`],
+  },
+  {
+    page: TIMEZONE,
+    name: 'a daylight-saving day: the 4-hour window from 00:00 holds 3 hours in America/Los_Angeles',
+    tables: ['DstEvents'],
+    sql: inZone('America/Los_Angeles', "SELECT window_start, window_end, window_time, COUNT(*) FROM TABLE(TUMBLE(TABLE DstEvents, DESCRIPTOR(ts_ltz), INTERVAL '4' HOURS)) GROUP BY window_start, window_end, window_time"),
+    rows: ['2021-03-14 00:00:00.000, 2021-03-14 04:00:00.000, 2021-03-14 03:59:59.999, 3', '2021-03-14 04:00:00.000, 2021-03-14 08:00:00.000, 2021-03-14 07:59:59.999, 1'],
+  },
+  { page: TIMEZONE, name: 'PROCTIME() is a TIMESTAMP_LTZ(3) written into a result', tables: ['POrders'], sql: 'SELECT order_id, proctime IS NOT NULL, CAST(proctime AS TIMESTAMP(3)) IS NOT NULL FROM POrders WHERE order_id = 3', rows: ['3, true, true'] },
+  { page: TIMEZONE, name: 'an invalid session time zone', sql: "SET 'table.local-time-zone' = 'Mars/Olympus';\nSELECT 1", error: "line 1:1: invalid time zone 'Mars/Olympus': give a tz database name such as 'America/Los_Angeles' (daylight saving time included), a fixed offset such as 'GMT+08:00', or 'UTC'" },
+];
+
+/** Flink's temporal functions over DATE, TIME and TIMESTAMP_LTZ (functions/systemFunctions, Temporal Functions). */
+const TEMPORAL_CASES: ConformanceCase[] = [
+  fn("DATE '2024-03-05' + INTERVAL '1' DAY", '2024-03-06'),
+  fn("TIME '12:34:56'", '12:34:56'),
+  fn("TIME '12:34:56' + INTERVAL '30' MINUTE", '13:04:56'),
+  fn("YEAR(DATE '1994-09-27')", '1994'),
+  fn("QUARTER(DATE '1994-09-27')", '3'),
+  fn("MONTH(DATE '1994-09-27')", '9'),
+  fn("WEEK(DATE '1994-09-27')", '39'),
+  fn("DAYOFYEAR(DATE '1994-09-27')", '270'),
+  fn("DAYOFMONTH(DATE '1994-09-27')", '27'),
+  fn("DAYOFWEEK(DATE '1994-09-27')", '3'),
+  fn("HOUR(TIMESTAMP '1994-09-27 13:14:15')", '13'),
+  fn("MINUTE(TIMESTAMP '1994-09-27 13:14:15')", '14'),
+  fn("SECOND(TIMESTAMP '1994-09-27 13:14:15')", '15'),
+  fn("HOUR(TIME '13:14:15')", '13'),
+  fn("EXTRACT(DAY FROM DATE '2006-06-05')", '5'),
+  fn("FLOOR(TIME '12:44:31' TO MINUTE)", '12:44:00'),
+  fn("CEIL(TIME '12:44:31' TO MINUTE)", '12:45:00'),
+  fn("FLOOR(DATE '2024-03-05' TO MONTH)", '2024-03-01'),
+  fn("CEIL(DATE '2024-03-05' TO MONTH)", '2024-04-01'),
+  fn("TIMESTAMPADD(WEEK, 1, DATE '2003-01-02')", '2003-01-09'),
+  fn("TIMESTAMPDIFF(DAY, TIMESTAMP '2003-01-02 10:00:00', TIMESTAMP '2003-01-03 10:00:00')", '1'),
+  fn("TIMESTAMPDIFF(MONTH, DATE '2024-01-31', DATE '2024-03-01')", '1'),
+  fn("TO_DATE('05/03/2024', 'dd/MM/yyyy')", '2024-03-05'),
+  fn("TO_TIMESTAMP_LTZ(1704067200, 0)", '2024-01-01 00:00:00.000'),
+  fn("CONVERT_TZ('1970-01-01 00:00:00', 'UTC', 'America/Los_Angeles')", '1969-12-31 16:00:00'),
+  fn("DATE_FORMAT(DATE '2024-03-05', 'yyyy/MM/dd')", '2024/03/05'),
+  fn("CAST('2024-03-05' AS DATE)", '2024-03-05'),
+  fn("CAST(DATE '2024-03-05' AS TIMESTAMP(3))", '2024-03-05 00:00:00.000'),
+  fn("CAST(TIMESTAMP '2024-03-05 10:11:12.345' AS DATE)", '2024-03-05'),
+  fn("CAST(TIMESTAMP '2024-03-05 10:11:12.345' AS TIME)", '10:11:12'),
+  fn("CAST(TIME '10:11:12' AS STRING)", '10:11:12'),
+  fn("DATE '2024-03-05' < DATE '2024-03-06'", 'true'),
+  fn("DATE '2024-03-05' = '2024-03-05'", 'true'),
+  fn("DATE '2024-03-05' < TIMESTAMP '2024-03-05 00:00:01'", 'true'),
+  { page: FUNCTIONS, name: 'CAST(DATE … AS TIME) is rejected', sql: "SELECT CAST(DATE '2024-03-05' AS TIME)", error: "line 1:8: cannot cast DATE to TIME(0) in CAST(2024-03-05 AS TIME(0)): Flink casts a DATE only to a TIMESTAMP, TIMESTAMP_LTZ or STRING, and a TIME only to a TIMESTAMP, TIMESTAMP_LTZ or STRING" },
+  { page: FUNCTIONS, name: 'CAST(a number AS TIMESTAMP_LTZ) is rejected', sql: 'SELECT CAST(1 AS TIMESTAMP_LTZ(3))', error: 'line 1:8: cannot cast INT to TIMESTAMP_LTZ(3) in CAST(1 AS TIMESTAMP_LTZ(3)): Flink does not cast numbers to TIMESTAMP_LTZ; use TO_TIMESTAMP_LTZ(n, precision)' },
+];
+
 /** Every case. */
-export const CASES: readonly ConformanceCase[] = [...QUERIES, ...STATEMENTS, ...FUNCTION_CASES, ...USER_FUNCTIONS];
+export const CASES: readonly ConformanceCase[] = [...QUERIES, ...STATEMENTS, ...FUNCTION_CASES, ...USER_FUNCTIONS, ...TIMEZONE_CASES, ...TEMPORAL_CASES];
 
 /**
  * What Flink runs and Flambda does not (yet), by case name → the message Flambda gives (up to

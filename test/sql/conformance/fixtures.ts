@@ -125,6 +125,31 @@ export const FIXTURES: Readonly<Record<string, Fixture>> = {
       { id: 3, line: 'c' },
     ],
   },
+  // The Bid rows with their time as epoch milliseconds and a TIMESTAMP_LTZ rowtime (the
+  // concepts/timezone page's MyTable3): 2024-01-01 08:01 … 08:31 UTC.
+  LtzBid: {
+    columns: "item STRING, price DOUBLE, ts BIGINT, ts_ltz AS TO_TIMESTAMP_LTZ(ts, 3), WATERMARK FOR ts_ltz AS ts_ltz - INTERVAL '10' SECOND",
+    rows: [
+      { item: 'A', price: 3, ts: 1704096060000 },
+      { item: 'B', price: 2, ts: 1704096240000 },
+      { item: 'C', price: 5, ts: 1704096360000 },
+      { item: 'D', price: 1, ts: 1704096540000 },
+      { item: 'E', price: 4, ts: 1704096720000 },
+      { item: 'F', price: 6, ts: 1704096840000 },
+      { item: 'G', price: 3, ts: 1704097080000 },
+      { item: 'H', price: 7, ts: 1704097860000 },
+    ],
+  },
+  // The page's daylight-saving day: 2021-03-14 00:00, 01:00, 03:00 and 04:00 in America/Los_Angeles.
+  DstEvents: {
+    columns: 'k STRING, ts BIGINT, ts_ltz AS TO_TIMESTAMP_LTZ(ts, 3), WATERMARK FOR ts_ltz AS ts_ltz',
+    rows: [
+      { k: 'x', ts: 1615708800000 },
+      { k: 'x', ts: 1615712400000 },
+      { k: 'x', ts: 1615716000000 },
+      { k: 'x', ts: 1615719600000 },
+    ],
+  },
 };
 
 /** Writes every fixture's rows to a temporary directory; the DDL of table `name` there. */
