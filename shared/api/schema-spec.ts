@@ -13,9 +13,13 @@ export type SchemaSpec = Readonly<Record<string, ColumnTypeSpec>>;
 
 type Upper<S extends string> = Uppercase<S>;
 
-/** The non-null TypeScript type of a SQL type string. */
+/**
+ * The non-null TypeScript type of a SQL type string. The date-time types are numbers (see
+ * shared/core/types.ts): TIMESTAMP and TIMESTAMP_LTZ epoch milliseconds, DATE days since
+ * 1970-01-01, TIME milliseconds since midnight.
+ */
 export type BaseTsType<S extends string> =
-  Upper<S> extends `${'BIGINT' | 'INT' | 'INTEGER' | 'DOUBLE' | 'TIMESTAMP'}${string}`
+  Upper<S> extends `${'BIGINT' | 'INT' | 'INTEGER' | 'DOUBLE' | 'TIMESTAMP' | 'DATE' | 'TIME'}${string}`
     ? number
     : Upper<S> extends `DECIMAL${string}`
       ? bigint

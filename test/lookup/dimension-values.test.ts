@@ -5,6 +5,7 @@ import { columnConverter, exactDecimal, exactTimestamp } from '../../shared/look
 import { DimensionDataError } from '../../shared/lookup/errors.ts';
 import { parseJdbcUrl, resolveCredentials } from '../../shared/lookup/jdbc-config.ts';
 import { keyConverter, NO_MATCH } from '../../shared/lookup/lookup-keys.ts';
+import { keyAttribute } from '../../shared/lookup/dynamodb-values.ts';
 import { ms } from './sql-fixture.ts';
 
 const convert = (type: string) => columnConverter('t', { name: 'c', type: parseType(type) });
@@ -35,6 +36,25 @@ describe('exact value conversion', () => {
     expect(exactTimestamp('2024-01-02 03:04:05.6781')).toBeUndefined();
     expect(convert('TIMESTAMP(3)')(new Date(5))).toBe(5);
     expect(convert('TIMESTAMP(3)')('1436918401000')).toBe(1436918401000);
+  });
+
+  it('DATE, TIME and TIMESTAMP_LTZ: the JDBC texts, exact to the column precision', () => {
+    expect(convert('DATE')('2024-03-05')).toBe(19787);
+    expect(convert('DATE')(new Date(Date.UTC(2024, 2, 5)))).toBe(19787);
+    expect(() => convert('DATE')('2024-03-05 10:00:00')).toThrow(/column 'c' \(DATE\): value "2024-03-05 10:00:00" does not fit/);
+    expect(() => convert('DATE')(19787)).toThrow(DimensionDataError);
+    expect(convert('TIME(0)')('12:34:56')).toBe(45_296_000);
+    expect(convert('TIME(3)')('12:34:56.789000')).toBe(45_296_789);
+    expect(() => convert('TIME(0)')('12:34:56.5')).toThrow(/column 'c' \(TIME\(0\)\): value "12:34:56.5" does not fit/);
+    expect(convert('TIMESTAMP_LTZ(3)')('2024-01-02 05:04:05.678+02')).toBe(ms('2024-01-02 03:04:05.678'));
+  });
+
+  it('DATE, TIME and TIMESTAMP_LTZ keys of a DynamoDB table: S text, or epoch-ms N like TIMESTAMP', () => {
+    const field = (type: string): { name: string; type: ReturnType<typeof parseType> } => ({ name: 'k', type: parseType(type) });
+    expect(keyAttribute(field('DATE'), 19787, 't', 'epoch-ms')).toEqual({ S: '2024-03-05' });
+    expect(keyAttribute(field('TIME(3)'), 45_296_789, 't', 'epoch-ms')).toEqual({ S: '12:34:56.789' });
+    expect(keyAttribute(field('TIMESTAMP_LTZ(3)'), 5, 't', 'epoch-ms')).toEqual({ N: '5' });
+    expect(keyAttribute(field('TIMESTAMP_LTZ(3)'), 5, 't', 'string')).toEqual({ S: '1970-01-01 00:00:00.005' });
   });
 
   it('BOOLEAN, DOUBLE, STRING and NULLs', () => {

@@ -65,6 +65,22 @@ describe('MySQL/MariaDB dimension source', () => {
     }
   });
 
+  it('reads DATE, TIME and TIMESTAMP columns as DATE, TIME(3) and TIMESTAMP_LTZ(3), and finds keys of them', async () => {
+    const dt = `${table}_dt`;
+    await admin.query(`CREATE TABLE ${dt} (id BIGINT, d DATE, t TIME(3), ltz TIMESTAMP(3) NULL)`);
+    try {
+      await admin.query(`INSERT INTO ${dt} VALUES (1, '2024-03-05', '12:34:56.789', '2024-01-02 03:04:05.678'), (2, '1969-12-31', '00:00:00', NULL)`);
+      const s = createMySqlSource({ url: URL, user: 'root', table: dt, schema: schemaOf({ id: 'BIGINT', d: 'DATE', t: 'TIME(3)', ltz: 'TIMESTAMP_LTZ(3)' }) });
+      const one = { id: 1, d: 19787, t: 45_296_789, ltz: ms('2024-01-02 03:04:05.678') };
+      expect([...(await s.lookupMany([{ d: 19787 }, { d: 0 }])).values()]).toEqual([[one]]);
+      expect([...(await s.lookupMany([{ t: 0 }])).values()]).toEqual([[{ id: 2, d: -1, t: 0, ltz: null }]]);
+      expect([...(await s.lookupMany([{ ltz: one.ltz }])).values()]).toEqual([[one]]);
+      await s.close();
+    } finally {
+      await admin.query(`DROP TABLE ${dt}`);
+    }
+  });
+
   it('keys compare exactly: a case-insensitive collation match is not a match', async () => {
     const before = queries;
     const result = await source.lookupMany([{ region: 'EU', sku: 10 }]);

@@ -71,6 +71,22 @@ describe('PostgreSQL dimension source', () => {
     expect(quotePostgresIdentifier('we"ird')).toBe('"we""ird"');
   });
 
+  it('reads DATE, TIME and timestamptz columns as DATE, TIME(3) and TIMESTAMP_LTZ(3), and finds keys of them', async () => {
+    const dt = `${table}_dt`;
+    await admin.query(`CREATE TABLE ${dt} (id BIGINT, d DATE, t TIME(3), ltz TIMESTAMPTZ(3))`);
+    try {
+      await admin.query(`INSERT INTO ${dt} VALUES (1, '2024-03-05', '12:34:56.789', '2024-01-02 05:04:05.678+02'), (2, '1969-12-31', '00:00:00', NULL)`);
+      const s = createPostgresSource({ url: URL, user: 'postgres', table: dt, schema: schemaOf({ id: 'BIGINT', d: 'DATE', t: 'TIME(3)', ltz: 'TIMESTAMP_LTZ(3)' }) });
+      const one = { id: 1, d: 19787, t: 45_296_789, ltz: expectedRows[1].ts };
+      expect([...(await s.lookupMany([{ d: 19787 }, { d: 0 }])).values()]).toEqual([[one]]);
+      expect([...(await s.lookupMany([{ t: 0 }])).values()]).toEqual([[{ id: 2, d: -1, t: 0, ltz: null }]]);
+      expect([...(await s.lookupMany([{ ltz: one.ltz }])).values()]).toEqual([[one]]);
+      await s.close();
+    } finally {
+      await admin.query(`DROP TABLE ${dt}`);
+    }
+  });
+
   it('reads timestamptz exactly in UTC', async () => {
     const tz = `${table}_tz`;
     await admin.query(`CREATE TABLE ${tz} (id BIGINT, ts TIMESTAMPTZ(3))`);
