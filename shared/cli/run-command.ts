@@ -10,7 +10,7 @@ import type { JobGraph, JobSink } from '../plan/job-graph.ts';
 import { runEmbeddedJob, type DeadLetter, type JobProgress } from '../runtime/embedded/embedded-runtime.ts';
 import type { JobProbe } from '../runtime/job-probe.ts';
 import { formatStages } from './explain-command.ts';
-import { JsonlChangelogWriter, type SinkObserver } from '../runtime/embedded/sinks.ts';
+import { createDisplayEncoder, JsonlChangelogWriter, type SinkObserver } from '../runtime/embedded/sinks.ts';
 import { FinalCollector, bindInputs, bindSinkFiles, checkOutputPath, describeSchema, encodeFinal, summaryLine } from './bindings.ts';
 import { loadPipelineWithExplains } from './load-pipeline.ts';
 import { renderTable } from './table.ts';
@@ -96,7 +96,7 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
       while (nextLive <= p.recordsRead) nextLive += options.liveEvery as number;
       for (const sink of graph.sinks) {
         const collector = collectors.get(sink.name) as FinalCollector;
-        io.stdout.write(`\n-- ${sink.name} after ${p.recordsRead} records --\n${renderSinkTable(graph, sink, collector, 10)}\n`);
+        io.stdout.write(`\n-- ${sink.name} after ${p.recordsRead} records --\n${renderSinkTable(sink, collector, 10)}\n`);
       }
     }
   };
@@ -173,7 +173,7 @@ function printTables(graph: JobGraph, collectors: ReadonlyMap<string, FinalColle
     const collector = collectors.get(sink.name);
     if (!collector) continue;
     io.stdout.write(`\nFinal result of ${pipeline.name} → sink '${sink.name}' (${collector.view.size} rows)\n`);
-    io.stdout.write(`${renderSinkTable(graph, sink, collector, 50)}\n`);
+    io.stdout.write(`${renderSinkTable(sink, collector, 50)}\n`);
   }
 }
 
@@ -182,10 +182,12 @@ function printTables(graph: JobGraph, collectors: ReadonlyMap<string, FinalColle
  * columns (e.g. a rank number) when it has one, else by all columns, so the table reads like a
  * leaderboard where there is one.
  */
-function renderSinkTable(graph: JobGraph, sink: JobSink, collector: FinalCollector, limit: number): string {
+function renderSinkTable(sink: JobSink, collector: FinalCollector, limit: number): string {
   const columns = sink.schema.fields.map((f) => f.name);
   const sortBy = [...(sink.upsertKey ?? []), ...columns];
-  const rows = encodeFinal(graph, sink.name, collector).sort((a, b) => compareJsonRows(a, b, sortBy));
+  // As the print sink shows them: a TIMESTAMP_LTZ in the session time zone the sink carries.
+  const encode = createDisplayEncoder(sink.schema, sink.connector.type === 'print' ? sink.connector.timeZone : undefined);
+  const rows = collector.view.rows().map((r) => encode(r)).sort((a, b) => compareJsonRows(a, b, sortBy));
   const more = rows.length > limit ? `\n… ${rows.length - limit} more rows (use --final <file> to get them all)` : '';
   return `${renderTable(columns, rows.slice(0, limit))}${more}`;
 }

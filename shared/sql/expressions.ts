@@ -249,7 +249,12 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
       if (e.over) throw new SqlError(e.pos, `${e.name}() OVER (…) is supported only as ROW_NUMBER/RANK/DENSE_RANK in a subquery filtered on the rank (Top-N)`);
       if (AGGREGATES.has(e.name)) throw new SqlError(e.pos, `aggregate ${e.name}() is not allowed here`);
       if (e.filter) throw new SqlError(e.filter.pos, `FILTER (WHERE …) applies to aggregate functions only, not ${e.name}`);
-      if (e.name === 'PROCTIME') throw new SqlError(e.pos, 'PROCTIME() is supported as a computed column of CREATE TABLE or as a select item (SELECT …, PROCTIME() AS p_time), not inside an expression');
+      // Inside an expression PROCTIME() is materialized (a select item or computed column of its
+      // own stays a time attribute: those never reach here).
+      if (e.name === 'PROCTIME') {
+        if (e.args.length > 0) throw new SqlError(e.pos, 'PROCTIME() takes no arguments');
+        return call('CURRENT_TIMESTAMP');
+      }
       if (e.withinGroup) throw new SqlError(e.pos, `${e.name}(…) WITHIN GROUP (ORDER BY …) is not supported yet`);
       if (e.name === 'IFNULL') {
         if (e.args.length !== 2) throw new SqlError(e.pos, 'IFNULL takes two arguments: IFNULL(value, replacement)');

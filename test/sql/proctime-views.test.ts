@@ -4,9 +4,10 @@
  * so a lookup join `FOR SYSTEM_TIME AS OF v.p_time` and a processing-time window over the view
  * plan exactly as over a table declaring `p_time AS PROCTIME()` (same plan, same job graph: the
  * same operators on both runtimes), and give the references' results (q13 exactly, q12 by its
- * invariants under a controlled clock).
+ * invariants under a controlled clock). Written into a result, the attribute is its
+ * TIMESTAMP_LTZ(3) value.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { ChangeRow } from '../../shared/core/row.ts';
 import { generateTable } from '../../shared/nexmark/generator.ts';
 import { nexmarkJob } from '../../shared/nexmark/run.ts';
@@ -17,7 +18,8 @@ import { compileSql } from '../../shared/sql/compile-sql.ts';
 import { q12Violations } from '../nexmark/more-reference.ts';
 import { canonicalRows as canonical } from '../nexmark/reference.ts';
 import { SMALL_NEXMARK, nexmarkTestData, runOnDir } from '../nexmark/test-data.ts';
-import { example, sqlError } from './helpers.ts';
+import { example } from './helpers.ts';
+import { inputDir, runEmbeddedSql, runLocalSql } from './run-both.ts';
 
 const data = nexmarkTestData();
 
@@ -92,21 +94,31 @@ describe('PROCTIME() in a view: Nexmark q12 (processing-time TUMBLE window)', ()
   });
 });
 
-describe('PROCTIME() where it cannot be a time attribute', () => {
-  const bid = withoutProctimeColumn('q13').slice(0, withoutProctimeColumn('q13').indexOf('CREATE TABLE side_input'));
+describe('PROCTIME() written into a result: its TIMESTAMP_LTZ(3) value, as Flink materializes it', () => {
+  const files = inputDir('proctime-result');
+  afterAll(() => files.cleanup());
+  const path = files.file('bids', [{ auction: 1, price: 10 }, { auction: 2, price: 20 }]);
+  const bid = (extra = ''): string => `CREATE TABLE bid (auction BIGINT, price BIGINT${extra}) WITH ('connector' = 'filesystem', 'path' = '${path}', 'format' = 'json');\n`;
+  const scripts: [string, string, string[]][] = [
+    ['a PROCTIME() select item', `${bid()}SELECT auction, PROCTIME() AS p FROM bid;`, ['auction', 'p']],
+    ["a view's PROCTIME() attribute, at its place in the select list", `${bid()}CREATE VIEW v AS SELECT *, PROCTIME() AS p_time FROM bid;\nSELECT p_time AS p, auction FROM v;`, ['p', 'auction']],
+    ["a table's PROCTIME() column read through *", `${bid(', p AS PROCTIME()')}SELECT * FROM bid;`, ['auction', 'price', 'p']],
+    ['PROCTIME() inside an expression', `${bid()}SELECT auction, CAST(PROCTIME() AS TIMESTAMP_LTZ(3)) AS p FROM bid;`, ['auction', 'p']],
+  ];
 
-  it('names the attribute when a result selects it, instead of dropping the column', () => {
-    expect(sqlError(() => compileSql(`${bid} SELECT auction, PROCTIME() AS p FROM bid;`)).message).toContain(
-      "the result selects the PROCTIME() attribute 'p': writing processing time into a result is not supported yet",
-    );
-    expect(sqlError(() => compileSql(`${bid} CREATE VIEW v AS SELECT *, PROCTIME() AS p_time FROM bid; SELECT auction, p_time FROM v;`)).message).toContain(
-      "the result selects the PROCTIME() attribute 'p_time'",
-    );
-  });
-
-  it('rejects PROCTIME() inside an expression, naming where it is supported', () => {
-    expect(sqlError(() => compileSql(`${bid} CREATE VIEW v AS SELECT auction, CAST(PROCTIME() AS STRING) AS s FROM bid; SELECT auction FROM v;`)).message).toContain(
-      'PROCTIME() is supported as a computed column of CREATE TABLE or as a select item (SELECT …, PROCTIME() AS p_time), not inside an expression',
-    );
-  });
+  it.each(scripts)('%s is a TIMESTAMP_LTZ(3) column of the time the row was processed (embedded and AWS runtimes)', async (_what, script, columns) => {
+    const sink = compileSql(script).pipeline.jobGraph({ parallelism: 1 }).sinks[0]!;
+    expect(sink.schema.fields.map((f) => f.name)).toEqual(columns);
+    expect(sink.schema.fields.find((f) => f.name === 'p')?.type).toEqual({ root: 'TIMESTAMP_LTZ', nullable: false, precision: 3 });
+    for (const run of [runEmbeddedSql, runLocalSql]) {
+      const before = Date.now();
+      const { changes } = await run(script);
+      const after = Date.now();
+      expect(changes.map((c) => c.row.auction).sort()).toEqual([1, 2]);
+      for (const c of changes) {
+        expect(c.row.p).toBeGreaterThanOrEqual(before);
+        expect(c.row.p).toBeLessThanOrEqual(after);
+      }
+    }
+  }, 120_000);
 });

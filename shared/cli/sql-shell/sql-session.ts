@@ -22,7 +22,8 @@ import { formatStages } from '../explain-command.ts';
 import { renderBoxTable } from './result-table.ts';
 import type { SplitStatement } from './statement-splitter.ts';
 import type { ChangeRow } from '../../core/row.ts';
-import { createRowEncoder, type JsonValue, type RowEncoder } from '../../core/codec.ts';
+import { type JsonValue, type RowEncoder } from '../../core/codec.ts';
+import { createDisplayEncoder } from '../../runtime/embedded/sinks.ts';
 
 /** Shell settings (`SET 'key' = 'value'`) the shell itself reads; other keys go to the SQL front end. */
 export const SHELL_SETTINGS = {
@@ -307,7 +308,8 @@ export class SqlSession {
     const sink = graph.sinks.find((s) => s.connector.type === 'print');
     if (sink === undefined) throw new FlambdaError('internal: a SELECT without its print sink', 'internal', 'fail');
     const view = new MaterializedView({ ...(sink.upsertKey ? { key: sink.upsertKey } : {}), columns: sink.schema.fields.map((f) => f.name) });
-    const encode = createRowEncoder(sink.schema);
+    // The session's time zone, which the print sink carries: a TIMESTAMP_LTZ shows on its clock.
+    const encode = createDisplayEncoder(sink.schema, sink.connector.type === 'print' ? sink.connector.timeZone : undefined);
     const controller = new AbortController();
     const limit = this.options.recentRows ?? 1000;
     const query: RunningQuery = {

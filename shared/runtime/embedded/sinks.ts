@@ -70,6 +70,26 @@ export function formatPrintRow(row: ChangeRow, encode: RowEncoder, schema: Schem
 }
 
 /**
+ * Encodes rows for a person to read (the CLI's `--table`, the SQL shell's result view): the JSON
+ * codec's values, but a TIMESTAMP_LTZ as the wall-clock time of `timeZone` (the session time
+ * zone), as Flink's SQL client shows it, rather than its UTC instant.
+ */
+export function createDisplayEncoder(schema: Schema, timeZone = 'UTC'): RowEncoder {
+  const encode = createRowEncoder(schema);
+  const zone = timeZoneOf(timeZone);
+  const instants = schema.fields.filter((f) => f.type.root === 'TIMESTAMP_LTZ').map((f) => f.name);
+  if (instants.length === 0) return encode;
+  return (row) => {
+    const json = encode(row);
+    for (const name of instants) {
+      const v = row[name];
+      if (typeof v === 'number') json[name] = nestedText(v, { root: 'TIMESTAMP_LTZ', nullable: true, precision: 3 }, zone);
+    }
+    return json;
+  };
+}
+
+/**
  * Prints rows in Flink's print format, prefixed with the sink name. With a limit, only the
  * first `limit` rows are printed and the number of the others is reported at close.
  */
