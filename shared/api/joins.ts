@@ -127,7 +127,9 @@ function timeTerm(e: Expr): { column: string; offset: number } | undefined {
   if (e.kind === 'ref') return { column: e.name, offset: 0 };
   if (e.kind !== 'call' || e.args.length !== 2 || (e.fn !== '+' && e.fn !== '-')) return undefined;
   const [a, b] = e.args as [Expr, Expr];
-  const ms = (x: Expr): number | undefined => (x.kind === 'literal' && x.interval !== undefined && typeof x.value === 'number' ? x.value : undefined);
+  // A day-time interval's milliseconds (a YEAR or MONTH interval has no fixed length: no bound).
+  const ms = (x: Expr): number | undefined =>
+    x.kind === 'literal' && x.interval !== undefined && x.interval !== 'YEAR' && x.interval !== 'MONTH' && typeof x.value === 'number' ? x.value : undefined;
   if (a.kind === 'ref' && ms(b) !== undefined) return { column: a.name, offset: e.fn === '+' ? (ms(b) as number) : -(ms(b) as number) };
   if (e.fn === '+' && b.kind === 'ref' && ms(a) !== undefined) return { column: b.name, offset: ms(a) as number };
   return undefined;

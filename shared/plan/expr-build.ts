@@ -31,6 +31,21 @@ export function interval(ms: number, unit: IntervalUnit = 'MILLISECOND'): Litera
   return { kind: 'literal', value: ms, type: { root: 'BIGINT', nullable: false }, interval: unit };
 }
 
+/**
+ * A year-month INTERVAL of `months` months (`INTERVAL '1' YEAR` is `monthInterval(12, 'YEAR')`),
+ * to add to or subtract from a DATE, TIMESTAMP or TIMESTAMP_LTZ by the calendar (Jan 31 plus one
+ * month is the last day of February).
+ */
+export function monthInterval(months: number, unit: 'YEAR' | 'MONTH' = 'MONTH'): Literal {
+  if (!Number.isSafeInteger(months)) throw new PlanError(`a year-month interval is a whole number of months (given ${months})`);
+  return { kind: 'literal', value: months, type: { root: 'BIGINT', nullable: false }, interval: unit };
+}
+
+/** Whether an expression is a YEAR or MONTH interval literal. */
+export function isMonthInterval(e: Expr | undefined): boolean {
+  return e?.kind === 'literal' && (e.interval === 'YEAR' || e.interval === 'MONTH');
+}
+
 /** References an input column by name. */
 export function col(name: string): FieldRef {
   return { kind: 'ref', name };

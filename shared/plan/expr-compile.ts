@@ -23,6 +23,8 @@ import { compileComparison, compileIn } from './expr-compare.ts';
 import type { Call, CastExpr, Expr, UdfCall } from './expr.ts';
 import { printExpr } from './expr-print.ts';
 import { builtin } from './expr-builtins.ts';
+import { isMonthInterval } from './expr-build.ts';
+import { addMonths, fromWallClock, wallClockOf } from './expr-fn-time.ts';
 import {
   codePointLength,
   compileRegExp,
@@ -190,7 +192,10 @@ class Compiler {
       case '/':
       case 'MOD':
         if (args.length === 1) return compileNegate(a0, where);
-        if (isDatetime(type)) return compileDatetimeShift(fn, args[0]!, args[1]!, type);
+        if (isDatetime(type)) {
+          const months = isMonthInterval(call.args[0]) || isMonthInterval(call.args[1]);
+          return months ? compileMonthShift(fn, args[0]!, args[1]!, type, zone) : compileDatetimeShift(fn, args[0]!, args[1]!, type);
+        }
         return compileArithmetic(fn as ArithmeticOperator, a0, args[1]!, type, where);
       case '=':
       case '<>':
@@ -341,6 +346,25 @@ function compileDatetimeShift(fn: string, first: Compiled, second: Compiled, typ
     const x = fa(row);
     const y = fb(row);
     return x === null || y === null ? null : shift(x as number, sign * (y as number));
+  };
+}
+
+/**
+ * `x ± INTERVAL 'n' MONTH` (or YEAR): the calendar month moves on the wall clock (a
+ * TIMESTAMP_LTZ in the session time zone) and the day is clamped to the target month's length,
+ * as Flink adds a year-month interval. NULL stays NULL.
+ */
+function compileMonthShift(fn: string, first: Compiled, second: Compiled, type: LogicalType, zone: TimeZone): Evaluator {
+  const [point, length] = first.type.root === type.root ? [first, second] : [second, first];
+  const toLocal = wallClockOf(type, zone);
+  const back = fromWallClock(type, zone);
+  const fa = point.fn;
+  const fb = length.fn;
+  const sign = fn === '-' ? -1 : 1;
+  return (row) => {
+    const x = fa(row);
+    const n = fb(row);
+    return x === null || n === null ? null : back(addMonths(toLocal(x as number), sign * (n as number)));
   };
 }
 

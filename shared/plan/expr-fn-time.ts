@@ -182,6 +182,11 @@ function addUnits(unit: string, n: number, ms: number): number {
   return daysFromCivil(year, month, day) * MS_PER_DAY + millisOfDay(ms);
 }
 
+/** A wall-clock reading plus `n` months by the calendar (the day clamped to the month's length). */
+export function addMonths(local: number, n: number): number {
+  return addUnits('MONTH', n, local);
+}
+
 /** Whole units from `a` to `b`, truncated toward zero (months by the calendar). */
 function diffUnits(unit: string, a: number, b: number): number {
   const fixed = FIXED[unit];

@@ -24,6 +24,7 @@ import { MAX_DECIMAL_PRECISION, requireField } from '../core/type-parse.ts';
 import type { LogicalType, Schema } from '../core/types.ts';
 import type { Call, Expr } from './expr.ts';
 import { printExpr } from './expr-print.ts';
+import { isMonthInterval } from './expr-build.ts';
 import { builtin, builtinNames } from './expr-builtins.ts';
 import {
   allIndices,
@@ -234,6 +235,8 @@ export function isIntervalLiteral(e: Expr | undefined): boolean {
 function timestampShiftType(fn: string, call: Call, argTypes: readonly LogicalType[]): LogicalType | undefined {
   const [a, b] = call.args;
   const [ta, tb] = argTypes as [LogicalType, LogicalType];
+  const months = isMonthInterval(a) || isMonthInterval(b);
+  if (months && (ta.root === 'TIME' || tb.root === 'TIME')) throw operandError(call, argTypes, 'a YEAR or MONTH interval cannot be added to or subtracted from a TIME');
   if ((fn === '+' || fn === '-') && isDatetime(ta) && isIntervalLiteral(b)) return withNullable(ta, ta.nullable || tb.nullable);
   if (fn === '+' && isDatetime(tb) && isIntervalLiteral(a)) return withNullable(tb, ta.nullable || tb.nullable);
   if (isIntervalLiteral(a) || isIntervalLiteral(b)) throw operandError(call, argTypes, 'an INTERVAL can only be added to or subtracted from a DATE, TIME, TIMESTAMP or TIMESTAMP_LTZ');

@@ -12,8 +12,11 @@ export interface FieldRef {
   readonly name: string;
 }
 
-/** The unit an INTERVAL literal was written in (`INTERVAL '10' SECOND`), for printing. */
-export type IntervalUnit = 'DAY' | 'HOUR' | 'MINUTE' | 'SECOND' | 'MILLISECOND';
+/**
+ * The unit an INTERVAL literal was written in (`INTERVAL '10' SECOND`), for printing. YEAR and
+ * MONTH are Flink's year-month intervals, whose length is a number of months.
+ */
+export type IntervalUnit = 'YEAR' | 'MONTH' | 'DAY' | 'HOUR' | 'MINUTE' | 'SECOND' | 'MILLISECOND';
 
 /** A constant. DECIMAL literals hold the unscaled bigint and carry their scale in `type`. */
 export interface Literal {
@@ -21,8 +24,9 @@ export interface Literal {
   readonly value: Value;
   readonly type: LogicalType;
   /**
-   * Set on an INTERVAL literal: `value` is its length in milliseconds (a BIGINT) and it can be
-   * added to or subtracted from a TIMESTAMP (`ts - INTERVAL '10' SECOND`); Flink prints it
+   * Set on an INTERVAL literal: `value` is its length in milliseconds (a BIGINT), or in months for
+   * a YEAR or MONTH interval, and it can be added to or subtracted from a date-time
+   * (`ts - INTERVAL '10' SECOND`, `d + INTERVAL '1' MONTH`); Flink prints it
    * `10000:INTERVAL SECOND`.
    */
   readonly interval?: IntervalUnit;

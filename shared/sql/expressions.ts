@@ -10,9 +10,9 @@ import { timeZoneOf, toInstant } from '../core/time-zone.ts';
 import { sessionTimeZone } from './session-time-zone.ts';
 import type { Schema } from '../core/types.ts';
 import type { Expr } from '../plan/expr.ts';
-import { call, inTimeZone, interval, lit } from '../plan/expr-build.ts';
+import { call, inTimeZone, interval, lit, monthInterval } from '../plan/expr-build.ts';
 import type { IntervalUnit } from '../plan/expr.ts';
-import { intervalMs, normalizeTypeText } from './sql-literals.ts';
+import { intervalMonths, intervalMs, normalizeTypeText } from './sql-literals.ts';
 import { inferType } from '../plan/expr-types.ts';
 import { compileExpr as compilePlanExpr } from '../plan/expr-compile.ts';
 import { printExpr } from '../plan/expr-print.ts';
@@ -175,7 +175,9 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
     case 'typed':
       return typedLiteral(e);
     case 'interval': {
-      // A TIMESTAMP shifted by it (`ts - INTERVAL '10' SECOND`) is a TIMESTAMP; anything else is rejected by the type check.
+      // A date-time shifted by it (`ts - INTERVAL '10' SECOND`) keeps its type; anything else is rejected by the type check.
+      const months = atPosition(e.pos, () => intervalMonths(e));
+      if (months !== undefined) return monthInterval(months, e.unit.toUpperCase().startsWith('YEAR') ? 'YEAR' : 'MONTH');
       const unit = e.unit.toUpperCase().replace(/S$/, '') as IntervalUnit;
       return atPosition(e.pos, () => interval(intervalMs(e), unit));
     }

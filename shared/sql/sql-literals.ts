@@ -45,6 +45,36 @@ export function intervalMs(e: SqlExpr): number {
 }
 
 /**
+ * Months of a year-month interval: `INTERVAL 'n' YEAR`, `INTERVAL 'n' MONTH` or `INTERVAL 'y-m'
+ * YEAR TO MONTH` (a leading `-` makes it negative); undefined for a day-time interval.
+ *
+ * @throws SqlError for a value that does not fit the unit.
+ */
+export function intervalMonths(e: SqlExpr): number | undefined {
+  if (e.k !== 'interval') return undefined;
+  const from = e.unit.replace(/S$/, '');
+  const to = e.toUnit?.replace(/S$/, '') ?? from;
+  if ((from !== 'YEAR' && from !== 'MONTH') || (to !== 'YEAR' && to !== 'MONTH')) return undefined;
+  const bad = (): never => {
+    throw new SqlError(e.pos, `cannot read INTERVAL '${e.value}' ${e.unit}${e.toUnit ? ` TO ${e.toUnit}` : ''}`);
+  };
+  const text = e.value.trim();
+  const negative = text.startsWith('-');
+  const body = negative || text.startsWith('+') ? text.slice(1) : text;
+  let months: number;
+  if (from === 'YEAR' && to === 'MONTH') {
+    const m = /^(\d+)-(\d{1,2})$/.exec(body);
+    if (m === null || Number(m[2]) > 11) return bad();
+    months = Number(m[1]) * 12 + Number(m[2]);
+  } else {
+    if (from !== to || !/^\d+$/.test(body)) return bad();
+    months = Number(body) * (from === 'YEAR' ? 12 : 1);
+  }
+  if (!Number.isSafeInteger(months)) bad();
+  return negative ? -months : months;
+}
+
+/**
  * Flink spellings the core type parser does not know, mapped to the engine's types:
  * TINYINT/SMALLINT → INT, FLOAT/REAL → DOUBLE, CHAR(n) → VARCHAR(n).
  */
