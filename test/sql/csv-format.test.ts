@@ -77,6 +77,14 @@ describe("'format' = 'csv'", () => {
     expect(() => createLineDecoder(schema, { type: 'csv' })('"open,1', 'f.csv:2')).toThrow(/^f\.csv:2: invalid csv/);
   });
 
+  it('reads DATE, TIME and TIMESTAMP_LTZ fields as Flink writes them (an empty one is NULL)', () => {
+    const schema = schemaOf({ d: 'DATE', t: 'TIME(3)', ltz: 'TIMESTAMP_LTZ(3)' });
+    const decode = createLineDecoder(schema, { type: 'csv' });
+    expect(decode('2024-03-05,12:34:56.789,1970-01-01 00:00:00.005Z')).toEqual({ d: 19787, t: 45_296_789, ltz: 5 });
+    expect(decode(',,')).toEqual({ d: null, t: null, ltz: null });
+    expect(() => decode('2024-13-01,12:00:00,', 'f.csv:3')).toThrow("f.csv:3: field 'd' (DATE): expected a date 'YYYY-MM-DD' (years 0000-9999), got \"2024-13-01\"");
+  });
+
   it('names bad options and formats', () => {
     const t = (cols: string, opts: string): string => `CREATE TABLE c (${cols}) WITH ('connector' = 'filesystem', 'path' = '${people}', 'format' = 'csv'${opts}); SELECT * FROM c`;
     expect(sqlError(() => compileSql(t('a STRING', ", 'csv.field-delimiter' = ';;'"))).message).toMatch(/'csv.field-delimiter' must be a single character \(given ';;'\)/);

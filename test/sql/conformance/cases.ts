@@ -583,6 +583,10 @@ const TIMEZONE_CASES: ConformanceCase[] = [
     rows: ['2021-03-14 00:00:00.000, 2021-03-14 04:00:00.000, 2021-03-14 03:59:59.999, 3', '2021-03-14 04:00:00.000, 2021-03-14 08:00:00.000, 2021-03-14 07:59:59.999, 1'],
   },
   { page: TIMEZONE, name: 'PROCTIME() is a TIMESTAMP_LTZ(3) written into a result', tables: ['POrders'], sql: 'SELECT order_id, proctime IS NOT NULL, CAST(proctime AS TIMESTAMP(3)) IS NOT NULL FROM POrders WHERE order_id = 3', rows: ['3, true, true'] },
+  { page: TIMEZONE, name: 'FROM_UNIXTIME and UNIX_TIMESTAMP read and write wall-clock text of the session zone', sql: inZone('Asia/Shanghai', "SELECT FROM_UNIXTIME(0), UNIX_TIMESTAMP('1970-01-01 08:00:00')"), rows: ['1970-01-01 08:00:00, 0'] },
+  { page: TIMEZONE, name: 'a TIMESTAMP compares with a TIMESTAMP_LTZ as the wall-clock time of the session zone', sql: inZone('Asia/Shanghai', "SELECT TO_TIMESTAMP_LTZ(0, 3) = TIMESTAMP '1970-01-01 08:00:00', DATE_FORMAT(TO_TIMESTAMP_LTZ(0, 3), 'HH:mm'), HOUR(TO_TIMESTAMP_LTZ(0, 3)), CAST(TO_TIMESTAMP_LTZ(0, 3) AS DATE)"), rows: ['true, 08:00, 8, 1970-01-01'] },
+  { page: TIMEZONE, name: 'LOCALTIMESTAMP is the wall-clock time of NOW() in the session zone', sql: inZone('GMT+08:00', 'SELECT TIMESTAMPDIFF(MINUTE, CAST(NOW() AS TIMESTAMP(3)), LOCALTIMESTAMP) < 1, CURRENT_DATE = CAST(LOCALTIMESTAMP AS DATE) OR HOUR(LOCALTIMESTAMP) = 0'), rows: ['true, true'] },
+  { page: TIMEZONE, name: 'ORDER BY a DATE column with LIMIT', tables: ['Orders'], sql: 'SELECT order_id, CAST(order_time AS DATE) AS d FROM Orders ORDER BY d DESC, order_id LIMIT 2', rows: ['1, 2024-01-01', '2, 2024-01-01'] },
   { page: TIMEZONE, name: 'an invalid session time zone', sql: "SET 'table.local-time-zone' = 'Mars/Olympus';\nSELECT 1", error: "line 1:1: invalid time zone 'Mars/Olympus': give a tz database name such as 'America/Los_Angeles' (daylight saving time included), a fixed offset such as 'GMT+08:00', or 'UTC'" },
 ];
 
