@@ -6,7 +6,10 @@
  * America/Los_Angeles whose 4-hour window holds 3 hours — plus DATE and TIME columns read from
  * JSON, grouped, aggregated and written back.
  */
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { formatTimestamp } from '../../shared/core/timestamp.ts';
+import { timeZoneOf, toInstant, toLocalMillis } from '../../shared/core/time-zone.ts';
 import { compileSql } from '../../shared/sql/compile-sql.ts';
 import { sqlError } from './helpers.ts';
 import { inputDir, runEmbeddedSql, runLocalSql } from './run-both.ts';
@@ -144,6 +147,44 @@ describe('window Top-N over TIMESTAMP_LTZ windows in Asia/Shanghai (fires on the
   ON L.item = R.item AND L.window_start = R.window_start AND L.window_end = R.window_end;`;
     expect(sqlError(() => compileSql(join)).message).toContain("a window join over windows aligned in the time zone 'Asia/Shanghai' (a TIMESTAMP_LTZ time column) is not supported yet");
   });
+});
+
+describe('TUMBLE over a TIMESTAMP_LTZ rowtime against a batch recomputation on the wall clock', () => {
+  // Around Los Angeles' spring-forward day (local time only moves forward), and fixed and
+  // half-hour zones: each row's window is floor(wall clock / size) on the zone's clock.
+  const START = Date.UTC(2021, 2, 13, 0, 0);
+  it('gives the recomputed windows, counts and window_time instants (embedded runtime)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('America/Los_Angeles', 'Asia/Kolkata', 'GMT-03:00', 'UTC'),
+        fc.constantFrom(3_600_000, 4 * 3_600_000, 86_400_000),
+        fc.array(fc.integer({ min: 0, max: 3 * 86_400_000 }), { minLength: 1, maxLength: 25 }),
+        async (zoneId, size, offsets) => {
+          const zone = timeZoneOf(zoneId);
+          const times = offsets.map((o) => START + o).sort((a, b) => a - b);
+          const path = files.file(`prop-${zoneId.replace(/\W/g, '')}-${size}`, times.map((ts) => ({ ts })));
+          const script = `SET 'table.local-time-zone' = '${zoneId}';
+CREATE TABLE ev (ts BIGINT, ts_ltz AS TO_TIMESTAMP_LTZ(ts, 3), WATERMARK FOR ts_ltz AS ts_ltz) WITH ('connector' = 'filesystem', 'path' = '${path}', 'format' = 'json', 'scan.parallelism' = '1');
+SELECT window_start, window_end, window_time, COUNT(*) AS c FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts_ltz), INTERVAL '${size / 1000}' SECOND)) GROUP BY window_start, window_end, window_time;`;
+          const counts = new Map<number, number>();
+          for (const ts of times) {
+            const start = Math.floor(toLocalMillis(ts, zone) / size) * size;
+            counts.set(start, (counts.get(start) ?? 0) + 1);
+          }
+          const expected = [...counts].map(([start, c]) =>
+            JSON.stringify({
+              window_start: formatTimestamp(start),
+              window_end: formatTimestamp(start + size),
+              window_time: `${formatTimestamp(toInstant(start + size - 1, zone))}Z`,
+              c,
+            }),
+          );
+          expect((await runEmbeddedSql(script, { batchSize: 3 })).rows).toEqual(expected.sort());
+        },
+      ),
+      { numRuns: 20 },
+    );
+  }, 120_000);
 });
 
 describe('DATE and TIME columns', () => {
