@@ -260,4 +260,20 @@ describe('connectors', () => {
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.every((r) => [1, 2, 3].includes(r['v'] as number))).toBe(true);
   });
+
+  it('generates DATE, TIME and TIMESTAMP_LTZ columns: a day, a second and a second per row from 2026-01-01', async () => {
+    const program = compile(`CREATE TABLE g (d DATE, t TIME, ltz TIMESTAMP_LTZ(3)) WITH ('connector' = 'datagen', 'number-of-rows' = '3');
+      SELECT CAST(d AS STRING) AS d, CAST(t AS STRING) AS t, CAST(ltz AS STRING) AS ltz FROM g;`);
+    const graph = program.pipeline.jobGraph({ parallelism: 1 });
+    const rows: Record<string, unknown>[] = [];
+    await runEmbeddedJob(graph, {
+      code: { functions: program.pipeline.userFunctions, generators: program.pipeline.generators },
+      observers: new Map([['print', [{ write: (changes: readonly ChangeRow[]) => changes.forEach((c) => rows.push(c.row)) }]]]),
+    });
+    expect(rows).toEqual([
+      { d: '2026-01-01', t: '00:00:00', ltz: '2026-01-01 00:00:00.000' },
+      { d: '2026-01-02', t: '00:00:01', ltz: '2026-01-01 00:00:01.000' },
+      { d: '2026-01-03', t: '00:00:02', ltz: '2026-01-01 00:00:02.000' },
+    ]);
+  });
 });

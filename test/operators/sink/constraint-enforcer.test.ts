@@ -47,6 +47,25 @@ describe('Function: createConstraintEnforcer', () => {
     }
   });
 
+  it('names DATE, TIME and TIMESTAMP_LTZ values of the wrong representation', () => {
+    const temporal = schemaOf({ dt: 'DATE', tm: 'TIME(0)', ltz: 'TIMESTAMP_LTZ(3)' });
+    const check = (row: Row): ChangeRow[] | RecordError => {
+      const op = createConstraintEnforcer({ sink: 'out', schema: temporal, target: 'other', notNull: [] });
+      const out: ChangeRow[] = [];
+      try {
+        void op.processBatch([ins(row)], { emit: (r) => out.push(r), emitSide: () => {} });
+      } catch (error) {
+        if (error instanceof RecordError) return error;
+        throw error;
+      }
+      return out;
+    };
+    expect(check({ dt: 19787, tm: 45_296_000, ltz: 5 })).toEqual([ins({ dt: 19787, tm: 45_296_000, ltz: 5 })]);
+    expect((check({ dt: 1.5, tm: 0, ltz: 0 }) as RecordError).message).toBe("column 'dt' of sink 'out': 1.5 is not a DATE");
+    expect((check({ dt: 0, tm: 86_400_000, ltz: 0 }) as RecordError).message).toBe("column 'tm' of sink 'out': 86400000 is not a TIME");
+    expect((check({ dt: 0, tm: 0, ltz: '1970' }) as RecordError).message).toBe("column 'ltz' of sink 'out': '1970' is not a TIMESTAMP_LTZ");
+  });
+
   it('checks NOT NULL only on the columns it is given', () => {
     const withNull = ins({ ...good.row, s: null });
     expect(run({ notNull: ['n'] }, [withNull])).toEqual([withNull]);
