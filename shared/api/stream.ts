@@ -7,7 +7,9 @@ import { parseType } from '../core/type-parse.ts';
 import type { Field, Row, Schema, Value } from '../core/types.ts';
 import { groupAggregateOutputSchema } from '../operators/aggregate/group-aggregate.ts';
 import { calcOutputSchema } from '../operators/calc/calc-operator.ts';
-import { unnestOutputSchema, type UnnestSpec } from '../operators/unnest/unnest-operator.ts';
+import { correlateOutputSchema, type CorrelateSpec } from '../operators/correlate/correlate-operator.ts';
+import { unnestColumns } from '../operators/correlate/unnest-rows.ts';
+import { printExpr } from '../plan/expr-print.ts';
 import type { Expr } from '../plan/expr.ts';
 import { inferType } from '../plan/expr-types.ts';
 import type { CalcNode, LogicalNode, SinkConnector } from '../plan/logical.ts';
@@ -24,7 +26,6 @@ import { buildJoin, intervalJoin as intervalJoinNode, temporalJoin as temporalJo
 import type { Duration } from './windows.ts';
 import { overAggregateOutputSchema, type OverFrame } from '../operators/over/over-aggregate.ts';
 import { parseDuration } from './windows.ts';
-import { correlate } from './lateral.ts';
 import type { TableFunctionCall } from './user-functions.ts';
 
 /** Options of {@link Stream.sinkTo}. */
@@ -162,31 +163,71 @@ export class Stream<T> {
   }
 
   /**
-   * One row per element of the ARRAY (or entry of the MAP) `spec.expr` evaluates to: this
-   * stream's columns, then the element's (SQL's `CROSS JOIN UNNEST`, and with `outer` the
-   * `LEFT JOIN UNNEST … ON TRUE`); see shared/operators/unnest/unnest-operator.ts.
+   * Joins every row with the rows of a table function (Flink's Correlate): the one plan node
+   * behind {@link unnest} and {@link joinLateral}; see shared/operators/correlate/.
    *
-   * @throws PlanError for a non-collection expression or a column name that clashes.
+   * @throws PlanError for a wrong number of column names, a name that clashes, a LEFT join with a
+   *   condition, or an UNNEST argument that is not an ARRAY or a MAP.
    */
-  unnest(spec: UnnestSpec): Stream<Row> {
-    const schema = unnestOutputSchema(spec, this.schema);
-    return new Stream<Row>(this.pipeline, { type: 'Unnest', id: this.pipeline.nextId(), input: this.node, ...spec, schema });
+  correlate(spec: CorrelateSpec): Stream<Row> {
+    const schema = correlateOutputSchema(spec, this.schema);
+    return new Stream<Row>(this.pipeline, { type: 'Correlate', id: this.pipeline.nextId(), input: this.node, ...spec, schema });
+  }
+
+  /**
+   * One row per element of the ARRAY (or entry of the MAP) `collections` evaluates to — of
+   * several collections zipped, the shorter padded with NULLs: this stream's columns, then the
+   * element's (SQL's `CROSS JOIN UNNEST(…)`; `type: 'left'` is `LEFT JOIN UNNEST(…) ON TRUE`,
+   * keeping a row without elements once). `columns` names the element columns (by default a
+   * ROW element's field names, `EXPR$i` for a scalar, `KEY`/`VALUE` for a MAP); `ordinality`
+   * names a 1-based position column (`WITH ORDINALITY`).
+   *
+   * ```ts
+   * orders.unnest(col('items'), { columns: ['sku', 'qty'], ordinality: 'n' });
+   * ```
+   *
+   * @throws PlanError as {@link correlate}.
+   */
+  unnest(collections: Expr | readonly Expr[], options: { readonly type?: 'inner' | 'left'; readonly columns?: readonly string[]; readonly ordinality?: string } = {}): Stream<Row> {
+    const args: readonly Expr[] = Array.isArray(collections) ? collections : [collections as Expr];
+    const ordinality = options.ordinality !== undefined;
+    const names = unnestColumns(
+      args.map((a) => inferType(a, this.schema)),
+      ordinality,
+      args.map(printExpr),
+    ).defaultNames;
+    const elementNames = options.columns ?? names.slice(0, ordinality ? -1 : undefined);
+    return this.correlate({
+      call: { fn: 'UNNEST', args, ...(ordinality ? { ordinality: true } : {}) },
+      columns: [...elementNames, ...(options.ordinality !== undefined ? [options.ordinality] : [])],
+      joinType: options.type === 'left' ? 'LEFT' : 'INNER',
+    });
   }
 
   /**
    * Joins every row with the rows of a table function (SQL `CROSS JOIN LATERAL TABLE(f(x))`, or
    * `LEFT JOIN … ON TRUE` with `type: 'left'`): `call` comes from `pipeline.function(name, fn)`.
+   * `columns` renames the function's columns; an inner join's `condition` (over the joined
+   * row) keeps only the rows it is TRUE for.
    *
    * ```ts
    * const split = pipeline.function('split', splitWords);
    * docs.joinLateral(split('line'), { type: 'left' });
    * ```
+   *
+   * @throws PlanError for an unknown argument column, or as {@link correlate}.
    */
-  joinLateral(call: TableFunctionCall, options: { readonly type?: 'inner' | 'left'; readonly columns?: readonly string[] } = {}): Stream<Row> {
+  joinLateral(call: TableFunctionCall, options: { readonly type?: 'inner' | 'left'; readonly columns?: readonly string[]; readonly condition?: Expr } = {}): Stream<Row> {
     for (const a of call.args) if (typeof a === 'string') requireColumn(this.schema, a, `${call.name}(…)`);
-    const args = call.args.map((a) => (typeof a === 'string' ? (row: Row) => row[a] ?? null : () => a.value));
-    const display = `${call.name}(${call.args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a.value))).join(', ')})`;
-    return correlate(this, call.fn, args, { ...options, display });
+    const args: Expr[] = call.args.map((a) => (typeof a === 'string' ? { kind: 'ref', name: a } : a));
+    // The function object goes into the registry: the operator finds it there by reference.
+    const ref = this.pipeline.registerFunction(call.fn as never);
+    return this.correlate({
+      call: { fn: 'USER', ref, name: call.name, args, columnTypes: call.fn.columns.map((c) => c.type) },
+      columns: options.columns ?? call.fn.columns.map((c) => c.name),
+      joinType: options.type === 'left' ? 'LEFT' : 'INNER',
+      ...(options.condition !== undefined ? { condition: options.condition } : {}),
+    });
   }
 
   /** Groups by key columns; follow with `.aggregate({...})`. */

@@ -16,7 +16,7 @@ import type { UdfRegistry } from '../plan/expr-compile.ts';
 import { createGroupAggregateOperator } from './aggregate/group-aggregate.ts';
 import { createCalcOperator } from './calc/calc-operator.ts';
 import { createDeduplicateOperator } from './dedup/deduplicate-operator.ts';
-import { createUnnestOperator } from './unnest/unnest-operator.ts';
+import { createCorrelateOperator } from './correlate/correlate-operator.ts';
 import { createMapOperator } from './map/map-operator.ts';
 import { createRankOperator } from './rank/rank-operator.ts';
 import type { Operator } from './operator.ts';
@@ -141,8 +141,8 @@ export function createOperator(op: JobOperator, code: UserCode): Operator {
       return createCalcOperator(op.spec, op.inputSchema, code.functions as UdfRegistry);
     case 'Map':
       return createMapOperator(op.spec, code.functions);
-    case 'Unnest':
-      return createUnnestOperator(op.spec, op.inputSchema, code.functions as UdfRegistry);
+    case 'Correlate':
+      return createCorrelateOperator(op.spec, op.inputSchema, code.functions);
     case 'GroupAggregate':
       return createGroupAggregateOperator(op.spec, op.inputSchema, code.functions);
     case 'Rank':

@@ -20,6 +20,7 @@ import { formatDistribution } from './planner.ts';
 import { describeWindowNode } from './window-explain.ts';
 import { formatAggCall, formatRankRange, formatSortField, STRATEGY_NAMES } from './explain-format.ts';
 import { formatOverFrame } from '../operators/over/over-aggregate.ts';
+import { formatCorrelateCall } from '../operators/correlate/correlate-operator.ts';
 
 /** Options of {@link explainPlan}. */
 export interface ExplainOptions {
@@ -97,15 +98,19 @@ export function describePlanNode(node: LogicalNode): string {
         ['where', node.condition ? `[${printExpr(node.condition)}]` : undefined],
       ])})`;
     case 'Map':
-      return node.flat
-        ? `Correlate(${attrs([['invocation', `[${node.display}]`], ['fields', fields(outNames)]])})`
-        : `Map(${attrs([['function', `[${node.display}]`], ['fields', fields(outNames)]])})`;
-    case 'Unnest':
+      return `Map(${attrs([['function', `[${node.display}]`], ['fields', fields(outNames)]])})`;
+    case 'Correlate': {
+      // As Flink's StreamPhysicalCorrelate: the invocation, its table, `select` without spaces.
+      const invocation = formatCorrelateCall(node.call);
       return `Correlate(${attrs([
-        ['invocation', `[UNNEST(${printExpr(node.expr)})${node.ordinality !== undefined ? ' WITH ORDINALITY' : ''}]`],
-        ['joinType', `[${node.outer === true ? 'LEFT' : 'INNER'}]`],
-        ['fields', fields(outNames)],
+        ['invocation', `[${invocation}]`],
+        ['correlate', `[table(${invocation})]`],
+        ['select', `[${outNames.join(',')}]`],
+        ['rowType', `[RecordType(${node.schema.fields.map((f) => `${formatType(f.type)} ${f.name}`).join(', ')})]`],
+        ['joinType', `[${node.joinType}]`],
+        ['condition', node.condition ? `[${printExpr(node.condition)}]` : undefined],
       ])})`;
+    }
     case 'GroupAggregate':
       return `GroupAggregate(${attrs([
         ['groupBy', node.groupBy.length > 0 ? fields(node.groupBy) : undefined],

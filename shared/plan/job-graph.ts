@@ -32,7 +32,7 @@ import type { WindowTableFunctionSpec } from '../operators/window-rank/window-ta
 import type { LookupJoinSpec } from '../lookup/lookup-join-spec.ts';
 import type { IntervalJoinSpec, StreamingJoinSpec, TemporalJoinSpec, WindowJoinSpec } from '../operators/join/index.ts';
 import type { UnionSpec } from '../operators/union/union-operator.ts';
-import type { UnnestSpec } from '../operators/unnest/unnest-operator.ts';
+import type { CorrelateSpec } from '../operators/correlate/correlate-operator.ts';
 import type { OverAggregateSpec } from '../operators/over/over-aggregate.ts';
 import type { ConstraintEnforcerSpec } from '../operators/sink/constraint-enforcer.ts';
 import { windowOperator, lateSinksOf } from './window-job.ts';
@@ -63,7 +63,7 @@ export interface JobSink {
 export interface OperatorSpecs {
   Calc: { readonly projection: readonly { readonly name: string; readonly expr: Expr }[]; readonly condition?: Expr };
   Map: { readonly ref: string; readonly display: string };
-  Unnest: UnnestSpec;
+  Correlate: CorrelateSpec;
   GroupAggregate: {
     readonly groupBy: readonly string[];
     readonly aggCalls: readonly AggCall[];
@@ -363,12 +363,12 @@ function toJobOperator(node: LogicalNode, plan: PlannedPipeline): JobOperator {
         spec: { projection: node.projection, ...(node.condition ? { condition: node.condition } : {}) },
       };
     case 'Map':
-      return { ...common, type: 'Map', spec: { ref: node.ref, display: node.display, ...(node.flat ? { flat: true } : {}) } };
-    case 'Unnest':
+      return { ...common, type: 'Map', spec: { ref: node.ref, display: node.display } };
+    case 'Correlate':
       return {
         ...common,
-        type: 'Unnest',
-        spec: { expr: node.expr, columns: node.columns, ...(node.ordinality !== undefined ? { ordinality: node.ordinality } : {}), ...(node.outer === true ? { outer: true } : {}) },
+        type: 'Correlate',
+        spec: { call: node.call, columns: node.columns, joinType: node.joinType, ...(node.condition !== undefined ? { condition: node.condition } : {}) },
       };
     case 'GroupAggregate':
       return {

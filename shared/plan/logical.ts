@@ -20,7 +20,7 @@ import type { AggCallSpec, UserAggregateRef } from '../operators/aggregate/agg-c
 import type { AggFunctionName } from '../operators/aggregate/agg-function.ts';
 import type { OverFrame } from '../operators/over/over-aggregate.ts';
 import type { CalcColumn } from '../operators/calc/calc-operator.ts';
-import type { UnnestSpec } from '../operators/unnest/unnest-operator.ts';
+import type { CorrelateSpec } from '../operators/correlate/correlate-operator.ts';
 
 /**
  * How the Top-N result is maintained (Flink's RankProcessStrategy):
@@ -159,23 +159,20 @@ export interface CalcNode extends NodeBase {
   readonly condition?: Expr;
 }
 
-/**
- * A user row function from a TypeScript pipeline (`stream.map(schema, fn)`), or, with `flat`, a
- * row → rows function: a join with a table function (`LATERAL TABLE(f(x))`, Flink's Correlate),
- * each output row keeping the kind of its input row.
- */
+/** A user row function from a TypeScript pipeline (`stream.map(schema, fn)`). */
 export interface MapNode extends NodeBase {
   readonly type: 'Map';
   readonly input: LogicalNode;
   readonly ref: string;
   readonly display: string;
-  /** The function returns an array of rows (zero or more per input row). */
-  readonly flat?: boolean;
 }
 
-/** One row per element of an ARRAY or MAP the input row holds (SQL's `CROSS JOIN UNNEST`). */
-export interface UnnestNode extends NodeBase, UnnestSpec {
-  readonly type: 'Unnest';
+/**
+ * Each input row joined with the rows of a table function: UNNEST or a table user function
+ * (SQL's `CROSS JOIN UNNEST(…)`, `LATERAL TABLE(f(x))`; Flink's Correlate).
+ */
+export interface CorrelateNode extends NodeBase, CorrelateSpec {
+  readonly type: 'Correlate';
   readonly input: LogicalNode;
 }
 
@@ -477,7 +474,7 @@ export type LogicalNode =
   | SourceNode
   | CalcNode
   | MapNode
-  | UnnestNode
+  | CorrelateNode
   | GroupAggregateNode
   | RankNode
   | DeduplicateNode

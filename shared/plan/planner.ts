@@ -288,7 +288,7 @@ function deriveTraits(node: LogicalNode, traits: ReadonlyMap<LogicalNode, NodeTr
     }
     case 'Map':
       return { changelogMode: inputTraits(node.input).changelogMode, upsertKeys: [], distribution: undefined };
-    case 'Unnest': {
+    case 'Correlate': {
       // Input columns pass unchanged, so a hash distribution on them still holds; one row becomes many, so no key is unique.
       const t = inputTraits(node.input);
       return { changelogMode: t.changelogMode, upsertKeys: [], distribution: t.distribution };
@@ -370,7 +370,7 @@ function propagateModes(sinks: readonly LogicalNode[], traits: Map<LogicalNode, 
     const input = inputOf(node);
     if (!input) return own.changelogMode;
     const inputMode = visit(input);
-    if (node.type === 'Calc' || node.type === 'Map' || node.type === 'Unnest' || node.type === 'Exchange' || node.type === 'Sink' || node.type === 'LookupJoin') {
+    if (node.type === 'Calc' || node.type === 'Map' || node.type === 'Correlate' || node.type === 'Exchange' || node.type === 'Sink' || node.type === 'LookupJoin') {
       traits.set(node, { ...own, changelogMode: inputMode });
       return inputMode;
     }

@@ -18,7 +18,7 @@
  * Idle-state retention of a regular join: the `STATE_TTL('a' = '1d', 'b' = '12 h')` hint per
  * input (by table name or alias), else `table.exec.state.ttl` for both.
  */
-import { compileUnnestJoin, isUnnestJoin } from './unnest.ts';
+import { compileCorrelateJoin, isCorrelateJoin } from './correlate.ts';
 import { buildJoin, conjunctsOf, extractIntervalBounds, intervalJoin, temporalJoin } from '../api/joins.ts';
 import { parseDuration } from '../api/windows.ts';
 import type { Stream } from '../api/stream.ts';
@@ -140,8 +140,8 @@ function joinedRelation(stream: Stream<Row>, j: JoinedScope, keepRight = true): 
  * @throws SqlError for unknown columns, incomparable keys and unsupported joins, at the clause.
  */
 export function compileJoin(from: Extract<SqlFrom, { k: 'join' }>, where: readonly SqlExpr[], jc: JoinContext): { relation: Relation; where: SqlExpr[] } {
-  // A correlate with UNNEST(left.column): the WHERE conjuncts stay for after it.
-  if (isUnnestJoin(from)) return { relation: compileUnnestJoin(from, jc), where: [...where] };
+  // A correlate with UNNEST(…) or LATERAL TABLE(…): the WHERE conjuncts stay for after it.
+  if (isCorrelateJoin(from)) return { relation: compileCorrelateJoin(from, jc.compileFrom(from.left)), where: [...where] };
   let remaining = [...where];
   const input = (f: SqlFrom): Relation => {
     if (f.k === 'join' && f.systemTime === undefined) {

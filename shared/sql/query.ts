@@ -6,7 +6,7 @@
  * `JOIN … FOR SYSTEM_TIME AS OF` → LookupJoin.
  */
 import { aggregateSpecOf } from './aggregate-calls.ts';
-import { compileLateralJoin, isLateralJoin } from './lateral.ts';
+import { compileCorrelateAlone } from './correlate.ts';
 import { expandGroupingSetsQuery } from './grouping-sets.ts';
 import { withL2 } from '../api/lookup-table.ts';
 import type { AggregateSpec } from '../api/aggregates.ts';
@@ -60,11 +60,7 @@ export function compileSelect(query: SqlSelect, ctx: QueryContext): Relation {
     const subqueries = conjuncts.filter(isSubqueryCondition);
     let where = conjuncts.filter((c) => !isSubqueryCondition(c));
     const jc = joinContext(q.hints, ctx);
-    if (isLateralJoin(q.from)) {
-      const lateral = compileLateralJoin(q.from, compileFrom(q.from.left, q.hints, ctx));
-      input = lateral.relation;
-      if (lateral.on) where = [...sqlConjuncts(lateral.on), ...where];
-    } else if (q.from.k === 'join' && q.from.systemTime === undefined) {
+    if (q.from.k === 'join' && q.from.systemTime === undefined) {
       // The WHERE conjuncts that belong to the join (its keys in a comma join) go into it.
       const joined = compileJoin(q.from, where, jc);
       input = joined.relation;
@@ -129,14 +125,9 @@ function compileFrom(from: SqlFrom, hints: SqlSelect['hints'], ctx: QueryContext
     case 'tvf':
       return compileWindowTvf(from, hints, ctx);
     case 'tableFunction':
-      throw new SqlError(from.pos, `${from.lateral ? 'LATERAL ' : ''}TABLE(${from.call.name}(…)) is not supported yet`);
     case 'unnest':
-      throw new SqlError(from.pos, 'UNNEST is supported joined to the table whose collection it unnests (FROM t CROSS JOIN UNNEST(t.arr) AS u (x)), not on its own yet');
+      return compileCorrelateAlone(from, ctx);
     case 'join':
-      if (isLateralJoin(from)) {
-        const lateral = compileLateralJoin(from, compileFrom(from.left, hints, ctx));
-        return lateral.on ? filter(lateral.relation, lateral.on) : lateral.relation;
-      }
       if (from.systemTime === undefined) return compileJoin(from, [], joinContext(hints, ctx)).relation;
       return compileTimeTravelJoin(from, hints, ctx);
   }

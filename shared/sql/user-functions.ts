@@ -27,10 +27,10 @@ export function userFunction(name: string): { readonly fn: ScalarFunction; reado
   return fn?.kind === 'scalar' && current ? { fn, pipeline: current.pipeline } : undefined;
 }
 
-/** The table user function called `name` in the script being compiled. */
-export function userTableFunction(name: string): TableFunction | undefined {
+/** The table user function called `name` in the script being compiled, and its pipeline. */
+export function userTableFunction(name: string): { readonly fn: TableFunction; readonly pipeline: Pipeline } | undefined {
   const fn = current?.functions.get(name.toUpperCase());
-  return fn?.kind === 'table' ? fn : undefined;
+  return fn?.kind === 'table' && current ? { fn, pipeline: current.pipeline } : undefined;
 }
 
 /**

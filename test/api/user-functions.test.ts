@@ -57,7 +57,9 @@ describe('pipeline.function', () => {
     const split2 = left.function('split', splitWords);
     docs(left).joinLateral(split2('line'), { type: 'left', columns: ['w', 'n'] }).groupBy('id').aggregate({ words: count('w') }).print('out');
     expect(await finalRows(left)).toEqual(['{"id":1,"words":2}', '{"id":2,"words":0}', '{"id":3,"words":0}', '{"id":4,"words":1}']);
-    expect(left.explain()).toContain('Correlate(invocation=[split(line) (LEFT)], fields=[id, line, w, n])');
+    expect(left.explain()).toContain(
+      'Correlate(invocation=[split(line)], correlate=[table(split(line))], select=[id,line,w,n], rowType=[RecordType(INT NOT NULL id, VARCHAR(2147483647) line, VARCHAR(2147483647) w, INT n)], joinType=[LEFT])',
+    );
   });
 
   it('an aggregate function with retraction in a group aggregation', async () => {
@@ -83,7 +85,9 @@ describe('pipeline.function', () => {
     const split = p.function('split', splitWords);
     const d = docs(p);
     expect(() => d.joinLateral(split('nope'))).toThrow(/nope/);
-    expect(() => d.joinLateral(split('line'), { columns: ['id', 'x'] })).toThrow("table function column 'id' has the name of an input column: rename it (AS T(other_name))");
+    expect(() => d.joinLateral(split('line'), { columns: ['id', 'x'] })).toThrow("column 'id' of split(line) has the name of an input column: rename it (AS t (other_name, …))");
+    expect(() => d.joinLateral(split('line'), { columns: ['x'] })).toThrow('split(line) gives 2 columns, but 1 names are given (x)');
+    expect(() => d.joinLateral(split('line'), { type: 'left', condition: gt(col('len'), lit(1)) })).toThrow('a LEFT join with split(line) supports only ON TRUE (as in Flink)');
     expect(() => p.function('x', (() => 1) as never)).toThrow("pipeline.function('x'): the definition must be a scalarFunction(…), tableFunction(…) or aggregateFunction(…)");
   });
 });

@@ -125,6 +125,15 @@ export const FIXTURES: Readonly<Record<string, Fixture>> = {
       { id: 3, line: 'c' },
     ],
   },
+  // Orders with an array and a map of products (the joins page's array, multiset and map expansion).
+  Baskets: {
+    columns: 'order_id BIGINT, product_names ARRAY<STRING>, quantities MAP<STRING, INT>',
+    rows: [
+      { order_id: 1, product_names: ['shirt', 'pants'], quantities: { shirt: 2, pants: 1 } },
+      { order_id: 2, product_names: [], quantities: {} },
+      { order_id: 3, product_names: ['hat'], quantities: { hat: 5 } },
+    ],
+  },
 };
 
 /** Writes every fixture's rows to a temporary directory; the DDL of table `name` there. */
