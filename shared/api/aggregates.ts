@@ -12,6 +12,8 @@ import type { Expr } from '../plan/expr.ts';
 export interface AggregateSpec<Result = unknown> {
   readonly fn: AggFunctionName;
   readonly arg?: string | Expr;
+  /** A user aggregate's second and later arguments. */
+  readonly extraArgs?: readonly (string | Expr)[];
   readonly distinct: boolean;
   /** LISTAGG's separator; `,` when absent. */
   readonly separator?: string;

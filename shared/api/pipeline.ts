@@ -29,7 +29,7 @@ import type { PlannedPipeline } from '../plan/planner.ts';
 import { planPipeline } from '../plan/planner.ts';
 import type { RowOf, SchemaSpec } from './schema-spec.ts';
 import { Stream } from './stream.ts';
-import { isAggregateFunction, isScalarFunction, isTableFunction, type AggregateFunction, type FunctionArgument, type ScalarFunction, type TableFunction, type TableFunctionCall, type UserFunctionDefinition } from './user-functions.ts';
+import { isAggregateFunction, isScalarFunction, isTableFunction, type AggregateFunction, type FunctionArgument, type ScalarFunction, type TableFunction, type TableFunctionCall, type UserAggregateOptions, type UserFunctionDefinition } from './user-functions.ts';
 import type { AggregateSpec } from './aggregates.ts';
 import { LookupTable, createLookupTable, type LookupTableOptions } from './lookup-table.ts';
 
@@ -202,16 +202,28 @@ export class Pipeline {
    */
   function(name: string, definition: ScalarFunction): (...args: FunctionArgument[]) => Expr;
   function(name: string, definition: TableFunction): (...args: FunctionArgument[]) => TableFunctionCall;
-  function(name: string, definition: AggregateFunction): (arg: string | Expr, options?: { readonly filter?: Expr }) => AggregateSpec;
+  function(name: string, definition: AggregateFunction): (args: string | Expr | readonly (string | Expr)[], options?: UserAggregateOptions) => AggregateSpec;
   function(
     name: string,
     definition: UserFunctionDefinition,
-  ): ((...args: FunctionArgument[]) => Expr) | ((...args: FunctionArgument[]) => TableFunctionCall) | ((arg: string | Expr, options?: { readonly filter?: Expr }) => AggregateSpec) {
+  ): ((...args: FunctionArgument[]) => Expr) | ((...args: FunctionArgument[]) => TableFunctionCall) | ((args: string | Expr | readonly (string | Expr)[], options?: UserAggregateOptions) => AggregateSpec) {
     if (isTableFunction(definition)) return (...args: FunctionArgument[]): TableFunctionCall => ({ fn: definition, name, args });
     if (isAggregateFunction(definition)) {
       // One registry entry per declared function: the aggregate operators find it by reference.
       const user = { ref: this.registerFunction(definition as never), name, resultType: definition.resultType };
-      return (arg: string | Expr, options: { readonly filter?: Expr } = {}): AggregateSpec => ({ fn: 'USER', user, arg, distinct: false, ...(options.filter ? { filter: options.filter } : {}) });
+      // One argument (a column name or an expression), or a list of them: none or several.
+      return (args: string | Expr | readonly (string | Expr)[], options: UserAggregateOptions = {}): AggregateSpec => {
+        const list: readonly (string | Expr)[] = Array.isArray(args) ? args : [args as string | Expr];
+        const [first, ...rest] = list;
+        return {
+          fn: 'USER',
+          user,
+          ...(first !== undefined ? { arg: first } : {}),
+          ...(rest.length > 0 ? { extraArgs: rest } : {}),
+          distinct: options.distinct ?? false,
+          ...(options.filter ? { filter: options.filter } : {}),
+        };
+      };
     }
     if (!isScalarFunction(definition)) throw new PlanError(`pipeline.function('${name}'): the definition must be a scalarFunction(…), tableFunction(…) or aggregateFunction(…)`);
     return (...args: FunctionArgument[]): Expr => {

@@ -11,7 +11,7 @@
 import { PlanError } from '../core/errors.ts';
 import { parseType } from '../core/type-parse.ts';
 import type { LogicalType, Value } from '../core/types.ts';
-import type { Literal } from '../plan/expr.ts';
+import type { Expr, Literal } from '../plan/expr.ts';
 
 /** A scalar user function: SQL values in, one SQL value out; its result type is declared. */
 export interface ScalarFunction {
@@ -88,6 +88,14 @@ export function isTableFunction(value: unknown): value is TableFunction {
 /** A function `CREATE FUNCTION` or `pipeline.function(…)` can name. */
 export type UserFunctionDefinition = ScalarFunction | TableFunction | AggregateFunction;
 
+/** Options of an aggregate user function's call from the API (`pipeline.function(name, fn)`). */
+export interface UserAggregateOptions {
+  /** Only rows for which this predicate is TRUE contribute (SQL `FILTER (WHERE …)`). */
+  readonly filter?: Expr;
+  /** Each distinct argument value once (SQL `f(DISTINCT x)`; one argument only). */
+  readonly distinct?: boolean;
+}
+
 /** An argument of a function called from the API: an input column by name, or a literal. */
 export type FunctionArgument = string | Literal;
 
@@ -106,24 +114,36 @@ export function tableFunctionValues(fn: TableFunction, row: TableFunctionRow): V
 }
 
 /**
- * An aggregate user function (Flink's `AggregateFunction`): the accumulator is plain data
- * (numbers, strings, arrays, plain objects: it is stored in DynamoDB as it is), changed in place
- * by `accumulate` and, for updating inputs, `retract`; `getValue` reads the result.
+ * An aggregate user function (Flink's `AggregateFunction`): the accumulator is changed in place
+ * by `accumulate` and, for updating inputs, `retract`; `merge` adds another accumulator into it;
+ * `getValue` reads the result. The accumulator must be a plain JSON value — numbers, strings,
+ * booleans, null, arrays and plain objects, no class instances, Maps, Dates or bigints — since
+ * the AWS runtime keeps it in DynamoDB state (and its changelog) as JSON and reads it back
+ * between invocations: what does not survive `JSON.parse(JSON.stringify(acc))` is lost there.
  */
 export interface AggregateFunction<A = unknown> {
   readonly kind: 'aggregate';
   readonly resultType: LogicalType;
   readonly name: string;
   createAccumulator(): A;
-  accumulate(acc: A, value: Value): void;
+  /** Adds one input row's argument values (one per argument of the call, in order). */
+  accumulate(acc: A, ...values: Value[]): void;
   /** Absent: the function cannot aggregate an updating input (a retraction is an error). */
-  retract?(acc: A, value: Value): void;
+  retract?(acc: A, ...values: Value[]): void;
+  /**
+   * Adds the accumulator `other` into `acc`, in place, leaving `other` unchanged. As in Flink,
+   * required for SESSION windows and for HOP and CUMULATE windows (whose slices are merged);
+   * TUMBLE windows and GROUP BY aggregation do without.
+   */
+  merge?(acc: A, other: A): void;
   getValue(acc: A): Value;
 }
 
 /**
- * Declares an aggregate function of one argument with its SQL result type, for
- * `CREATE FUNCTION` and `stream.groupBy(…).aggregate({ x: pipeline.aggregate(name, fn, 'col') })`.
+ * Declares an aggregate function with its SQL result type, for `CREATE FUNCTION` (then
+ * `my_avg(x)`, `my_fn(a, b)`, `my_fn(DISTINCT x)`, `… FILTER (WHERE …)` in GROUP BY and window
+ * aggregation) and the API (`pipeline.function(name, fn)`). The accumulator is a plain JSON
+ * value (see {@link AggregateFunction}).
  *
  * ```ts
  * export const weightedAvg = aggregateFunction('DOUBLE', {

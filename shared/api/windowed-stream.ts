@@ -22,7 +22,7 @@ import type { WindowTriggerSpec } from '../operators/window/triggers.ts';
 import { windowDeduplicateOutputSchema } from '../operators/window-rank/window-deduplicate.ts';
 import { windowRankOutputSchema } from '../operators/window-rank/window-rank.ts';
 import { windowTableFunctionOutputSchema } from '../operators/window-rank/window-table-function.ts';
-import type { LateSinkSpec, LogicalNode, SinkConnector, WindowSpec, WindowTiming } from '../plan/logical.ts';
+import type { AggCall, LateSinkSpec, LogicalNode, SinkConnector, WindowSpec, WindowTiming } from '../plan/logical.ts';
 import { WINDOW_END_COLUMN, WINDOW_START_COLUMN, windowEmitsUpdates } from '../plan/window-planning.ts';
 import type { AggregateSpec } from './aggregates.ts';
 import { aggregateInput, requireColumn } from './aggregate-input.ts';
@@ -142,6 +142,7 @@ export class WindowedStream<T> {
     const input = this.stream;
     const groupBy = this.groupKeys(options.groupBy);
     const { aggInput, calls } = aggregateInput(input, groupBy, aggregates, [this.window.timeColumn]);
+    requireMerge(calls, this.window, input.pipeline.userFunctions);
     const timing = this.timing(options, 'window aggregate');
     const spec: WindowAggregateSpec = { window: this.window, ...timingSpec(timing), groupBy, aggCalls: calls, generateUpdateBefore: true };
     return input.derive({
@@ -328,6 +329,26 @@ export class WindowedStream<T> {
   private requireEventTime(what: string): void {
     if (this.options.timeDomain === 'processing') {
       throw new PlanError(`${what}: processing-time windows are supported by aggregate() and process() only (window Top-N and deduplication use event time)`);
+    }
+  }
+}
+
+/**
+ * Flink's contract for a user AggregateFunction in window aggregation: SESSION windows merge
+ * windows and HOP / CUMULATE windows merge slices, both through the function's `merge`, so those
+ * windows need it (TUMBLE windows do not).
+ *
+ * @throws PlanError naming the function, the window and the missing method.
+ */
+function requireMerge(calls: readonly AggCall[], window: WindowSpec, functions: ReadonlyMap<string, unknown>): void {
+  if (window.type === 'TUMBLE') return;
+  for (const call of calls) {
+    if (call.user === undefined) continue;
+    const fn = functions.get(call.user.ref) as { merge?: unknown } | undefined;
+    if (typeof fn?.merge !== 'function') {
+      throw new PlanError(
+        `the aggregate user function ${call.user.name.toUpperCase()} has no merge method: as in Flink, a ${window.type} window aggregation merges accumulators (${window.type === 'SESSION' ? 'of merged sessions' : 'of the slices of a window'}), so declare merge(acc, other) in its aggregateFunction(…) (TUMBLE windows and GROUP BY do without)`,
+      );
     }
   }
 }

@@ -152,7 +152,7 @@ export function createOperator(op: JobOperator, code: UserCode): Operator {
     case 'OverAggregate':
       return createOverAggregateOperator(op.spec, op.inputSchema);
     case 'WindowAggregate':
-      return createWindowAggregateOperator(op.spec, op.inputSchema);
+      return createWindowAggregateOperator(op.spec, op.inputSchema, { functions: code.functions });
     case 'WindowProcess': {
       const fn = code.functions.get(op.spec.ref);
       if (typeof fn !== 'function') {

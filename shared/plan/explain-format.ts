@@ -6,7 +6,8 @@ import type { AggCall, RankRange, RankStrategy, SortField } from './logical.ts';
 
 /** `COUNT(DISTINCT bidder) FILTER $f3 AS total_bidders`, as Flink prints aggregate calls. */
 export function formatAggCall(call: AggCall): string {
-  const arg = call.arg === undefined ? '*' : `${call.distinct ? 'DISTINCT ' : ''}${call.arg}`;
+  const args = call.arg === undefined ? (call.user ? '' : '*') : [call.arg, ...(call.extraArgs ?? [])].join(', ');
+  const arg = call.distinct ? `DISTINCT ${args}` : args;
   const separator = call.separator === undefined ? '' : `, '${call.separator}'`;
   const filter = call.filterField === undefined ? '' : ` FILTER ${call.filterField}`;
   return `${call.user?.name ?? call.fn}(${arg}${separator})${filter} AS ${call.name}`;

@@ -98,8 +98,10 @@ export interface WatermarkSpec {
 /** One aggregate call of a GroupAggregate; arguments and filters are input columns, as in Flink. */
 export interface AggCall {
   readonly fn: AggFunctionName;
-  /** Input column; absent for COUNT(*). */
+  /** Input column; absent for COUNT(*) (and a user aggregate of no argument). */
   readonly arg?: string;
+  /** A user aggregate's second and later argument columns. */
+  readonly extraArgs?: readonly string[];
   readonly distinct: boolean;
   /** LISTAGG's separator; `,` when absent. */
   readonly separator?: string;

@@ -13,16 +13,21 @@ import { userAggregate } from './user-functions.ts';
 const SYNONYMS: Readonly<Record<string, AggFunctionName>> = { STDDEV: 'STDDEV_SAMP', VARIANCE: 'VAR_SAMP' };
 
 /** The spec of aggregate call `e`, its argument and filter compiled against `scope`. */
-export function aggregateSpecOf(e: Extract<SqlExpr, { k: 'call' }>, scope: Scope, containsAggregate: (e: SqlExpr) => boolean, where: 'group' | 'window' = 'group'): AggregateSpec {
+export function aggregateSpecOf(e: Extract<SqlExpr, { k: 'call' }>, scope: Scope, containsAggregate: (e: SqlExpr) => boolean): AggregateSpec {
   const user = userAggregate(e.name);
   if (user) {
-    if (where === 'window') throw new SqlError(e.pos, `the aggregate user function ${e.name} is supported in GROUP BY aggregation, not yet in window aggregation`);
-    if (e.star || e.args.length !== 1) throw new SqlError(e.pos, `the aggregate user function ${e.name} takes one argument`);
-    if (e.distinct) throw new SqlError(e.pos, `${e.name}(DISTINCT …) is not supported yet`);
-    if (containsAggregate(e.args[0] as SqlExpr)) throw new SqlError((e.args[0] as SqlExpr).pos, 'aggregate calls cannot be nested');
-    const arg = compileExpr(e.args[0] as SqlExpr, scope);
+    // Flink passes every argument to accumulate(acc, a, b, …); DISTINCT keeps each value once.
+    if (e.star) throw new SqlError(e.pos, `${e.name}(*) is not valid: an aggregate user function takes its arguments by value`);
+    if (e.withinGroup) throw new SqlError(e.pos, `${e.name}(…) WITHIN GROUP (ORDER BY …) is not supported`);
+    if (e.distinct && e.args.length !== 1) throw new SqlError(e.pos, `${e.name}(DISTINCT …) of ${e.args.length === 0 ? 'no argument' : 'several arguments'} is not supported yet: DISTINCT takes one argument here`);
+    const args = e.args.map((a) => {
+      if (containsAggregate(a)) throw new SqlError(a.pos, 'aggregate calls cannot be nested');
+      const compiled = compileExpr(a, scope);
+      return compiled.kind === 'ref' ? compiled.name : compiled;
+    });
     const filter = e.filter ? compileExpr(e.filter, scope) : undefined;
-    return { fn: 'USER', user, arg: arg.kind === 'ref' ? arg.name : arg, distinct: false, ...(filter ? { filter } : {}) };
+    const [first, ...rest] = args;
+    return { fn: 'USER', user, ...(first !== undefined ? { arg: first } : {}), ...(rest.length > 0 ? { extraArgs: rest } : {}), distinct: e.distinct, ...(filter ? { filter } : {}) };
   }
   const fn = SYNONYMS[e.name] ?? (e.name as AggFunctionName);
   const [first, second] = e.args;

@@ -1,10 +1,11 @@
 /**
  * User functions in the TypeScript API: `pipeline.function(name, scalarFunction(…))` in a select
  * and a filter, `pipeline.function(name, tableFunction(…))` with `stream.joinLateral` (inner and
- * left), run embedded with exact results, and the plan's Correlate in EXPLAIN.
+ * left), aggregate functions in group and window aggregation, run embedded with exact results,
+ * and the plan's Correlate in EXPLAIN.
  */
 import { describe, expect, it } from 'vitest';
-import { Pipeline, aggregateFunction, col, count, gt, lit, scalarFunction, tableFunction } from '../../shared/api/index.ts';
+import { Pipeline, aggregateFunction, col, count, gt, hop, lit, scalarFunction, tableFunction } from '../../shared/api/index.ts';
 import type { ChangeRow } from '../../shared/core/row.ts';
 import { runEmbeddedJob } from '../../shared/runtime/embedded/embedded-runtime.ts';
 import { MaterializedView } from '../../shared/runtime/materialized-view.ts';
@@ -78,6 +79,38 @@ describe('pipeline.function', () => {
     perDoc.groupBy('words').aggregate({ longest: max('len') }).print('out');
     expect(await finalRows(p)).toEqual(['{"words":1,"longest":3}', '{"words":2,"longest":2}']);
     expect(p.explain()).toContain('longest(len) AS longest');
+  });
+
+  it('an aggregate function of two arguments, with merge, in a HOP window; without merge it is refused', async () => {
+    const dot = aggregateFunction<{ s: number }>('BIGINT', {
+      createAccumulator: () => ({ s: 0 }),
+      accumulate: (acc, a, b) => void (a !== null && b !== null && (acc.s += (a as number) * (b as number))),
+      merge: (acc, other) => void (acc.s += other.s),
+      getValue: (acc) => acc.s,
+    });
+    const p = new Pipeline('wagg');
+    const dots = p.function('dot', dot);
+    const events = p.source('events', {
+      schema: { k: 'STRING NOT NULL', a: 'INT', b: 'INT', ts: 'TIMESTAMP(3)' },
+      generator: () => [
+        { k: 'x', a: 2, b: 3, ts: 1000 },
+        { k: 'x', a: 1, b: 5, ts: 4000 },
+        { k: 'x', a: 4, b: 4, ts: 9000 },
+      ],
+      watermark: { column: 'ts', outOfOrdernessMs: 0 },
+    });
+    events.window(hop('ts', '5 s', '10 s')).aggregate({ d: dots(['a', 'b'], { filter: gt(col('a'), lit(1)) }) }, { groupBy: ['k'] }).print('out');
+    expect(await finalRows(p, 1)).toEqual([
+      '{"k":"x","d":16,"window_start":5000,"window_end":15000,"window_time":14999}',
+      '{"k":"x","d":22,"window_start":0,"window_end":10000,"window_time":9999}',
+      '{"k":"x","d":6,"window_start":-5000,"window_end":5000,"window_time":4999}',
+    ]);
+    expect(p.explain()).toContain('dot(a, b) FILTER $f4 AS d');
+    const { merge: _unused, ...withoutMerge } = dot;
+    const q = new Pipeline('wagg2');
+    const noMerge = q.function('dot', aggregateFunction<{ s: number }>('BIGINT', withoutMerge));
+    const src = q.source('events', { schema: { k: 'STRING', a: 'INT', ts: 'TIMESTAMP(3)' }, generator: () => [], watermark: { column: 'ts', outOfOrdernessMs: 0 } });
+    expect(() => src.window(hop('ts', '5 s', '10 s')).aggregate({ d: noMerge(['a', 'a']) }, { groupBy: ['k'] })).toThrow(/^the aggregate user function DOT has no merge method: as in Flink, a HOP window aggregation merges accumulators/);
   });
 
   it('names what is wrong', () => {

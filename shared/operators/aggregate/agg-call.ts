@@ -18,8 +18,10 @@ export interface UserAggregateRef {
  */
 export interface AggCallSpec {
   readonly fn: AggFunctionName;
-  /** Input column; absent for COUNT(*). */
+  /** Input column; absent for COUNT(*) (and a user aggregate of no argument). */
   readonly arg?: string;
+  /** A user aggregate's second and later argument columns (Flink's `accumulate(acc, a, b, …)`). */
+  readonly extraArgs?: readonly string[];
   readonly distinct: boolean;
   /** For `fn: 'USER'`: the function's registry reference, name and declared result type. */
   readonly user?: UserAggregateRef;
@@ -33,7 +35,7 @@ export interface AggCallSpec {
 
 /** Prints a call the way Flink's EXPLAIN does, e.g. `COUNT(DISTINCT user) FILTER $f3 AS users`. */
 export function formatAggCall(call: AggCallSpec): string {
-  const arg = call.arg === undefined ? '*' : call.arg;
+  const arg = call.arg === undefined ? (call.user ? '' : '*') : [call.arg, ...(call.extraArgs ?? [])].join(', ');
   const distinct = call.distinct ? 'DISTINCT ' : '';
   const filter = call.filterField === undefined ? '' : ` FILTER ${call.filterField}`;
   const separator = call.separator === undefined ? '' : `, '${call.separator}'`;

@@ -14,20 +14,22 @@ import { aggResultType } from './result-type.ts';
 
 /**
  * A user aggregate function from the registry as an AggFunction. Without a registry (the
- * planner only asks for result types) its accumulator calls fail by name.
+ * planner only asks for result types) its accumulator calls fail by name. With `spread`, the
+ * value handed over is the tuple of its arguments (none, or several), spread into the call.
  */
-function userAggFunction(user: UserAggregateRef, display: string, functions: ReadonlyMap<string, unknown> | undefined): AggFunction<unknown> {
+function userAggFunction(user: UserAggregateRef, display: string, functions: ReadonlyMap<string, unknown> | undefined, spread: boolean): AggFunction<unknown> {
   const fn = functions?.get(user.ref) as AggregateFunctionLike | undefined;
   const missing = (): never => {
     throw new PlanError(`aggregate function ${user.name} (${user.ref}) of ${display} is not in the pipeline's function registry`);
   };
   if (fn === undefined) return { createAccumulator: missing, accumulate: missing, retract: missing, getValue: missing };
+  const values = (value: Value): Value[] => (spread ? (value as Value[]) : [value]);
   return {
     createAccumulator: () => fn.createAccumulator(),
-    accumulate: (acc, value) => fn.accumulate(acc, value),
+    accumulate: (acc, value) => fn.accumulate(acc, ...values(value)),
     retract: (acc, value) => {
       if (!fn.retract) throw new PlanError(`aggregate function ${user.name} has no retract: it cannot aggregate an updating input (${display})`);
-      fn.retract(acc, value);
+      fn.retract(acc, ...values(value));
     },
     getValue: (acc) => {
       const value = fn.getValue(acc);
@@ -37,11 +39,18 @@ function userAggFunction(user: UserAggregateRef, display: string, functions: Rea
 }
 
 /** What the registry holds for a user aggregate (shared/api/user-functions.ts AggregateFunction). */
-interface AggregateFunctionLike {
+export interface AggregateFunctionLike {
   createAccumulator(): unknown;
-  accumulate(acc: unknown, value: Value): void;
-  retract?(acc: unknown, value: Value): void;
+  accumulate(acc: unknown, ...values: Value[]): void;
+  retract?(acc: unknown, ...values: Value[]): void;
+  /** Adds the accumulator `other` into `acc` (sessions, sliced HOP / CUMULATE windows). */
+  merge?(acc: unknown, other: unknown): void;
   getValue(acc: unknown): Value | undefined;
+}
+
+/** The registry entry of a user aggregate, or undefined. */
+export function userAggregateOf(user: UserAggregateRef, functions: ReadonlyMap<string, unknown> | undefined): AggregateFunctionLike | undefined {
+  return functions?.get(user.ref) as AggregateFunctionLike | undefined;
 }
 
 /**
@@ -66,6 +75,8 @@ export interface GroupAccumulators {
 interface CompiledCall {
   readonly fn: AggFunction<unknown>;
   readonly arg: string | undefined;
+  /** A user aggregate of no argument or several: its argument columns, read as one tuple. */
+  readonly tuple?: readonly string[];
   readonly filter: string | undefined;
 }
 
@@ -122,9 +133,12 @@ export class AggsHandler {
         }
       }
       if (spec.distinct && spec.arg === undefined) throw new PlanError(`COUNT(DISTINCT *) is not valid SQL in ${display}`);
+      for (const extra of spec.extraArgs ?? []) requireField(inputSchema, extra, display);
       if (spec.user) {
         resultTypes.push(spec.user.resultType);
-        calls.push({ fn: userAggFunction(spec.user, display, functions), arg: spec.arg, filter: spec.filterField });
+        const tuple = spec.arg === undefined || (spec.extraArgs?.length ?? 0) > 0 ? [...(spec.arg === undefined ? [] : [spec.arg]), ...(spec.extraArgs ?? [])] : undefined;
+        if (tuple !== undefined && spec.distinct) throw new PlanError(`DISTINCT over ${tuple.length === 0 ? 'no argument' : 'several arguments'} is not supported yet (${display})`);
+        calls.push({ fn: userAggFunction(spec.user, display, functions, tuple !== undefined), arg: spec.arg, ...(tuple !== undefined ? { tuple } : {}), filter: spec.filterField });
       } else {
         resultTypes.push(aggResultType(spec.fn, argType, display));
         calls.push({ fn: createAggFunction(spec.fn, argType, display, spec.separator), arg: spec.arg, filter: spec.filterField });
@@ -163,7 +177,7 @@ export class AggsHandler {
     acc.records++;
     for (const i of this.plain) {
       const call = this.calls[i]!;
-      if (passes(row, call.filter)) call.fn.accumulate(acc.aggs[i], argValue(row, call.arg));
+      if (passes(row, call.filter)) call.fn.accumulate(acc.aggs[i], argValue(row, call));
     }
     for (let g = 0; g < this.distinctGroups.length; g++) {
       const group = this.distinctGroups[g]!;
@@ -190,7 +204,7 @@ export class AggsHandler {
     acc.records--;
     for (const i of this.plain) {
       const call = this.calls[i]!;
-      if (passes(row, call.filter)) call.fn.retract(acc.aggs[i], argValue(row, call.arg));
+      if (passes(row, call.filter)) call.fn.retract(acc.aggs[i], argValue(row, call));
     }
     for (let g = 0; g < this.distinctGroups.length; g++) {
       const group = this.distinctGroups[g]!;
@@ -223,8 +237,9 @@ function passes(row: Row, filter: string | undefined): boolean {
   return filter === undefined || row[filter] === true;
 }
 
-function argValue(row: Row, arg: string | undefined): Value {
-  return arg === undefined ? null : (row[arg] ?? null);
+function argValue(row: Row, call: CompiledCall): Value {
+  if (call.tuple !== undefined) return call.tuple.map((c) => row[c] ?? null);
+  return call.arg === undefined ? null : (row[call.arg] ?? null);
 }
 
 function distinctKey(value: Value): string {

@@ -30,10 +30,47 @@ export const myAvg = aggregateFunction<{ sum: number; count: number }>('DOUBLE',
   getValue: (acc) => (acc.count === 0 ? null : acc.sum / acc.count),
 });
 
+/**
+ * Flink's WeightedAvg example: `weighted_avg(value, weight)` with accumulate, retract and merge
+ * (so it also aggregates HOP, CUMULATE and SESSION windows); BIGINT, the sum divided by the
+ * weight as Java's long division truncates.
+ */
+export const weightedAvg = aggregateFunction<{ sum: number; count: number }>('BIGINT', {
+  name: 'weightedAvg',
+  createAccumulator: () => ({ sum: 0, count: 0 }),
+  accumulate(acc, value, weight) {
+    if (value === null || weight === null) return;
+    acc.sum += Number(value) * Number(weight);
+    acc.count += Number(weight);
+  },
+  retract(acc, value, weight) {
+    if (value === null || weight === null) return;
+    acc.sum -= Number(value) * Number(weight);
+    acc.count -= Number(weight);
+  },
+  merge(acc, other) {
+    acc.sum += other.sum;
+    acc.count += other.count;
+  },
+  getValue: (acc) => (acc.count === 0 ? null : Math.trunc(acc.sum / acc.count)),
+});
+
+/**
+ * Flink's SumFunction example of eval overloading: two INTs, two numeric STRINGs, or any number
+ * of DOUBLEs (varargs) — one TypeScript function takes every overload, its result INT.
+ */
+export const sumOf = scalarFunction('INT', (...args: (number | string | null)[]) => {
+  if (args.some((a) => a === null)) return null;
+  if (args.length === 2 && typeof args[0] === 'string') return Number.parseInt(args[0], 10) + Number.parseInt(String(args[1]), 10);
+  return Math.trunc(args.reduce<number>((sum, a) => sum + Number(a), 0));
+});
+
 /** The functions by identifier. */
 export const FUNCTIONS: ReadonlyMap<string, UserFunctionDefinition> = new Map<string, UserFunctionDefinition>([
   ['split.ts#splitWords', splitWords],
   ['substring.ts#substringOf', substringOf],
   ['count-char.ts#countChar', countChar],
   ['avg.ts#myAvg', myAvg],
+  ['weighted-avg.ts#weightedAvg', weightedAvg],
+  ['sum.ts#sumOf', sumOf],
 ]);
