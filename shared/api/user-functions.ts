@@ -166,6 +166,17 @@ export function aggregateFunction<A>(resultType: string, impl: Omit<AggregateFun
   return { ...impl, kind: 'aggregate', resultType: type, name: impl.name ?? 'aggregate' };
 }
 
+/**
+ * Flink's contract for an AggregateFunction in window aggregation: SESSION windows merge
+ * windows and HOP / CUMULATE windows merge slices, both through `merge`, so those windows need
+ * it (TUMBLE windows, and GROUP BY, do not). The error for a function without it, or undefined.
+ */
+export function missingMergeError(name: string, fn: unknown, windowType: string): string | undefined {
+  if (windowType === 'TUMBLE' || typeof (fn as { merge?: unknown } | undefined)?.merge === 'function') return undefined;
+  const what = windowType === 'SESSION' ? 'of merged sessions' : 'of the slices of a window';
+  return `the aggregate user function ${name.toUpperCase()} has no merge method: as in Flink, a ${windowType} window aggregation merges accumulators (${what}), so declare merge(acc, other) in its aggregateFunction(…) (TUMBLE windows and GROUP BY do without)`;
+}
+
 /** Whether `value` was made by {@link aggregateFunction}. */
 export function isAggregateFunction(value: unknown): value is AggregateFunction {
   return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'aggregate' && typeof (value as { accumulate?: unknown }).accumulate === 'function';

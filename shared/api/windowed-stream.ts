@@ -32,6 +32,7 @@ import { parseOrder, parseRankRange, type OrderSpec, type RankRangeSpec } from '
 import { buildJoin } from './joins.ts';
 import type { Expr } from '../plan/expr.ts';
 import { parseDuration, type Duration } from './windows.ts';
+import { missingMergeError } from './user-functions.ts';
 
 /** The columns every window result carries (TIMESTAMP(3) as epoch milliseconds). */
 export interface WindowColumns {
@@ -334,22 +335,15 @@ export class WindowedStream<T> {
 }
 
 /**
- * Flink's contract for a user AggregateFunction in window aggregation: SESSION windows merge
- * windows and HOP / CUMULATE windows merge slices, both through the function's `merge`, so those
- * windows need it (TUMBLE windows do not).
+ * The `merge` a user aggregate function needs in this window (see {@link missingMergeError}).
  *
  * @throws PlanError naming the function, the window and the missing method.
  */
 function requireMerge(calls: readonly AggCall[], window: WindowSpec, functions: ReadonlyMap<string, unknown>): void {
-  if (window.type === 'TUMBLE') return;
   for (const call of calls) {
     if (call.user === undefined) continue;
-    const fn = functions.get(call.user.ref) as { merge?: unknown } | undefined;
-    if (typeof fn?.merge !== 'function') {
-      throw new PlanError(
-        `the aggregate user function ${call.user.name.toUpperCase()} has no merge method: as in Flink, a ${window.type} window aggregation merges accumulators (${window.type === 'SESSION' ? 'of merged sessions' : 'of the slices of a window'}), so declare merge(acc, other) in its aggregateFunction(…) (TUMBLE windows and GROUP BY do without)`,
-      );
-    }
+    const error = missingMergeError(call.user.name, functions.get(call.user.ref), window.type);
+    if (error !== undefined) throw new PlanError(error);
   }
 }
 

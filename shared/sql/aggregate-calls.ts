@@ -7,15 +7,21 @@ import type { AggFunctionName } from '../operators/aggregate/agg-function.ts';
 import type { SqlExpr } from './ast.ts';
 import { SqlError } from './errors.ts';
 import { compileExpr, type Scope } from './expressions.ts';
-import { userAggregate } from './user-functions.ts';
+import { missingMergeError } from '../api/user-functions.ts';
+import { userAggregate, userAggregateDefinition } from './user-functions.ts';
 
 /** Flink's synonyms: STDDEV is STDDEV_SAMP, VARIANCE is VAR_SAMP. */
 const SYNONYMS: Readonly<Record<string, AggFunctionName>> = { STDDEV: 'STDDEV_SAMP', VARIANCE: 'VAR_SAMP' };
 
-/** The spec of aggregate call `e`, its argument and filter compiled against `scope`. */
-export function aggregateSpecOf(e: Extract<SqlExpr, { k: 'call' }>, scope: Scope, containsAggregate: (e: SqlExpr) => boolean): AggregateSpec {
+/**
+ * The spec of aggregate call `e`, its argument and filter compiled against `scope`; `windowType`
+ * (TUMBLE, HOP, …) for a call of a window aggregation.
+ */
+export function aggregateSpecOf(e: Extract<SqlExpr, { k: 'call' }>, scope: Scope, containsAggregate: (e: SqlExpr) => boolean, windowType?: string): AggregateSpec {
   const user = userAggregate(e.name);
   if (user) {
+    const missingMerge = windowType === undefined ? undefined : missingMergeError(e.name, userAggregateDefinition(e.name), windowType);
+    if (missingMerge !== undefined) throw new SqlError(e.pos, missingMerge);
     // Flink passes every argument to accumulate(acc, a, b, …); DISTINCT keeps each value once.
     if (e.star) throw new SqlError(e.pos, `${e.name}(*) is not valid: an aggregate user function takes its arguments by value`);
     if (e.withinGroup) throw new SqlError(e.pos, `${e.name}(…) WITHIN GROUP (ORDER BY …) is not supported`);

@@ -688,7 +688,7 @@ function compileWindowAggregate(q: SqlSelect, input: Relation, window: NonNullab
       const key = exprKey(e);
       if (aggNames.has(key)) return;
       const name = preferred ?? `EXPR$${aggNames.size + keys.length}`;
-      aggregates[name] = aggregateSpecOf(e, window.baseScope, containsAggregate);
+      aggregates[name] = aggregateSpecOf(e, window.baseScope, containsAggregate, window.spec.type);
       aggNames.set(key, name);
       return;
     }

@@ -47,6 +47,12 @@ export function userAggregate(name: string): UserAggregateRef | undefined {
   return ref;
 }
 
+/** The aggregate user function called `name` itself (its definition), or undefined. */
+export function userAggregateDefinition(name: string): AggregateFunction | undefined {
+  const fn = current?.functions.get(name.toUpperCase());
+  return fn?.kind === 'aggregate' ? fn : undefined;
+}
+
 /** Whether `name` is an aggregate user function of the script being compiled. */
 export function isUserAggregateName(name: string): boolean {
   return current?.functions.get(name.toUpperCase())?.kind === 'aggregate';
