@@ -140,8 +140,16 @@ function joinedRelation(stream: Stream<Row>, j: JoinedScope, keepRight = true): 
  * @throws SqlError for unknown columns, incomparable keys and unsupported joins, at the clause.
  */
 export function compileJoin(from: Extract<SqlFrom, { k: 'join' }>, where: readonly SqlExpr[], jc: JoinContext): { relation: Relation; where: SqlExpr[] } {
-  // A correlate with UNNEST(…) or LATERAL TABLE(…): the WHERE conjuncts stay for after it.
-  if (isCorrelateJoin(from)) return { relation: compileCorrelateJoin(from, jc.compileFrom(from.left)), where: [...where] };
+  // A correlate with UNNEST(…) or LATERAL TABLE(…): a join on its left takes the WHERE
+  // conjuncts that belong to it (`FROM a, b, UNNEST(a.arr) WHERE a.id = b.id`); the rest stay
+  // for after the correlate.
+  if (isCorrelateJoin(from)) {
+    if (from.left.k === 'join' && from.left.systemTime === undefined) {
+      const inner = compileJoin(from.left, where, jc);
+      return { relation: compileCorrelateJoin(from, inner.relation), where: inner.where };
+    }
+    return { relation: compileCorrelateJoin(from, jc.compileFrom(from.left)), where: [...where] };
+  }
   let remaining = [...where];
   const input = (f: SqlFrom): Relation => {
     if (f.k === 'join' && f.systemTime === undefined) {

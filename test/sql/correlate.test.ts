@@ -66,6 +66,12 @@ describe('Correlate (UNNEST and table functions), on both runtimes', () => {
     ]);
   }, 120_000);
 
+  it('a join on the left of a Correlate takes its WHERE keys', async () => {
+    const sql = `${DOCS} SELECT d1.id, t FROM docs d1, docs d2, UNNEST(d1.tags) AS u (t) WHERE d1.id = d2.id AND t <> 'y'`;
+    expect(await both(sql)).toEqual(['{"id":1,"t":"x"}', '{"id":1,"t":"z"}']);
+    expect(compileSql(sql, { functions: FUNCTIONS }).pipeline.explain()).toContain("+- Join(joinType=[InnerJoin], where=[=(id, id0)]");
+  }, 120_000);
+
   it('an inner join ON condition filters inside the Correlate, as Flink plans it', async () => {
     const sql = `${DOCS} SELECT id, n FROM docs JOIN UNNEST(nums) AS u (n) ON n > id * 10`;
     expect(await both(sql)).toEqual(['{"id":1,"n":20}', '{"id":2,"n":30}']);
