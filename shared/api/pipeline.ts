@@ -194,8 +194,10 @@ export class Pipeline {
    * A user function for the API's expressions, by name (`pipeline.function('count_char',
    * countChar)`): a scalar function gives a builder of its calls, an expression for `select`,
    * `filter` and the like; a table function gives calls for `stream.joinLateral(…)`; an aggregate
-   * function gives aggregate calls for `groupBy(…).aggregate({…})`. Arguments
-   * are input columns by name or `lit(…)` values (compute other expressions in a `select` first).
+   * function gives aggregate calls for `groupBy(…).aggregate({…})` and `window(…).aggregate({…})`
+   * (`avg('x')`, `wavg(['x', 'w'], { filter, distinct })`: one argument, or a list of none or
+   * several). Scalar and table function arguments are input columns by name or `lit(…)` values
+   * (compute other expressions in a `select` first); aggregate arguments may be expressions.
    *
    * @throws PlanError for a definition that is not `scalarFunction(…)`, `tableFunction(…)` or
    *   `aggregateFunction(…)`.
