@@ -25,7 +25,8 @@ import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { compileExpr, exprKey, isAggregateCall, resolveColumn, scopeOf, type Scope, type ScopeColumn } from './expressions.ts';
 import { rankFilter, rankItem, rewriteGroupWindow } from './rules.ts';
 import { sqlAnd, sqlChildren as children, sqlConjuncts } from './sql-expr-walk.ts';
-import { compileJoin, compileTemporalJoin, isSubqueryCondition, semiJoin, type JoinContext } from './joins.ts';
+import { compileJoin, compileTemporalJoin, type JoinContext } from './joins.ts';
+import { isSubqueryCondition, subqueryJoin } from './subqueries.ts';
 import { compileOrderBy, compileSetOp, compileValues, withCtes } from './query-compose.ts';
 import { distinct, relation, stateTtl, topNCacheSize, type QueryContext, type Relation } from './relation.ts';
 
@@ -74,7 +75,7 @@ export function compileSelect(query: SqlSelect, ctx: QueryContext): Relation {
     }
     const rest = sqlAnd(where);
     if (rest) input = filter(input, rest);
-    for (const s of subqueries) input = semiJoin(input, s, jc);
+    for (const s of subqueries) input = subqueryJoin(input, s, jc);
   }
   const grouped = q.groupBy.length > 0 || q.items.some((i) => containsAggregate(i.expr));
   const overCalls = q.items.some((i) => containsOver(i.expr));
