@@ -545,12 +545,6 @@ export const CASES: readonly ConformanceCase[] = [...QUERIES, ...STATEMENTS, ...
  */
 export const NOT_SUPPORTED: ReadonlyMap<string, string> = new Map<string, string>([
   ["SESSION without an aggregation", "line 2:1: The SESSION window table function on its own (without GROUP BY window_start, window_end) is not supported yet: SESSION windows run as window aggregations only"],
-  ["INTERSECT", "line 3:18: INTERSECT is not supported yet (UNION and UNION ALL are)"],
-  ["INTERSECT ALL", "line 3:18: INTERSECT is not supported yet (UNION and UNION ALL are)"],
-  ["EXCEPT", "line 3:18: EXCEPT is not supported yet (UNION and UNION ALL are)"],
-  ["EXCEPT ALL", "line 3:18: EXCEPT is not supported yet (UNION and UNION ALL are)"],
-  ["EXISTS (correlated subquery)", "line 3:32: EXISTS subquery: SEMI joins are window joins: both inputs must be windowed by the same window and the condition must equate their window_start and window_end"],
-  ["NOT EXISTS (correlated subquery)", "line 3:36: NOT EXISTS subquery: ANTI joins are window joins: both inputs must be windowed by the same window and the condition must equate their window_start and window_end"],
   ["ORDER BY a time attribute", "line 2:29: ORDER BY a time attribute without LIMIT (a temporal sort) is not supported yet"],
   ["LIMIT without ORDER BY", "line 2:35: LIMIT without ORDER BY (the first rows to arrive) is not supported yet: add ORDER BY"],
   ["CREATE TABLE … LIKE", "line 2:90: CREATE TABLE … LIKE is not supported yet"],
