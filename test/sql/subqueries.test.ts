@@ -73,6 +73,20 @@ describe('EXISTS / NOT EXISTS (correlated)', () => {
     expect(await both(exists.replace('EXISTS', 'NOT EXISTS'))).toEqual(ids(2, 3, 4, 6));
   });
 
+  it('a correlated condition on outer columns only is the whole condition; the subquery side keeps no column (Calc(select=[]))', async () => {
+    const q = `SELECT id FROM orders o WHERE EXISTS (SELECT * FROM products p WHERE o.qty > 6)`;
+    expect(plan(q)).toContain(
+      [
+        '   +- Join(joinType=[LeftSemiJoin], where=[>(qty, 6)], select=[id, product, qty], leftInputSpec=[NoUniqueKey], rightInputSpec=[NoUniqueKey])',
+        '      :- Exchange(distribution=[single])',
+        '      :  +- Source(table=[orders], fields=[id, product, qty])',
+        '      +- Exchange(distribution=[single])',
+        '         +- Calc(select=[])',
+      ].join('\n'),
+    );
+    expect(await both(q)).toEqual(ids(5));
+  });
+
   it('an uncorrelated EXISTS is one row or none: a semi join on MIN(true) IS NOT NULL, as Flink plans it', async () => {
     const some = `SELECT id FROM orders WHERE EXISTS (SELECT * FROM products WHERE price > 100)`;
     expect(plan(some)).toContain(
