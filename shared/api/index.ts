@@ -4,7 +4,7 @@
 export { Pipeline, isPipeline } from './pipeline.ts';
 export type { GeneratorContext, GeneratorFunction, SourceOptions } from './pipeline.ts';
 export { Stream, GroupedStream } from './stream.ts';
-export type { SinkOptions, AggregateOptions, ProjectionSpec, JoinKind, JoinOn, Joined, JoinOptions, IntervalJoinOptions, TemporalJoinOptions } from './stream.ts';
+export type { SinkOptions, AggregateOptions, ProjectionSpec, JoinKind, OuterJoinKind, JoinOn, Joined, JoinOptions, IntervalJoinOptions, TemporalJoinOptions } from './stream.ts';
 export { WindowedStream } from './windowed-stream.ts';
 export { scalarFunction, isScalarFunction, tableFunction, isTableFunction, aggregateFunction, isAggregateFunction } from './user-functions.ts';
 export type { ScalarFunction, TableFunction, TableFunctionCall, AggregateFunction, FunctionArgument, UserFunctionDefinition } from './user-functions.ts';

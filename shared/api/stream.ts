@@ -27,6 +27,7 @@ import type { Duration } from './windows.ts';
 import { overAggregateOutputSchema, type OverFrame } from '../operators/over/over-aggregate.ts';
 import { parseDuration } from './windows.ts';
 import type { TableFunctionCall } from './user-functions.ts';
+import type { JoinType, OuterJoinType } from '../operators/join/join-spec.ts';
 
 /** Options of {@link Stream.sinkTo}. */
 export interface SinkOptions {
@@ -393,11 +394,13 @@ export class Stream<T> {
    * they come and go — inputs may be updating, and the output retracts what no longer holds.
    * `type` `left` / `right` / `full` keeps unmatched rows padded with NULLs (retracted when a
    * match arrives, restored when the last match goes). Output: this stream's columns, then the
-   * other's; a clashing name of the other side gets a suffix (`id` → `id0`).
+   * other's; a clashing name of the other side gets a suffix (`id` → `id0`). `type` `semi` /
+   * `anti` outputs this stream's rows alone, while at least one / no row of the other matches
+   * (Flink's StreamingSemiAntiJoinOperator: a match arriving or leaving emits or retracts them).
    *
    * As in Flink's planner, a join of two windowed streams on their `window_start` and
    * `window_end` is a window join, and a `where` that bounds one side's rowtime by the other's
-   * from both sides is an interval join (see {@link Stream.intervalJoin}).
+   * from both sides is an interval join (see {@link Stream.intervalJoin}; not for semi / anti).
    *
    * @throws PlanError for unknown or incomparable key columns, a non-BOOLEAN `where`, or a
    *   stream of another pipeline.
@@ -405,7 +408,7 @@ export class Stream<T> {
   join<U, const J extends JoinKind = 'inner'>(other: Stream<U>, options: JoinOptions<T, U> & { readonly type?: J }): Stream<Joined<T, U, J>> {
     const ttl = options.stateTtlMs;
     return buildJoin(this, other, {
-      type: joinKind(options.type),
+      type: joinKind(options.type, true),
       keys: joinKeys(options.on as JoinOn<unknown, unknown>, 'join'),
       ...(options.where !== undefined ? { condition: options.where } : {}),
       ...(typeof ttl === 'number' ? { leftStateTtlMs: ttl, rightStateTtlMs: ttl } : {}),
@@ -424,7 +427,7 @@ export class Stream<T> {
    *
    * @throws PlanError for bounds with lower > upper, a missing rowtime column, or as {@link Stream.join}.
    */
-  intervalJoin<U, const J extends JoinKind = 'inner'>(other: Stream<U>, options: IntervalJoinOptions<T, U> & { readonly type?: J }): Stream<Joined<T, U, J>> {
+  intervalJoin<U, const J extends OuterJoinKind = 'inner'>(other: Stream<U>, options: IntervalJoinOptions<T, U> & { readonly type?: J }): Stream<Joined<T, U, J>> {
     const keys = joinKeys(options.on as JoinOn<unknown, unknown>, 'intervalJoin');
     const timeDomain = options.timeDomain ?? 'event';
     const lower = signedDuration(options.between[0], 'intervalJoin lower bound');
@@ -435,7 +438,7 @@ export class Stream<T> {
         ? { leftTimeColumn: options.time?.left ?? rowtimeOf(this.schema, 'intervalJoin left input'), rightTimeColumn: options.time?.right ?? rowtimeOf(other.schema, 'intervalJoin right input') }
         : {};
     return intervalJoinNode(this, other, {
-      joinType: joinKind(options.type) as 'INNER',
+      joinType: joinKind(options.type, false),
       leftKeys: keys.map((k) => k.left),
       rightKeys: keys.map((k) => k.right),
       condition: options.where,
@@ -508,7 +511,13 @@ export class Stream<T> {
 }
 
 /** How a join keeps unmatched rows. */
-export type JoinKind = 'inner' | 'left' | 'right' | 'full';
+export type OuterJoinKind = 'inner' | 'left' | 'right' | 'full';
+
+/**
+ * How a regular join matches: an {@link OuterJoinKind}, or `semi` / `anti` — this stream's rows
+ * while at least one / no row of the other matches (SQL `IN` / `EXISTS`, `NOT IN` / `NOT EXISTS`).
+ */
+export type JoinKind = OuterJoinKind | 'semi' | 'anti';
 
 /** Equi-join keys: `{ thisColumn: 'otherColumn' }`, a list of pairs, or names both sides share. */
 export type JoinOn<T, U> =
@@ -519,8 +528,13 @@ export type JoinOn<T, U> =
 
 type Nullable<R> = { [K in keyof R]: R[K] | null };
 
-/** The row type of a join: this stream's columns, then the other's (nullable on a padded side). */
-export type Joined<T, U, J> = (J extends 'right' | 'full' ? Nullable<T> : T) & (J extends 'left' | 'full' ? Nullable<Omit<U, keyof T>> : Omit<U, keyof T>);
+/**
+ * The row type of a join: this stream's columns, then the other's (nullable on a padded side);
+ * this stream's columns alone for a semi or anti join.
+ */
+export type Joined<T, U, J> = J extends 'semi' | 'anti'
+  ? T
+  : (J extends 'right' | 'full' ? Nullable<T> : T) & (J extends 'left' | 'full' ? Nullable<Omit<U, keyof T>> : Omit<U, keyof T>);
 
 /** Options of {@link Stream.join}. */
 export interface JoinOptions<T, U> {
@@ -537,7 +551,7 @@ export interface JoinOptions<T, U> {
 export interface IntervalJoinOptions<T, U> {
   readonly on: JoinOn<T, U>;
   /** @default 'inner' */
-  readonly type?: JoinKind;
+  readonly type?: OuterJoinKind;
   /** `[lower, upper]` of `this.t - other.t`, e.g. `['-10 s', '0 s']` or `[-10_000, 0]`. */
   readonly between: readonly [Duration, Duration];
   /** @default 'event' */
@@ -561,13 +575,16 @@ export interface TemporalJoinOptions<T, U> {
   readonly stateTtlMs?: number;
 }
 
-/** `'left'` → `'LEFT'`, checking the value (options come from JavaScript too). */
-function joinKind(type: string | undefined): 'INNER' | 'LEFT' | 'RIGHT' | 'FULL' {
+/** `'left'` → `'LEFT'`, checking the value (options come from JavaScript too); `semi` / `anti` for a regular join only. */
+function joinKind(type: string | undefined, semiAnti: true): JoinType;
+function joinKind(type: string | undefined, semiAnti: false): OuterJoinType;
+function joinKind(type: string | undefined, semiAnti: boolean): JoinType {
   const t = type ?? 'inner';
-  if (t !== 'inner' && t !== 'left' && t !== 'right' && t !== 'full') {
-    throw new PlanError(`join type must be 'inner', 'left', 'right' or 'full' (given ${JSON.stringify(type)})`);
+  const kinds = semiAnti ? ['inner', 'left', 'right', 'full', 'semi', 'anti'] : ['inner', 'left', 'right', 'full'];
+  if (!kinds.includes(t)) {
+    throw new PlanError(`${semiAnti ? 'join' : 'intervalJoin'} type must be ${kinds.map((k) => `'${k}'`).join(', ').replace(/, ([^,]*)$/, ' or $1')} (given ${JSON.stringify(type)})`);
   }
-  return t.toUpperCase() as 'INNER';
+  return t.toUpperCase() as JoinType;
 }
 
 /** The key pairs of an `on` option. */

@@ -453,6 +453,7 @@ function joinOperator(node: TwoInputNode, common: Omit<JobOperator, 'type' | 'sp
         spec: {
           ...base,
           joinType: node.joinType,
+          ...(node.nullSafeKeys?.some((n) => n) === true ? { nullSafeKeys: node.nullSafeKeys } : {}),
           leftInput: node.leftInputSpec ?? { type: 'NoUniqueKey' },
           rightInput: node.rightInputSpec ?? { type: 'NoUniqueKey' },
           ...(node.leftStateTtlMs !== undefined ? { leftStateTtlMs: node.leftStateTtlMs } : {}),

@@ -390,10 +390,15 @@ interface JoinNodeBase extends NodeBase {
   readonly condition?: Expr;
 }
 
-/** Regular (unbounded) join: Flink's StreamPhysicalJoin. */
+/** Regular (unbounded) join: Flink's StreamPhysicalJoin (SEMI / ANTI: its semi / anti form). */
 export interface JoinNode extends JoinNodeBase {
   readonly type: 'Join';
-  readonly joinType: OuterJoinType;
+  readonly joinType: JoinType;
+  /**
+   * Per key pair, whether it is `IS NOT DISTINCT FROM` (NULL matches NULL) instead of `=`: the
+   * keys INTERSECT and EXCEPT join on. @default every pair is `=`
+   */
+  readonly nullSafeKeys?: readonly boolean[];
   /** Idle-state retention of each side's rows (`table.exec.state.ttl`, the `STATE_TTL` hint). */
   readonly leftStateTtlMs?: number;
   readonly rightStateTtlMs?: number;

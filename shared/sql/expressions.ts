@@ -234,7 +234,7 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
       // A function's unit or mode (`HOUR` of EXTRACT, `BOTH` of TRIM): a constant the function reads.
       return lit(e.word);
     case 'scalarQuery':
-      throw new SqlError(e.pos, 'a scalar subquery ((SELECT …) as a value) is not supported yet');
+      throw new SqlError(e.pos, 'a scalar subquery ((SELECT …) as a value) is supported in WHERE and in the SELECT list of a query without GROUP BY, not here yet');
     case 'index':
       return call('ITEM', sub(e.expr), sub(e.index));
     case 'field':

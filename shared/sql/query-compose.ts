@@ -1,7 +1,8 @@
 /**
  * The query forms around SELECT blocks: WITH (common table expressions, compiled as views
  * visible to the query), VALUES (a bounded source of constant rows), UNION [ALL] (Flink's
- * Union, then a GroupAggregate for the duplicate-free UNION) and ORDER BY / LIMIT (what Flink's
+ * Union, then a GroupAggregate for the duplicate-free UNION), INTERSECT / EXCEPT [ALL]
+ * (set-operations.ts) and ORDER BY / LIMIT (what Flink's
  * streaming planner allows: ORDER BY a time attribute ascending, with LIMIT as a Top-N).
  */
 import type { GeneratorFunction } from '../api/pipeline.ts';
@@ -13,7 +14,8 @@ import type { SqlCte, SqlExpr, SqlQuery, SqlSelectItem } from './ast.ts';
 import type { CatalogView } from './catalog.ts';
 import { SqlError, atPosition } from './errors.ts';
 import { compileExpr, isAggregateCall, scopeOf } from './expressions.ts';
-import { distinct, type QueryContext, type Relation } from './relation.ts';
+import { distinct, stateTtl, type QueryContext, type Relation } from './relation.ts';
+import { intersectOrExcept, type IntersectOrExcept } from './set-operations.ts';
 
 type Compile = (query: SqlQuery, ctx: QueryContext) => Relation;
 
@@ -120,17 +122,17 @@ function convert(value: Value, from: TypeRoot | undefined, to: TypeRoot): Value 
 }
 
 /**
- * `a UNION ALL b` (and `UNION`, which removes duplicates): the right side's columns take the
- * left side's names, both cast to the common type where they differ.
+ * `a UNION ALL b` (and `UNION`, which removes duplicates), `INTERSECT [ALL]`, `EXCEPT [ALL]`
+ * (set-operations.ts): the right side's columns take the left side's names, both cast to the
+ * common type where they differ.
  */
 export function compileSetOp(query: Extract<SqlQuery, { k: 'setOp' }>, ctx: QueryContext, compile: Compile): Relation {
-  if (query.op !== 'UNION') throw new SqlError(query.pos, `${query.op} is not supported yet (UNION and UNION ALL are)`);
   const left = compile(query.left, ctx);
   const right = compile(query.right, ctx);
   const lf = left.stream.schema.fields;
   const rf = right.stream.schema.fields;
   if (lf.length !== rf.length) {
-    throw new SqlError(query.pos, `UNION: the left query has ${lf.length} columns (${lf.map((f) => f.name).join(', ')}) and the right one ${rf.length} (${rf.map((f) => f.name).join(', ')})`);
+    throw new SqlError(query.pos, `${query.op}: the left query has ${lf.length} columns (${lf.map((f) => f.name).join(', ')}) and the right one ${rf.length} (${rf.map((f) => f.name).join(', ')})`);
   }
   const types = lf.map((f, i) => widest(f.type, (rf[i] as Field).type, query.pos));
   const align = (r: Relation, fields: readonly Field[]): Stream<Row> => {
@@ -148,6 +150,10 @@ export function compileSetOp(query: Extract<SqlQuery, { k: 'setOp' }>, ctx: Quer
   };
   const l = align(left, lf);
   const r = align(right, rf);
+  if (query.op !== 'UNION') {
+    const set = atPosition(query.pos, () => intersectOrExcept(l, r, query.op as IntersectOrExcept, query.all, stateTtl(ctx)));
+    return { stream: set, scope: scopeOf(set.schema, query.op, []) };
+  }
   const stream = atPosition(query.pos, () => l.unionAll(r));
   const all: Relation = { stream, scope: scopeOf(stream.schema, 'UNION', []) };
   return query.all ? all : distinct(all, query.pos, ctx);

@@ -25,7 +25,9 @@ import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { compileExpr, exprKey, isAggregateCall, resolveColumn, scopeOf, type Scope, type ScopeColumn } from './expressions.ts';
 import { rankFilter, rankItem, rewriteGroupWindow } from './rules.ts';
 import { sqlAnd, sqlChildren as children, sqlConjuncts } from './sql-expr-walk.ts';
-import { compileJoin, compileTemporalJoin, isSubqueryCondition, semiJoin, type JoinContext } from './joins.ts';
+import { compileJoin, compileTemporalJoin, type JoinContext } from './joins.ts';
+import { isSubqueryCondition, subqueryJoin } from './subqueries.ts';
+import { joinScalarSubqueries, scalarSubqueriesOf } from './scalar-subqueries.ts';
 import { compileOrderBy, compileSetOp, compileValues, withCtes } from './query-compose.ts';
 import { distinct, relation, stateTtl, topNCacheSize, type QueryContext, type Relation } from './relation.ts';
 
@@ -53,12 +55,14 @@ export function compileSelect(query: SqlSelect, ctx: QueryContext): Relation {
   const inner = q.from.k === 'subquery' && q.from.query.k === 'select' ? q.from.query : undefined;
   const topN = inner ? rankItem(inner) : undefined;
   let input: Relation;
+  let scalarHooks: Parameters<typeof compileExpr>[2];
   if (topN && inner) {
     input = compileTopN(q, inner, topN.index, ctx);
   } else {
     const conjuncts = sqlConjuncts(q.where);
     const subqueries = conjuncts.filter(isSubqueryCondition);
-    let where = conjuncts.filter((c) => !isSubqueryCondition(c));
+    const scalarConditions = conjuncts.filter((c) => !isSubqueryCondition(c) && scalarSubqueriesOf(c).length > 0);
+    let where = conjuncts.filter((c) => !isSubqueryCondition(c) && !scalarConditions.includes(c));
     const jc = joinContext(q.hints, ctx);
     if (q.from.k === 'join' && q.from.systemTime === undefined) {
       // The WHERE conjuncts that belong to the join (its keys in a comma join) go into it.
@@ -70,12 +74,18 @@ export function compileSelect(query: SqlSelect, ctx: QueryContext): Relation {
     }
     const rest = sqlAnd(where);
     if (rest) input = filter(input, rest);
-    for (const s of subqueries) input = semiJoin(input, s, jc);
+    for (const s of subqueries) input = subqueryJoin(input, s, jc);
+    const scalarItems = q.groupBy.length > 0 || q.items.some((i) => containsAggregate(i.expr) || containsOver(i.expr)) ? [] : q.items.map((i) => i.expr);
+    if (scalarConditions.length > 0 || scalarItems.some((e) => scalarSubqueriesOf(e).length > 0)) {
+      const scalar = joinScalarSubqueries(input, scalarConditions, scalarItems, jc);
+      input = scalar.relation;
+      scalarHooks = scalar.hooks;
+    }
   }
   const grouped = q.groupBy.length > 0 || q.items.some((i) => containsAggregate(i.expr));
   const overCalls = q.items.some((i) => containsOver(i.expr));
   if (grouped && overCalls) throw new SqlError(q.pos, 'OVER aggregates in a GROUP BY query are not supported: aggregate in a subquery first');
-  const out = grouped ? compileAggregate(q, input, ctx) : overCalls ? compileOver(q, input) : project(input, q.items, q.pos);
+  const out = grouped ? compileAggregate(q, input, ctx) : overCalls ? compileOver(q, input) : project(input, q.items, q.pos, scalarHooks);
   // SELECT DISTINCT: a group aggregate keyed by every output column, without calls.
   return q.distinct ? distinct(out, q.pos, ctx) : out;
 }

@@ -30,7 +30,12 @@ export type CorrelateCall =
   /** The built-in UNNEST of one or more ARRAY / MAP values. */
   | { readonly fn: 'UNNEST'; readonly args: readonly Expr[]; readonly ordinality?: boolean }
   /** A table user function of the pipeline's registry, with its declared column types. */
-  | { readonly fn: 'USER'; readonly ref: string; readonly name: string; readonly args: readonly Expr[]; readonly columnTypes: readonly LogicalType[] };
+  | { readonly fn: 'USER'; readonly ref: string; readonly name: string; readonly args: readonly Expr[]; readonly columnTypes: readonly LogicalType[] }
+  /**
+   * Flink's internal `$REPLICATE_ROWS$` (the rewrite of INTERSECT ALL / EXCEPT ALL): the first
+   * argument is a count n, the others are repeated as one row, n times.
+   */
+  | { readonly fn: 'REPLICATE_ROWS'; readonly args: readonly Expr[] };
 
 /** Plain-data spec of a Correlate. */
 export interface CorrelateSpec {
@@ -52,6 +57,7 @@ interface TableFunctionLike {
 export function formatCorrelateCall(call: CorrelateCall): string {
   const args = call.args.map(printExpr).join(', ');
   if (call.fn === 'USER') return `${call.name}(${args})`;
+  if (call.fn === 'REPLICATE_ROWS') return `$REPLICATE_ROWS$1(${args})`;
   return `${call.ordinality === true ? '$UNNEST_ROWS_WITH_ORDINALITY$1' : '$UNNEST_ROWS$1'}(${args})`;
 }
 
@@ -62,6 +68,7 @@ export function formatCorrelateCall(call: CorrelateCall): string {
  */
 export function correlateFunctionTypes(call: CorrelateCall, input: Schema): readonly LogicalType[] {
   if (call.fn === 'USER') return call.columnTypes;
+  if (call.fn === 'REPLICATE_ROWS') return call.args.slice(1).map((a) => inferType(a, input));
   return unnestColumns(
     call.args.map((a) => inferType(a, input)),
     call.ordinality === true,
@@ -96,6 +103,7 @@ export function correlateOutputSchema(spec: CorrelateSpec, input: Schema): Schem
 
 /** The rows function of the call: argument values → rows of column values. */
 function rowsFunction(call: CorrelateCall, input: Schema, functions: ReadonlyMap<string, unknown>): (values: readonly Value[]) => Iterable<readonly Value[]> {
+  if (call.fn === 'REPLICATE_ROWS') return replicateRows;
   if (call.fn === 'UNNEST') {
     return unnestRowsFunction(
       call.args.map((a) => inferType(a, input)),
@@ -113,6 +121,14 @@ function rowsFunction(call: CorrelateCall, input: Schema, functions: ReadonlyMap
       yield Array.isArray(r) ? names.map((_, i) => (r as readonly Value[])[i] ?? null) : names.map((n) => (r as Readonly<Record<string, Value>>)[n] ?? null);
     }
   };
+}
+
+/** `$REPLICATE_ROWS$(n, v1, …)`: the row `(v1, …)` n times (none for a NULL or non-positive n). */
+function* replicateRows(values: readonly Value[]): Iterable<readonly Value[]> {
+  const n = values[0];
+  const times = typeof n === 'bigint' ? Number(n) : typeof n === 'number' ? n : 0;
+  const row = values.slice(1);
+  for (let i = 0; i < times; i++) yield row;
 }
 
 /** Creates a Correlate operator. @throws PlanError as {@link correlateOutputSchema}, or for a function missing from the registry. */
