@@ -269,10 +269,12 @@ function compileOver(q: SqlSelect, input: Relation): Relation {
     if (names.has(key)) return;
     const name = `w0$o${names.size}`;
     if (c.args.length > 1) throw new SqlError(c.pos, `${c.name} takes one argument`);
-    if (c.distinct) throw new SqlError(c.pos, `${c.name}(DISTINCT …) OVER is not supported yet`);
+    // `agg(DISTINCT x) OVER w` aggregates each value of the frame once (Flink's over functions
+    // run the same distinct-aware aggregate handler as GROUP BY; its planner tests cover
+    // COUNT(DISTINCT a) / SUM(DISTINCT c) over bounded and unbounded frames).
     const arg = c.args[0] ? compileExpr(c.args[0], input.scope) : undefined;
     const filterExpr = c.filter ? compileExpr(c.filter, input.scope) : undefined;
-    aggregates[name] = { fn: c.name as AggregateSpec['fn'], ...(arg ? { arg: arg.kind === 'ref' ? arg.name : arg } : {}), distinct: false, ...(filterExpr ? { filter: filterExpr } : {}) };
+    aggregates[name] = { fn: c.name as AggregateSpec['fn'], ...(arg ? { arg: arg.kind === 'ref' ? arg.name : arg } : {}), distinct: c.distinct, ...(filterExpr ? { filter: filterExpr } : {}) };
     names.set(key, name);
   });
   const stream = atPosition(first.pos, () =>
@@ -290,10 +292,16 @@ function compileOver(q: SqlSelect, input: Relation): Relation {
   return project(rel, q.items, q.pos, hooks);
 }
 
-/** The API frame of an OVER clause: Flink supports frames ending at CURRENT ROW. */
+/**
+ * The API frame of an OVER clause. Flink's streaming OVER aggregation supports frames ending at
+ * CURRENT ROW only; any other end (`n FOLLOWING`, `UNBOUNDED FOLLOWING`) gets Flink's own
+ * message (StreamExecOverAggregate: "OVER RANGE FOLLOWING windows are not supported yet.").
+ */
 function overFrame(frame: SqlOver['frame']): { rows: number | 'unbounded' } | { range: number | 'unbounded' } | undefined {
   if (frame === undefined) return undefined;
-  if (frame.end.kind !== 'CURRENT ROW') throw new SqlError(frame.end.pos, 'OVER frames must end at CURRENT ROW (Flink supports no FOLLOWING bound)');
+  if (frame.end.kind !== 'CURRENT ROW') {
+    throw new SqlError(frame.end.pos, `OVER RANGE FOLLOWING windows are not supported yet: a streaming OVER frame ends at CURRENT ROW, as in Flink (this one ends at ${frame.end.kind === 'FOLLOWING' ? 'n FOLLOWING' : frame.end.kind})`);
+  }
   const start = frame.start;
   if (start.kind === 'UNBOUNDED PRECEDING') return frame.unit === 'ROWS' ? { rows: 'unbounded' } : { range: 'unbounded' };
   if (start.kind === 'CURRENT ROW') return frame.unit === 'ROWS' ? { rows: 0 } : { range: 0 };
