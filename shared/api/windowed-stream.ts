@@ -28,6 +28,7 @@ import type { AggregateSpec } from './aggregates.ts';
 import { aggregateInput, requireColumn } from './aggregate-input.ts';
 import type { RowOf, SchemaSpec } from './schema-spec.ts';
 import type { Stream, JoinOn } from './stream.ts';
+import type { Pipeline } from './pipeline.ts';
 import { parseOrder, parseRankRange, type OrderSpec, type RankRangeSpec } from './rank-options.ts';
 import { buildJoin } from './joins.ts';
 import type { Expr } from '../plan/expr.ts';
@@ -319,10 +320,7 @@ export class WindowedStream<T> {
   }
 
   private lateSinkOf(option: LateSinkOption | undefined): LateSinkSpec | undefined {
-    if (option === undefined) return undefined;
-    const spec: LateSinkSpec = typeof option === 'string' ? { name: option, connector: { type: 'collect' } } : { name: option.name, connector: option.connector ?? { type: 'collect' } };
-    this.stream.pipeline.reserveSinkName(spec.name);
-    return spec;
+    return lateSinkSpec(this.stream.pipeline, option);
   }
 
   private requireEventTime(what: string): void {
@@ -330,6 +328,17 @@ export class WindowedStream<T> {
       throw new PlanError(`${what}: processing-time windows are supported by aggregate() and process() only (window Top-N and deduplication use event time)`);
     }
   }
+}
+
+/**
+ * The plan's late sink for a `lateSink` option (a collect sink unless a connector is given),
+ * its name reserved in the pipeline. Undefined without the option.
+ */
+export function lateSinkSpec(pipeline: Pipeline, option: LateSinkOption | undefined): LateSinkSpec | undefined {
+  if (option === undefined) return undefined;
+  const spec: LateSinkSpec = typeof option === 'string' ? { name: option, connector: { type: 'collect' } } : { name: option.name, connector: option.connector ?? { type: 'collect' } };
+  pipeline.reserveSinkName(spec.name);
+  return spec;
 }
 
 /** The window timing fields of an operator spec. */

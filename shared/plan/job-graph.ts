@@ -34,6 +34,7 @@ import type { IntervalJoinSpec, StreamingJoinSpec, TemporalJoinSpec, WindowJoinS
 import type { UnionSpec } from '../operators/union/union-operator.ts';
 import type { UnnestSpec } from '../operators/unnest/unnest-operator.ts';
 import type { OverAggregateSpec } from '../operators/over/over-aggregate.ts';
+import type { TemporalSortSpec } from '../operators/sort/temporal-sort.ts';
 import type { ConstraintEnforcerSpec } from '../operators/sink/constraint-enforcer.ts';
 import { windowOperator, lateSinksOf } from './window-job.ts';
 import { isTwoInput, type ExchangeNode, type TwoInputNode } from './logical.ts';
@@ -74,6 +75,8 @@ export interface OperatorSpecs {
   Deduplicate: DeduplicateSpec;
   /** OVER aggregation (ROWS / RANGE frames ending at the current row). */
   OverAggregate: OverAggregateSpec;
+  /** ORDER BY a time attribute without LIMIT: rows re-emitted in time order. */
+  TemporalSort: TemporalSortSpec;
   /** Window aggregation (TUMBLE / HOP / CUMULATE / SESSION, triggers, lateness). */
   WindowAggregate: WindowAggregateSpec;
   /** Full window function: the window spec plus the user function's registry reference. */
@@ -404,6 +407,8 @@ function toJobOperator(node: LogicalNode, plan: PlannedPipeline): JobOperator {
         type: 'OverAggregate',
         spec: { partitionBy: node.partitionBy, orderBy: node.orderBy, timeDomain: node.timeDomain, frame: node.frame, aggCalls: node.aggCalls },
       };
+    case 'TemporalSort':
+      return { ...common, type: 'TemporalSort', spec: { timeDomain: node.timeDomain, timeColumn: node.timeColumn, orderBy: node.orderBy } };
     case 'Deduplicate':
       return {
         ...common,
