@@ -26,7 +26,7 @@ import { createOverAggregateOperator } from './over/over-aggregate.ts';
 import { createTemporalSortOperator } from './sort/temporal-sort.ts';
 import { PlanError } from '../core/errors.ts';
 import { createWindowAggregateOperator, createWindowProcessOperator, type WindowProcessFunction } from './window/index.ts';
-import { createWindowDeduplicateOperator, createWindowRankOperator, createWindowTableFunctionOperator } from './window-rank/index.ts';
+import { createUnalignedWindowTableFunctionOperator, createWindowDeduplicateOperator, createWindowRankOperator, createWindowTableFunctionOperator } from './window-rank/index.ts';
 import { createIntervalJoinOperator, createStreamingJoinOperator, createTemporalJoinOperator, createWindowJoinOperator } from './join/index.ts';
 
 /** User code a job may reference: scalar/row functions by registry reference. */
@@ -165,6 +165,8 @@ export function createOperator(op: JobOperator, code: UserCode): Operator {
     }
     case 'WindowTableFunction':
       return createWindowTableFunctionOperator(op.spec, op.inputSchema);
+    case 'UnalignedWindowTableFunction':
+      return createUnalignedWindowTableFunctionOperator(op.spec, op.inputSchema);
     case 'WindowRank':
       return createWindowRankOperator(op.spec, op.inputSchema);
     case 'WindowDeduplicate':

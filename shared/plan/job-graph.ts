@@ -83,6 +83,8 @@ export interface OperatorSpecs {
   WindowProcess: WindowProcessSpec & { readonly ref: string; readonly display: string };
   /** Window table function: appends window_start, window_end, window_time. */
   WindowTableFunction: WindowTableFunctionSpec;
+  /** The SESSION window table function: rows wait until their session closes, then leave with its window columns. */
+  UnalignedWindowTableFunction: WindowTableFunctionSpec;
   /** Window Top-N. */
   WindowRank: WindowRankSpec;
   /** Window deduplication. */

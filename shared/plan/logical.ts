@@ -363,11 +363,17 @@ export interface WindowProcessNode extends NodeBase, WindowTiming {
   readonly display: string;
 }
 
-/** The window table function TUMBLE / HOP / CUMULATE: appends window_start, window_end, window_time. */
+/**
+ * A window table function on its own: appends window_start, window_end, window_time. TUMBLE /
+ * HOP / CUMULATE assign each row its windows as it passes; SESSION buffers the rows of each
+ * partition until their session closes (its late rows go to `lateSink`, or are counted).
+ */
 export interface WindowTableFunctionNode extends NodeBase {
   readonly type: 'WindowTableFunction';
   readonly input: LogicalNode;
   readonly window: WindowSpec;
+  /** SESSION only: sessions by arrival time. @default 'event' */
+  readonly timeDomain?: 'event' | 'processing';
   readonly lateSink?: LateSinkSpec;
 }
 

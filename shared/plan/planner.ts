@@ -68,6 +68,10 @@ export function requiredDistribution(node: LogicalNode): Distribution | undefine
       // SESSION partition columns are part of the group key (checked by the operator), and the
       // state key is the whole group key.
       return byKeys(node.groupBy);
+    case 'WindowTableFunction':
+      // A SESSION table function keeps each partition's sessions (Flink keys it by PARTITION BY);
+      // the aligned ones are stateless and run where their input is.
+      return node.window.type === 'SESSION' ? byKeys(node.window.partitionBy) : undefined;
     case 'LookupJoin':
       return node.shuffle ? byKeys(node.keys.map((k) => k.probe)) : undefined;
     default:
@@ -213,7 +217,7 @@ function markUpdateBefore(node: LogicalNode, needed: boolean, out: Set<LogicalNo
   const inputNeeds =
     node.type === 'Rank'
       ? node.strategy !== 'UpdateFast'
-      : node.type === 'GroupAggregate' || node.type === 'WindowAggregate' || node.type === 'WindowProcess' || node.type === 'Deduplicate'
+      : node.type === 'GroupAggregate' || node.type === 'WindowAggregate' || node.type === 'WindowProcess' || node.type === 'Deduplicate' || node.type === 'WindowTableFunction'
         ? true
         : needed;
   markUpdateBefore(input, inputNeeds, out);

@@ -157,13 +157,21 @@ function compileTimeTravelJoin(from: Extract<SqlFrom, { k: 'join' }>, hints: Sql
 
 function filter(input: Relation, where: SqlExpr): Relation {
   if (input.window && !mentionsWindowColumn(where)) {
-    // Flink pushes the filter below the window TVF; the window stays pending for the rules.
+    // Flink pushes the filter below the window TVF; the window stays pending for the rules. A
+    // SESSION table function on its own filters its output instead: its sessions are made of all
+    // its input rows (set semantics), so a filter on them must not change the sessions.
     const base = filter({ stream: input.window.base, scope: input.window.baseScope }, where);
-    return windowRelation(input.window.spec, base.stream, base.scope, input.scope.description, input.scope.columns[0]?.qualifiers ?? []);
+    const alone = input.window.spec.type === 'SESSION' ? (): Stream<Row> => filterStream(input, where) : undefined;
+    return windowRelation(input.window.spec, base.stream, base.scope, input.scope.description, input.scope.columns[0]?.qualifiers ?? [], input.window.proctime === true, alone);
   }
-  const condition = compileExpr(where, input.scope);
-  const stream = atPosition(where.pos, () => input.stream.filter(condition)) as Stream<Row>;
+  const stream = filterStream(input, where);
   return { stream, scope: { ...input.scope, schema: stream.schema } };
+}
+
+/** The rows of `input` for which `where` is true. */
+function filterStream(input: Relation, where: SqlExpr): Stream<Row> {
+  const condition = compileExpr(where, input.scope);
+  return atPosition(where.pos, () => input.stream.filter(condition)) as Stream<Row>;
 }
 
 /** Output name of a select item: alias, column name, or Flink's `EXPR$n`. */
@@ -651,18 +659,23 @@ function mentionsWindowColumn(e: SqlExpr): boolean {
 }
 
 /** A pending window TVF over `base`: the stream (WindowTableFunction) is built only if used. */
-function windowRelation(spec: WindowSpec, base: Stream<Row>, baseScope: Scope, description: string, qualifiers: readonly string[], proctime = false): Relation {
-  // SESSION windows merge, so only their aggregate has window columns; the scope still needs them.
+/**
+ * @param alone how the stream is built when the window is not aggregated (ranked, joined) after
+ *   all; by default the table function over `base`.
+ */
+function windowRelation(spec: WindowSpec, base: Stream<Row>, baseScope: Scope, description: string, qualifiers: readonly string[], proctime = false, alone?: () => Stream<Row>): Relation {
+  // A SESSION table function alone runs in either time domain (Flink's unaligned one); an
+  // aligned one over a PROCTIME() attribute only under a window aggregate.
+  const runsAlone = !proctime || spec.type === 'SESSION';
   const ts = { root: 'TIMESTAMP', nullable: false, precision: 3 } as const;
-  const schema: Schema =
-    spec.type === 'SESSION' || proctime
-      ? { fields: [...base.schema.fields, { name: 'window_start', type: ts }, { name: 'window_end', type: ts }, { name: 'window_time', type: ts, timeAttribute: 'rowtime' }] }
-      : windowTableFunctionOutputSchema({ window: spec }, base.schema);
+  const schema: Schema = runsAlone
+    ? windowTableFunctionOutputSchema({ window: spec, ...(proctime ? { timeDomain: 'processing' as const } : {}) }, base.schema)
+    : { fields: [...base.schema.fields, { name: 'window_start', type: ts }, { name: 'window_end', type: ts }, { name: 'window_time', type: ts, timeAttribute: 'rowtime' }] };
   let built: Stream<Row> | undefined;
   return {
     get stream(): Stream<Row> {
-      if (proctime) throw new SqlError({ line: 1, column: 1 }, `a ${spec.type} window over a PROCTIME() attribute is supported under GROUP BY window_start, window_end (a processing-time window aggregate) only`);
-      built ??= base.window(spec).withWindowColumns() as unknown as Stream<Row>;
+      if (!runsAlone) throw new SqlError({ line: 1, column: 1 }, `a ${spec.type} window over a PROCTIME() attribute is supported under GROUP BY window_start, window_end (a processing-time window aggregate) only`);
+      built ??= alone ? alone() : (base.window(spec, proctime ? { timeDomain: 'processing' } : {}).withWindowColumns() as unknown as Stream<Row>);
       return built;
     },
     scope: scopeOf(schema, description, qualifiers),
