@@ -271,6 +271,7 @@ const QUERIES: ConformanceCase[] = [
   { page: ORDERBY, name: 'ORDER BY a non-time column alone is rejected', tables: ['Orders'], sql: 'SELECT order_id, amount FROM Orders ORDER BY amount', error: 'line 2:46: Sort on a non-time-attribute field is not supported: a streaming ORDER BY without LIMIT must start with a time attribute ascending' },
   { page: LIMIT, name: 'ORDER BY … LIMIT', tables: ['Orders'], sql: 'SELECT order_id, amount FROM Orders ORDER BY amount DESC LIMIT 3', rows: ['2, 5', '4, 7', '7, 6'] },
   { page: LIMIT, name: 'ORDER BY a time attribute … LIMIT', tables: ['Orders'], sql: 'SELECT order_id FROM Orders ORDER BY order_time LIMIT 3', rows: ids(1, 2, 3) },
+  { page: LIMIT, name: 'ORDER BY a time attribute DESC … LIMIT', tables: ['Orders'], sql: 'SELECT order_id FROM Orders ORDER BY order_time DESC LIMIT 2', rows: ids(7, 8) },
   { page: LIMIT, name: 'LIMIT without ORDER BY', tables: ['Orders'], sql: 'SELECT order_id FROM Orders LIMIT 2', rows: ids(1, 2) },
   { page: LIMIT, name: 'LIMIT … OFFSET without ORDER BY', tables: ['Orders'], sql: 'SELECT order_id FROM Orders LIMIT 2 OFFSET 3', changelog: ['+I[4]', '+I[5]'] },
   { page: LIMIT, name: 'FETCH FIRST n ROWS ONLY', tables: ['Orders'], sql: 'SELECT order_id FROM Orders OFFSET 1 ROWS FETCH NEXT 2 ROWS ONLY', rows: ids(2, 3) },
