@@ -163,7 +163,8 @@ export function compileSetOp(query: Extract<SqlQuery, { k: 'setOp' }>, ctx: Quer
  * - `LIMIT n [OFFSET m]` without ORDER BY: the first rows to arrive (Flink's Limit), on one shard.
  * - `ORDER BY time [ASC] [, …]` without LIMIT: a temporal sort (Flink's TemporalSort) by a rowtime
  *   or PROCTIME() attribute; any other first key, or DESC, gets Flink's error.
- * - OFFSET without LIMIT / FETCH gets Flink's error too.
+ * - OFFSET without LIMIT / FETCH gets Flink's error too; `LIMIT 0` gives no rows, as Flink's
+ *   pruned plan does.
  */
 export function compileOrderBy(query: Extract<SqlQuery, { k: 'ordered' }>, ctx: QueryContext, compile: Compile): Relation {
   // ORDER BY a column of the FROM that the select list leaves out (`SELECT id FROM t ORDER BY
@@ -216,8 +217,11 @@ export function compileOrderBy(query: Extract<SqlQuery, { k: 'ordered' }>, ctx: 
         ? input.stream.sortByTime({ orderBy: [sortField(first), ...rest] })
         : input.stream.sortByTime({ orderBy: rest, timeDomain: 'processing', timeAttribute: first.label }),
     );
+  } else if (limit === 0) {
+    // Flink prunes `LIMIT 0` to an empty input: the query runs and gives no rows.
+    const none: Expr = { kind: 'literal', value: false, type: { root: 'BOOLEAN', nullable: false } };
+    stream = atPosition(query.limit?.pos ?? query.pos, () => input.stream.filter(none)) as Stream<Row>;
   } else {
-    if (limit === 0) throw new SqlError(query.limit?.pos ?? query.pos, 'LIMIT 0 gives no rows');
     const first = orderBy[0];
     const range = offset === undefined || offset === 0 ? { atMost: limit } : { between: [offset + 1, offset + limit] as const };
     if (first === undefined || (first.timeAttribute === 'proctime' && first.direction === 'ASC' && orderBy.length === 1)) {

@@ -282,6 +282,7 @@ const QUERIES: ConformanceCase[] = [
     sql: 'SELECT product, COUNT(*) FROM Orders GROUP BY product LIMIT 2',
     changelog: ['+I[apple, 1]', '+I[pear, 1]', '-D[pear, 1]', '+I[pear, 2]', '-D[apple, 1]', '+I[apple, 2]', '-D[apple, 2]', '+I[apple, 3]', '-D[pear, 2]', '+I[plum, 1]', '-D[plum, 1]', '+I[pear, 3]'],
   },
+  { page: LIMIT, name: 'LIMIT 0', tables: ['Orders'], sql: 'SELECT order_id FROM Orders LIMIT 0', rows: [] },
   { page: LIMIT, name: 'OFFSET without FETCH is rejected', tables: ['Orders'], sql: 'SELECT order_id FROM Orders OFFSET 2 ROWS', error: 'line 2:36: FETCH is missed, which on streaming table is not supported currently: OFFSET needs LIMIT n (or FETCH FIRST n ROWS ONLY)' },
 ];
 
