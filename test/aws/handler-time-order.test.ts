@@ -42,7 +42,7 @@ async function withColdStart(build: (s: Stream<Ev>) => void): Promise<{ out: Cha
   build(p.source('ev', { schema: SCHEMA, watermark: { column: 'ts', outOfOrdernessMs: 10 }, parallelism: 1 }) as unknown as Stream<Ev>);
   const graph = p.jobGraph({ parallelism: 2 });
   const stages = graph.stages;
-  const streams = stages.map((stage, i) => `time-order-${run}-${i}`);
+  const streams = stages.map((_stage, i) => `time-order-${run}-${i}`);
   const tableName = `time-order-state-${run}`;
   await Promise.all([...stages.map((stage, i) => createStream(kinesis, streams[i]!, i === 0 ? 1 : stage.parallelism)), createStateTable(dynamoDb, tableName)]);
   const out: ChangeRow[] = [];
