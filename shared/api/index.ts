@@ -6,6 +6,7 @@ export type { GeneratorContext, GeneratorFunction, SourceOptions } from './pipel
 export { Stream, GroupedStream } from './stream.ts';
 export type { SinkOptions, AggregateOptions, ProjectionSpec, JoinKind, OuterJoinKind, JoinOn, Joined, JoinOptions, IntervalJoinOptions, TemporalJoinOptions } from './stream.ts';
 export { WindowedStream } from './windowed-stream.ts';
+export type { SortByTimeOptions } from './time-order.ts';
 export { scalarFunction, isScalarFunction, tableFunction, isTableFunction, aggregateFunction, isAggregateFunction } from './user-functions.ts';
 export type { ScalarFunction, TableFunction, TableFunctionCall, AggregateFunction, FunctionArgument, UserFunctionDefinition } from './user-functions.ts';
 export { LookupTable } from './lookup-table.ts';

@@ -67,7 +67,9 @@ export interface WindowProperties {
 export function windowPropertiesOf(node: LogicalNode): WindowProperties | undefined {
   switch (node.type) {
     case 'WindowTableFunction':
-      return { window: node.window, start: 'window_start', end: 'window_end' };
+      // A SESSION table function's rows carry per-partition sessions, which no window join or
+      // window Top-N after it plans by (they take the aligned windows).
+      return node.window.type === 'SESSION' ? undefined : { window: node.window, start: 'window_start', end: 'window_end' };
     case 'WindowAggregate':
       return node.timeDomain !== 'processing' && !windowEmitsUpdates(node) ? { window: node.window, start: 'window_start', end: 'window_end' } : undefined;
     case 'WindowRank':

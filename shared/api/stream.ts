@@ -26,6 +26,7 @@ import { buildJoin, intervalJoin as intervalJoinNode, temporalJoin as temporalJo
 import type { Duration } from './windows.ts';
 import { overAggregateOutputSchema, type OverFrame } from '../operators/over/over-aggregate.ts';
 import { parseDuration } from './windows.ts';
+import { limit as limitNode, sortByTime as sortByTimeNode, type SortByTimeOptions } from './time-order.ts';
 import type { TableFunctionCall } from './user-functions.ts';
 import type { JoinType, OuterJoinType } from '../operators/join/join-spec.ts';
 
@@ -294,6 +295,28 @@ export class Stream<T> {
     options: Omit<RankOptions<T>, 'range'> & { readonly rankNumber?: R },
   ): Stream<R extends string ? T & { [P in R]: number } : T> {
     return this.rank<R>({ ...options, range: { atMost: n } });
+  }
+
+  /**
+   * The first `fetch` rows to arrive after the first `offset` (SQL `LIMIT fetch OFFSET offset`
+   * without ORDER BY; Flink's Limit): on one shard; over an updating input, a retraction of one
+   * of those rows lets the next row in (`-D` then `+I`), as Flink's retracting rank does.
+   */
+  limit(fetch: number, options: { readonly offset?: number } = {}): Stream<T> {
+    return limitNode(this, fetch, options.offset ?? 0);
+  }
+
+  /**
+   * The rows in time order (SQL `ORDER BY rowtime [, …]` without LIMIT; Flink's TemporalSort), on
+   * one shard: in event time each row comes out when the watermark reaches its timestamp, the
+   * rows of one timestamp ordered by the other keys; a row whose place has been passed already
+   * (its timestamp is not after the last one emitted) goes to `lateSink`, or is counted and
+   * dropped. In processing time the rows of one millisecond are ordered by the keys.
+   *
+   * @throws PlanError as {@link sortByTime} (time-order.ts).
+   */
+  sortByTime(options: SortByTimeOptions<T>): Stream<T> {
+    return sortByTimeNode(this, options);
   }
 
   /**

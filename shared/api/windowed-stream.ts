@@ -28,6 +28,7 @@ import type { AggregateSpec } from './aggregates.ts';
 import { aggregateInput, requireColumn } from './aggregate-input.ts';
 import type { RowOf, SchemaSpec } from './schema-spec.ts';
 import type { Stream, JoinOn } from './stream.ts';
+import type { Pipeline } from './pipeline.ts';
 import { parseOrder, parseRankRange, type OrderSpec, type RankRangeSpec } from './rank-options.ts';
 import { buildJoin } from './joins.ts';
 import type { Expr } from '../plan/expr.ts';
@@ -189,7 +190,6 @@ export class WindowedStream<T> {
     });
   }
 
-  /** The window table function alone: every row once per window it falls in, with the window columns. */
   /**
    * Window join (Flink's window join): joins the rows of this window with the rows of `other`'s
    * window of the same start and end whose `on` keys are equal, when the window ends — INNER,
@@ -200,6 +200,7 @@ export class WindowedStream<T> {
    * @throws PlanError when the windows differ, or as {@link Stream.join}.
    */
   join<U>(other: WindowedStream<U>, options: WindowJoinOptions<T, U>): Stream<Row> {
+    if (this.window.type === 'SESSION') throw new PlanError('window join over SESSION windows is not supported yet: join on TUMBLE, HOP or CUMULATE windows');
     if (JSON.stringify(this.window) !== JSON.stringify({ ...other.window, timeColumn: this.window.timeColumn })) {
       throw new PlanError('window join: both sides must use the same window (type, size, slide or step, offset)');
     }
@@ -218,15 +219,37 @@ export class WindowedStream<T> {
     });
   }
 
-  withWindowColumns(): Stream<T & WindowColumns> {
-    this.requireEventTime('window table function');
+  /**
+   * The window table function alone: every row with the window columns. TUMBLE, HOP and
+   * CUMULATE assign each row all its windows as it passes (event time only; lateness is the
+   * operators' after it). A SESSION holds each partition's rows until their session closes (the
+   * watermark passes `window_end - 1`, or the processing-time clock does), then emits them in
+   * arrival order, each with its kind, so it takes updating input too; a row whose session has
+   * closed already is late: it goes to `lateSink`, or is counted and dropped.
+   *
+   * @throws PlanError for processing time or a late sink with an aligned window, or a late sink
+   *   in processing time.
+   */
+  withWindowColumns(options: { readonly lateSink?: LateSinkOption } = {}): Stream<T & WindowColumns> {
+    const session = this.window.type === 'SESSION';
+    if (!session) {
+      this.requireEventTime('window table function');
+      if (options.lateSink !== undefined) throw new PlanError(`window table function: ${this.window.type} windows have no late rows of their own (lateSink is for SESSION)`);
+    } else if (options.lateSink !== undefined && this.options.timeDomain === 'processing') {
+      throw new PlanError(`window table function: lateSink '${typeof options.lateSink === 'string' ? options.lateSink : options.lateSink.name}' needs event time; processing-time sessions are never late`);
+    }
     const input = this.stream;
+    const timeDomain = session ? this.options.timeDomain : undefined;
+    const spec = { window: this.window, ...(timeDomain !== undefined ? { timeDomain } : {}) };
+    const schema = windowTableFunctionOutputSchema(spec, input.schema);
+    const lateSink = this.lateSinkOf(options.lateSink);
     return input.derive({
       type: 'WindowTableFunction',
       id: input.pipeline.nextId(),
       input: input.node,
-      window: this.window,
-      schema: windowTableFunctionOutputSchema({ window: this.window }, input.schema),
+      ...spec,
+      ...(lateSink ? { lateSink } : {}),
+      schema,
     });
   }
 
@@ -321,10 +344,7 @@ export class WindowedStream<T> {
   }
 
   private lateSinkOf(option: LateSinkOption | undefined): LateSinkSpec | undefined {
-    if (option === undefined) return undefined;
-    const spec: LateSinkSpec = typeof option === 'string' ? { name: option, connector: { type: 'collect' } } : { name: option.name, connector: option.connector ?? { type: 'collect' } };
-    this.stream.pipeline.reserveSinkName(spec.name);
-    return spec;
+    return lateSinkSpec(this.stream.pipeline, option);
   }
 
   private requireEventTime(what: string): void {
@@ -347,6 +367,17 @@ function requireMerge(calls: readonly AggCall[], window: WindowSpec, functions: 
   }
 }
 
+/**
+ * The plan's late sink for a `lateSink` option (a collect sink unless a connector is given),
+ * its name reserved in the pipeline. Undefined without the option.
+ */
+export function lateSinkSpec(pipeline: Pipeline, option: LateSinkOption | undefined): LateSinkSpec | undefined {
+  if (option === undefined) return undefined;
+  const spec: LateSinkSpec = typeof option === 'string' ? { name: option, connector: { type: 'collect' } } : { name: option.name, connector: option.connector ?? { type: 'collect' } };
+  pipeline.reserveSinkName(spec.name);
+  return spec;
+}
+
 /** The window timing fields of an operator spec. */
 function timingSpec(t: WindowTiming): Pick<WindowAggregateSpec, 'timeDomain' | 'trigger' | 'allowedLatenessMs'> {
   return {
@@ -364,7 +395,7 @@ function timingSpec(t: WindowTiming): Pick<WindowAggregateSpec, 'timeDomain' | '
 export function windowOfNode(node: LogicalNode): WindowSpec | undefined {
   switch (node.type) {
     case 'WindowTableFunction':
-      return node.window;
+      return node.window.type === 'SESSION' ? undefined : node.window;
     case 'WindowAggregate':
       return node.timeDomain !== 'processing' && !windowEmitsUpdates(node) ? node.window : undefined;
     case 'Calc': {

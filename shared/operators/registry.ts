@@ -23,9 +23,10 @@ import type { Operator } from './operator.ts';
 import { createConstraintEnforcer } from './sink/constraint-enforcer.ts';
 import { createUnionOperator } from './union/union-operator.ts';
 import { createOverAggregateOperator } from './over/over-aggregate.ts';
+import { createTemporalSortOperator } from './sort/temporal-sort.ts';
 import { PlanError } from '../core/errors.ts';
 import { createWindowAggregateOperator, createWindowProcessOperator, type WindowProcessFunction } from './window/index.ts';
-import { createWindowDeduplicateOperator, createWindowRankOperator, createWindowTableFunctionOperator } from './window-rank/index.ts';
+import { createUnalignedWindowTableFunctionOperator, createWindowDeduplicateOperator, createWindowRankOperator, createWindowTableFunctionOperator } from './window-rank/index.ts';
 import { createIntervalJoinOperator, createStreamingJoinOperator, createTemporalJoinOperator, createWindowJoinOperator } from './join/index.ts';
 
 /** User code a job may reference: scalar/row functions by registry reference. */
@@ -151,6 +152,8 @@ export function createOperator(op: JobOperator, code: UserCode): Operator {
       return createDeduplicateOperator(op.spec, op.inputSchema);
     case 'OverAggregate':
       return createOverAggregateOperator(op.spec, op.inputSchema);
+    case 'TemporalSort':
+      return createTemporalSortOperator(op.spec, op.inputSchema);
     case 'WindowAggregate':
       return createWindowAggregateOperator(op.spec, op.inputSchema, { functions: code.functions });
     case 'WindowProcess': {
@@ -162,6 +165,8 @@ export function createOperator(op: JobOperator, code: UserCode): Operator {
     }
     case 'WindowTableFunction':
       return createWindowTableFunctionOperator(op.spec, op.inputSchema);
+    case 'UnalignedWindowTableFunction':
+      return createUnalignedWindowTableFunctionOperator(op.spec, op.inputSchema);
     case 'WindowRank':
       return createWindowRankOperator(op.spec, op.inputSchema);
     case 'WindowDeduplicate':

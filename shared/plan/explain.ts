@@ -117,6 +117,10 @@ export function describePlanNode(node: LogicalNode): string {
         ['select', fields([...node.groupBy, ...node.aggCalls.map(formatAggCall)])],
       ])})`;
     case 'Rank':
+      // Flink's StreamExecLimit is a Rank without sort keys, and EXPLAIN prints it as a Limit.
+      if (node.orderBy.length === 0 && node.rankRange.type === 'constant') {
+        return `Limit(offset=[${node.rankRange.start - 1}], fetch=[${node.rankRange.end - node.rankRange.start + 1}])`;
+      }
       return `${node.type}(${attrs([
         ['strategy', node.strategy ? `[${formatStrategy(node.strategy, node.upsertKey)}]` : undefined],
         ['rankType', `[${node.rankType}]`],
@@ -132,6 +136,8 @@ export function describePlanNode(node: LogicalNode): string {
         ['window', `[${formatOverFrame(node.frame)}]`],
         ['select', fields([...node.input.schema.fields.map((f) => f.name), ...node.aggCalls.map(formatAggCall)])],
       ])})`;
+    case 'TemporalSort':
+      return `TemporalSort(orderBy=[${[`${node.timeColumn} ASC`, ...node.orderBy.map(formatSortField)].join(', ')}])`;
     case 'Deduplicate':
       return `Deduplicate(${attrs([
         ['keep', `[${node.keep === 'first' ? 'FirstRow' : 'LastRow'}]`],

@@ -34,6 +34,7 @@ import type { IntervalJoinSpec, StreamingJoinSpec, TemporalJoinSpec, WindowJoinS
 import type { UnionSpec } from '../operators/union/union-operator.ts';
 import type { CorrelateSpec } from '../operators/correlate/correlate-operator.ts';
 import type { OverAggregateSpec } from '../operators/over/over-aggregate.ts';
+import type { TemporalSortSpec } from '../operators/sort/temporal-sort.ts';
 import type { ConstraintEnforcerSpec } from '../operators/sink/constraint-enforcer.ts';
 import { windowOperator, lateSinksOf } from './window-job.ts';
 import { isTwoInput, type ExchangeNode, type TwoInputNode } from './logical.ts';
@@ -74,12 +75,16 @@ export interface OperatorSpecs {
   Deduplicate: DeduplicateSpec;
   /** OVER aggregation (ROWS / RANGE frames ending at the current row). */
   OverAggregate: OverAggregateSpec;
+  /** ORDER BY a time attribute without LIMIT: rows re-emitted in time order. */
+  TemporalSort: TemporalSortSpec;
   /** Window aggregation (TUMBLE / HOP / CUMULATE / SESSION, triggers, lateness). */
   WindowAggregate: WindowAggregateSpec;
   /** Full window function: the window spec plus the user function's registry reference. */
   WindowProcess: WindowProcessSpec & { readonly ref: string; readonly display: string };
   /** Window table function: appends window_start, window_end, window_time. */
   WindowTableFunction: WindowTableFunctionSpec;
+  /** The SESSION window table function: rows wait until their session closes, then leave with its window columns. */
+  UnalignedWindowTableFunction: WindowTableFunctionSpec;
   /** Window Top-N. */
   WindowRank: WindowRankSpec;
   /** Window deduplication. */
@@ -404,6 +409,8 @@ function toJobOperator(node: LogicalNode, plan: PlannedPipeline): JobOperator {
         type: 'OverAggregate',
         spec: { partitionBy: node.partitionBy, orderBy: node.orderBy, timeDomain: node.timeDomain, frame: node.frame, aggCalls: node.aggCalls },
       };
+    case 'TemporalSort':
+      return { ...common, type: 'TemporalSort', spec: { timeDomain: node.timeDomain, timeColumn: node.timeColumn, orderBy: node.orderBy } };
     case 'Deduplicate':
       return {
         ...common,

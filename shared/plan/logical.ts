@@ -187,7 +187,11 @@ export interface GroupAggregateNode extends NodeBase {
   readonly stateTtlMs?: number;
 }
 
-/** Top-N (ROW_NUMBER / RANK / DENSE_RANK over a partition, filtered by a rank range). */
+/**
+ * Top-N (ROW_NUMBER / RANK / DENSE_RANK over a partition, filtered by a rank range). With an
+ * empty `orderBy` it is `LIMIT n [OFFSET m]` without ORDER BY (Flink's Limit, a ROW_NUMBER rank
+ * of the whole stream in which every row ties: the first rows to arrive).
+ */
 export interface RankNode extends NodeBase {
   readonly type: 'Rank';
   readonly input: LogicalNode;
@@ -229,6 +233,24 @@ export interface OverAggregateNode extends NodeBase {
   readonly timeDomain: 'event' | 'processing';
   readonly frame: OverFrame;
   readonly aggCalls: readonly AggCallSpec[];
+}
+
+/**
+ * `ORDER BY time [, secondary keys]` without LIMIT (Flink's TemporalSort): the rows come out in
+ * time order — in event time when the watermark passes their timestamp (ties ordered by the
+ * secondary keys), in processing time as they arrive (the rows of one millisecond ordered by the
+ * secondary keys). Insert-only in and out; runs on one shard, as Flink's does.
+ */
+export interface TemporalSortNode extends NodeBase {
+  readonly type: 'TemporalSort';
+  readonly input: LogicalNode;
+  readonly timeDomain: 'event' | 'processing';
+  /** Event time: the rowtime column sorted by. Processing time: the attribute's name (explain only). */
+  readonly timeColumn: string;
+  /** The sort keys after the time attribute. */
+  readonly orderBy: readonly SortField[];
+  /** Where rows too late to be sorted go; absent: counted (`numLateRecordsDropped`) and dropped. */
+  readonly lateSink?: LateSinkSpec;
 }
 
 /** Join each row with a dimension table looked up by key. */
@@ -340,11 +362,17 @@ export interface WindowProcessNode extends NodeBase, WindowTiming {
   readonly display: string;
 }
 
-/** The window table function TUMBLE / HOP / CUMULATE: appends window_start, window_end, window_time. */
+/**
+ * A window table function on its own: appends window_start, window_end, window_time. TUMBLE /
+ * HOP / CUMULATE assign each row its windows as it passes; SESSION buffers the rows of each
+ * partition until their session closes (its late rows go to `lateSink`, or are counted).
+ */
 export interface WindowTableFunctionNode extends NodeBase {
   readonly type: 'WindowTableFunction';
   readonly input: LogicalNode;
   readonly window: WindowSpec;
+  /** SESSION only: sessions by arrival time. @default 'event' */
+  readonly timeDomain?: 'event' | 'processing';
   readonly lateSink?: LateSinkSpec;
 }
 
@@ -486,6 +514,7 @@ export type LogicalNode =
   | RankNode
   | DeduplicateNode
   | OverAggregateNode
+  | TemporalSortNode
   | LookupJoinNode
   | WindowAggregateNode
   | WindowProcessNode

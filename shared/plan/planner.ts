@@ -60,11 +60,18 @@ export function requiredDistribution(node: LogicalNode): Distribution | undefine
       return byKeys(node.keys);
     case 'OverAggregate':
       return byKeys(node.partitionBy);
+    case 'TemporalSort':
+      // Flink's StreamPhysicalTemporalSort requires a singleton distribution: one order for all rows.
+      return { type: 'single' };
     case 'WindowAggregate':
     case 'WindowProcess':
       // SESSION partition columns are part of the group key (checked by the operator), and the
       // state key is the whole group key.
       return byKeys(node.groupBy);
+    case 'WindowTableFunction':
+      // A SESSION table function keeps each partition's sessions (Flink keys it by PARTITION BY);
+      // the aligned ones are stateless and run where their input is.
+      return node.window.type === 'SESSION' ? byKeys(node.window.partitionBy) : undefined;
     case 'LookupJoin':
       return node.shuffle ? byKeys(node.keys.map((k) => k.probe)) : undefined;
     default:
@@ -210,7 +217,7 @@ function markUpdateBefore(node: LogicalNode, needed: boolean, out: Set<LogicalNo
   const inputNeeds =
     node.type === 'Rank'
       ? node.strategy !== 'UpdateFast'
-      : node.type === 'GroupAggregate' || node.type === 'WindowAggregate' || node.type === 'WindowProcess' || node.type === 'Deduplicate'
+      : node.type === 'GroupAggregate' || node.type === 'WindowAggregate' || node.type === 'WindowProcess' || node.type === 'Deduplicate' || node.type === 'WindowTableFunction'
         ? true
         : needed;
   markUpdateBefore(input, inputNeeds, out);
@@ -315,6 +322,14 @@ function deriveTraits(node: LogicalNode, traits: ReadonlyMap<LogicalNode, NodeTr
         throw new PlanError(`OverAggregate #${node.id} doesn't support consuming update and delete changes, but its input emits [${t.changelogMode.join(', ')}]`);
       }
       return { changelogMode: INSERT_ONLY, upsertKeys: t.upsertKeys, distribution: undefined };
+    }
+    case 'TemporalSort': {
+      const t = inputTraits(node.input);
+      if (!(t.changelogMode.length === 1 && t.changelogMode[0] === '+I')) {
+        throw new PlanError(`TemporalSort #${node.id} doesn't support consuming update and delete changes, but its input emits [${t.changelogMode.join(', ')}]: ORDER BY a time attribute sorts an insert-only stream`);
+      }
+      // It runs on one shard (after Exchange(single)), and so does everything after it in its stage.
+      return { changelogMode: INSERT_ONLY, upsertKeys: t.upsertKeys, distribution: { type: 'single' } };
     }
     case 'Deduplicate': {
       const insertOnly = node.keep === 'first' && node.orderColumn === undefined;

@@ -158,13 +158,21 @@ function compileTimeTravelJoin(from: Extract<SqlFrom, { k: 'join' }>, hints: Sql
 
 function filter(input: Relation, where: SqlExpr): Relation {
   if (input.window && !mentionsWindowColumn(where)) {
-    // Flink pushes the filter below the window TVF; the window stays pending for the rules.
+    // Flink pushes the filter below the window TVF; the window stays pending for the rules. A
+    // SESSION table function on its own filters its output instead: its sessions are made of all
+    // its input rows (set semantics), so a filter on them must not change the sessions.
     const base = filter({ stream: input.window.base, scope: input.window.baseScope }, where);
-    return windowRelation(input.window.spec, base.stream, base.scope, input.scope.description, input.scope.columns[0]?.qualifiers ?? []);
+    const alone = input.window.spec.type === 'SESSION' ? (): Stream<Row> => filterStream(input, where) : undefined;
+    return windowRelation(input.window.spec, base.stream, base.scope, input.scope.description, input.scope.columns[0]?.qualifiers ?? [], input.window.proctime === true, alone);
   }
-  const condition = compileExpr(where, input.scope);
-  const stream = atPosition(where.pos, () => input.stream.filter(condition)) as Stream<Row>;
+  const stream = filterStream(input, where);
   return { stream, scope: { ...input.scope, schema: stream.schema } };
+}
+
+/** The rows of `input` for which `where` is true. */
+function filterStream(input: Relation, where: SqlExpr): Stream<Row> {
+  const condition = compileExpr(where, input.scope);
+  return atPosition(where.pos, () => input.stream.filter(condition)) as Stream<Row>;
 }
 
 /** Output name of a select item: alias, column name, or Flink's `EXPR$n`. */
@@ -270,10 +278,12 @@ function compileOver(q: SqlSelect, input: Relation): Relation {
     if (names.has(key)) return;
     const name = `w0$o${names.size}`;
     if (c.args.length > 1) throw new SqlError(c.pos, `${c.name} takes one argument`);
-    if (c.distinct) throw new SqlError(c.pos, `${c.name}(DISTINCT …) OVER is not supported yet`);
+    // `agg(DISTINCT x) OVER w` aggregates each value of the frame once (Flink's over functions
+    // run the same distinct-aware aggregate handler as GROUP BY; its planner tests cover
+    // COUNT(DISTINCT a) / SUM(DISTINCT c) over bounded and unbounded frames).
     const arg = c.args[0] ? compileExpr(c.args[0], input.scope) : undefined;
     const filterExpr = c.filter ? compileExpr(c.filter, input.scope) : undefined;
-    aggregates[name] = { fn: c.name as AggregateSpec['fn'], ...(arg ? { arg: arg.kind === 'ref' ? arg.name : arg } : {}), distinct: false, ...(filterExpr ? { filter: filterExpr } : {}) };
+    aggregates[name] = { fn: c.name as AggregateSpec['fn'], ...(arg ? { arg: arg.kind === 'ref' ? arg.name : arg } : {}), distinct: c.distinct, ...(filterExpr ? { filter: filterExpr } : {}) };
     names.set(key, name);
   });
   const stream = atPosition(first.pos, () =>
@@ -291,10 +301,16 @@ function compileOver(q: SqlSelect, input: Relation): Relation {
   return project(rel, q.items, q.pos, hooks);
 }
 
-/** The API frame of an OVER clause: Flink supports frames ending at CURRENT ROW. */
+/**
+ * The API frame of an OVER clause. Flink's streaming OVER aggregation supports frames ending at
+ * CURRENT ROW only; any other end (`n FOLLOWING`, `UNBOUNDED FOLLOWING`) gets Flink's own
+ * message (StreamExecOverAggregate: "OVER RANGE FOLLOWING windows are not supported yet.").
+ */
 function overFrame(frame: SqlOver['frame']): { rows: number | 'unbounded' } | { range: number | 'unbounded' } | undefined {
   if (frame === undefined) return undefined;
-  if (frame.end.kind !== 'CURRENT ROW') throw new SqlError(frame.end.pos, 'OVER frames must end at CURRENT ROW (Flink supports no FOLLOWING bound)');
+  if (frame.end.kind !== 'CURRENT ROW') {
+    throw new SqlError(frame.end.pos, `OVER RANGE FOLLOWING windows are not supported yet: a streaming OVER frame ends at CURRENT ROW, as in Flink (this one ends at ${frame.end.kind === 'FOLLOWING' ? 'n FOLLOWING' : frame.end.kind})`);
+  }
   const start = frame.start;
   if (start.kind === 'UNBOUNDED PRECEDING') return frame.unit === 'ROWS' ? { rows: 'unbounded' } : { range: 'unbounded' };
   if (start.kind === 'CURRENT ROW') return frame.unit === 'ROWS' ? { rows: 0 } : { range: 0 };
@@ -644,18 +660,23 @@ function mentionsWindowColumn(e: SqlExpr): boolean {
 }
 
 /** A pending window TVF over `base`: the stream (WindowTableFunction) is built only if used. */
-function windowRelation(spec: WindowSpec, base: Stream<Row>, baseScope: Scope, description: string, qualifiers: readonly string[], proctime = false): Relation {
-  // SESSION windows merge, so only their aggregate has window columns; the scope still needs them.
+/**
+ * @param alone how the stream is built when the window is not aggregated (ranked, joined) after
+ *   all; by default the table function over `base`.
+ */
+function windowRelation(spec: WindowSpec, base: Stream<Row>, baseScope: Scope, description: string, qualifiers: readonly string[], proctime = false, alone?: () => Stream<Row>): Relation {
+  // A SESSION table function alone runs in either time domain (Flink's unaligned one); an
+  // aligned one over a PROCTIME() attribute only under a window aggregate.
+  const runsAlone = !proctime || spec.type === 'SESSION';
   const ts = { root: 'TIMESTAMP', nullable: false, precision: 3 } as const;
-  const schema: Schema =
-    spec.type === 'SESSION' || proctime
-      ? { fields: [...base.schema.fields, { name: 'window_start', type: ts }, { name: 'window_end', type: ts }, { name: 'window_time', type: ts, timeAttribute: 'rowtime' }] }
-      : windowTableFunctionOutputSchema({ window: spec }, base.schema);
+  const schema: Schema = runsAlone
+    ? windowTableFunctionOutputSchema({ window: spec, ...(proctime ? { timeDomain: 'processing' as const } : {}) }, base.schema)
+    : { fields: [...base.schema.fields, { name: 'window_start', type: ts }, { name: 'window_end', type: ts }, { name: 'window_time', type: ts, timeAttribute: 'rowtime' }] };
   let built: Stream<Row> | undefined;
   return {
     get stream(): Stream<Row> {
-      if (proctime) throw new SqlError({ line: 1, column: 1 }, `a ${spec.type} window over a PROCTIME() attribute is supported under GROUP BY window_start, window_end (a processing-time window aggregate) only`);
-      built ??= base.window(spec).withWindowColumns() as unknown as Stream<Row>;
+      if (!runsAlone) throw new SqlError({ line: 1, column: 1 }, `a ${spec.type} window over a PROCTIME() attribute is supported under GROUP BY window_start, window_end (a processing-time window aggregate) only`);
+      built ??= alone ? alone() : (base.window(spec, proctime ? { timeDomain: 'processing' } : {}).withWindowColumns() as unknown as Stream<Row>);
       return built;
     },
     scope: scopeOf(schema, description, qualifiers),

@@ -17,7 +17,10 @@
  *
  * Delivery is effectively once, by the stage handler's checkpoint protocol (docs/effectively-once.md);
  * the sink callback gets each batch once. The input files are bounded: after the last record a
- * heartbeat carrying watermark +∞ goes to every source shard, so event-time windows close.
+ * heartbeat carrying watermark +∞ goes to every source shard, so event-time windows close; and,
+ * as on the embedded runtime, processing time ends too: before each stage drains (upstream
+ * first), a heartbeat at {@link END_OF_PROCESSING_TIME} goes to every shard of its input, so
+ * processing-time windows, sorts and sessions emit their last results.
  */
 import { Buffer } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
@@ -28,6 +31,7 @@ import type { KinesisClient, PutRecordsRequestEntry } from '@aws-sdk/client-kine
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { FlambdaError, PlanError } from '../../core/errors.ts';
+import { END_OF_PROCESSING_TIME } from '../../core/timestamp.ts';
 import type { ChangeRow } from '../../core/row.ts';
 import type { UserCode } from '../../operators/registry.ts';
 import type { JobGraph, JobStage } from '../../plan/job-graph.ts';
@@ -300,6 +304,10 @@ export async function runLocalJob(options: LocalJobOptions): Promise<LocalJobRes
         await (mappings[i] as LocalEventSourceMapping).start();
       }
       const mapping = mappings[i] as LocalEventSourceMapping;
+      // Everything upstream has drained into this stage's input: end its processing time after it.
+      const input = inputStreams.get(stage.id) as string;
+      const ends = await writeHeartbeats(kinesisClient, [input], END_OF_PROCESSING_TIME);
+      endMarkers.set(input, (endMarkers.get(input) ?? 0) + (ends.shards[input] ?? 0));
       await Promise.race([mapping.drain({ timeoutMs: options.drainTimeoutMs ?? 600_000 }), stopped]);
       const stats = (handlers.get(stage.id) as StageHandler).stats();
       const report: LocalStageReport = {

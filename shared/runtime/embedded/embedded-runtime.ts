@@ -20,6 +20,7 @@
  */
 import { existsSync } from 'node:fs';
 import { FlambdaError, PlanError, RecordError, type ErrorPolicy } from '../../core/errors.ts';
+import { END_OF_PROCESSING_TIME } from '../../core/timestamp.ts';
 import type { RetryOptions } from '../../core/retry.ts';
 import { StageExecutor, type BatchPort, type ChainStep, type OriginOf, type RecordFailure } from '../stage-executor.ts';
 import { createChangeDecoder, type ChangeDecoder } from '../../core/formats.ts';
@@ -382,7 +383,7 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
     // first, each one's output drained before the next).
     for (let s = 0; s < order.length; s++) {
       const stage = order[s] as StageRuntime;
-      for (const task of stage.tasks) await runSteps(stage, task, [{ type: 'processing-time', value: END_OF_TIME }]);
+      for (const task of stage.tasks) await runSteps(stage, task, [{ type: 'processing-time', value: END_OF_PROCESSING_TIME }]);
       await drain(s + 1);
     }
     // Finish operators upstream first; each stage's leftovers are drained before its own finish.
@@ -443,9 +444,6 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
 async function closeRunners(order: readonly StageRuntime[]): Promise<void> {
   await Promise.allSettled(order.flatMap((stage) => stage.tasks.flatMap((task) => task.runners.map((runner) => runner.close()))));
 }
-
-/** Latest valid epoch millisecond: the processing time a bounded job ends at. */
-const END_OF_TIME = 8.64e15;
 
 /** How every stage's executors run: the error policy, retries, and where set-aside records go. */
 interface ChainSetup {

@@ -42,6 +42,20 @@ export const FIXTURES: Readonly<Record<string, Fixture>> = {
       { order_id: 2, user: 'bob', product: 'pear', amount: 8 },
     ],
   },
+  // Orders arriving out of time order, 2 s watermark delay (the orderby page's temporal sort): order 6
+  // arrives after orders up to 10:00:03 have been sorted out, too late for its place.
+  LateOrders: {
+    columns: "order_id BIGINT, amount INT, order_time TIMESTAMP(3), WATERMARK FOR order_time AS order_time - INTERVAL '2' SECOND",
+    rows: [
+      { order_id: 1, amount: 3, order_time: t('10:00:01') },
+      { order_id: 2, amount: 5, order_time: t('10:00:00') },
+      { order_id: 3, amount: 2, order_time: t('10:00:03') },
+      { order_id: 4, amount: 7, order_time: t('10:00:02') },
+      { order_id: 5, amount: 1, order_time: t('10:00:05') },
+      { order_id: 6, amount: 4, order_time: t('10:00:02') },
+      { order_id: 7, amount: 6, order_time: t('10:00:05') },
+    ],
+  },
   // Bid of the window-tvf / window-agg / window-topn / window-dedup pages.
   Bid: {
     columns: "bidtime TIMESTAMP(3), price DECIMAL(10, 2), item STRING, supplier_id STRING, WATERMARK FOR bidtime AS bidtime - INTERVAL '1' SECOND",
