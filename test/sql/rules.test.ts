@@ -203,6 +203,25 @@ describe('windows', () => {
     expect(sqlError(() => plan(`${BID} SELECT HOP_START(date_time, INTERVAL '1' SECOND, INTERVAL '2' SECOND) AS s, count(*) AS n FROM bid GROUP BY TUMBLE(date_time, INTERVAL '10' SECOND);`)).message).toMatch(
       /HOP_START does not match the group window TUMBLE/,
     );
+    // Calcite matches TUMBLE_START to its group window by the arguments, not the name alone.
+    expect(sqlError(() => plan(`${BID} SELECT TUMBLE_START(date_time, INTERVAL '5' SECOND) AS s, count(*) AS n FROM bid GROUP BY TUMBLE(date_time, INTERVAL '10' SECOND);`)).message).toBe(
+      'line 15:11: TUMBLE_START must have the arguments of the group window TUMBLE(…) in GROUP BY (the same time column and intervals)',
+    );
+    expect(plan(`${BID} SELECT TUMBLE_END(date_time, INTERVAL '10' SECONDS) AS e, count(*) AS n FROM bid GROUP BY TUMBLE(date_time, INTERVAL '10000' MILLISECOND);`)).toContain('window_end AS e');
+  });
+
+  it('windows only a time attribute, as Flink does in streaming mode', () => {
+    const tvf = (input: string, column: string): string => `SELECT window_start, count(*) AS n FROM TABLE(TUMBLE(TABLE ${input}, DESCRIPTOR(${column}), INTERVAL '10' SECOND)) GROUP BY window_start, window_end;`;
+    // An expression over the rowtime, an aggregate of it and a TIMESTAMP without a WATERMARK are plain timestamps.
+    expect(sqlError(() => plan(`${BID} ${tvf('(SELECT auction, date_time + INTERVAL \'1\' SECOND AS t FROM bid)', 't')}`)).message).toMatch(
+      /^line 15:\d+: The window function TUMBLE requires the timecol to be a time attribute, but 't' is TIMESTAMP\(3\) \(declare a WATERMARK FOR it, or window a PROCTIME\(\) column\)$/,
+    );
+    expect(sqlError(() => plan(`${BID} ${tvf('(SELECT auction, MAX(date_time) AS t FROM bid GROUP BY auction)', 't')}`)).message).toMatch(/TUMBLE requires the timecol to be a time attribute, but 't' is TIMESTAMP\(3\)/);
+    const plain = "CREATE TABLE clicks (id BIGINT, ts TIMESTAMP(3)) WITH ('connector' = 'filesystem', 'path' = 'c.jsonl', 'format' = 'json');";
+    expect(sqlError(() => plan(`${plain} ${tvf('clicks', 'ts')}`)).message).toMatch(/TUMBLE requires the timecol to be a time attribute, but 'ts' is TIMESTAMP\(3\)/);
+    expect(sqlError(() => plan(`${plain} SELECT TUMBLE_START(ts, INTERVAL '1' MINUTE) AS s, count(*) AS n FROM clicks GROUP BY TUMBLE(ts, INTERVAL '1' MINUTE);`)).message).toMatch(/TUMBLE requires the timecol/);
+    // The rowtime passed on by name through a view or a subquery stays a time attribute.
+    expect(plan(`${BID} ${tvf('(SELECT auction, date_time AS t FROM bid)', 't')}`)).toContain('WindowAggregate');
   });
 
   it('checks window arguments', () => {
