@@ -243,6 +243,8 @@ export interface SqlInsert {
   readonly table: string;
   /** `INSERT OVERWRITE`. */
   readonly overwrite?: boolean;
+  /** `INSERT INTO t /*+ OPTIONS(…) *\/`: hints on the sink table. */
+  readonly hints?: readonly SqlHint[];
   /** `INSERT INTO t (a, b) …`: the target columns the query's columns go to, in order. */
   readonly columns?: readonly { readonly name: string; readonly pos: SqlPosition }[];
   /** A query, or VALUES for `INSERT INTO t VALUES (…)`. */

@@ -24,6 +24,7 @@ import type { LookupTableSpec } from './connectors.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { compileExpr, exprKey, isAggregateCall, resolveColumn, scopeOf, type Scope, type ScopeColumn } from './expressions.ts';
 import { rankFilter, rankItem, rewriteGroupWindow } from './rules.ts';
+import { checkQueryHints } from './query-hints.ts';
 import { sqlAnd, sqlChildren as children, sqlConjuncts } from './sql-expr-walk.ts';
 import { compileJoin, compileTemporalJoin, isSubqueryCondition, semiJoin, type JoinContext } from './joins.ts';
 import { compileOrderBy, compileSetOp, compileValues, withCtes } from './query-compose.ts';
@@ -50,6 +51,7 @@ export function compileSelect(query: SqlSelect, ctx: QueryContext): Relation {
   const expanded = expandGroupingSetsQuery(query);
   if (expanded) return compileQuery(expanded, ctx);
   const q = rewriteGroupWindow(query);
+  checkQueryHints(q);
   const inner = q.from.k === 'subquery' && q.from.query.k === 'select' ? q.from.query : undefined;
   const topN = inner ? rankItem(inner) : undefined;
   let input: Relation;
@@ -111,12 +113,13 @@ function compileFrom(from: SqlFrom, hints: SqlSelect['hints'], ctx: QueryContext
     case 'table': {
       const view = ctx.catalog.views.get(from.name);
       if (view) {
+        if (from.hints?.[0]) throw new SqlError(from.hints[0].pos, `View '${from.name}' cannot be enriched with new options. Hints can only be applied to tables (as in Flink)`);
         let r = compileQuery(view.query, ctx);
         if (view.columns) r = renameColumns(r, view.columns, view.pos, `view '${from.name}'`);
         if (from.columns) r = renameColumns(r, from.columns, from.pos, `alias '${from.alias ?? from.name}'`);
         return relation(r.stream, [from.alias ?? from.name], `view '${from.name}'`, proctimeOf(r));
       }
-      let r = ctx.source(from.name, from.pos);
+      let r = ctx.source(from.name, from.pos, from.hints);
       if (from.columns) r = renameColumns(r, from.columns, from.pos, `alias '${from.alias ?? from.name}'`);
       const qualifiers = from.alias ? [from.alias, from.name] : [from.name];
       return { stream: r.stream, scope: { ...r.scope, columns: r.scope.columns.map((c) => ({ ...c, qualifiers })) } };

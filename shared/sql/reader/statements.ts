@@ -118,11 +118,13 @@ export class StatementReader extends QueryReader {
     const overwrite = this.acceptWord('OVERWRITE');
     if (!overwrite) this.expectWord('INTO');
     const name = this.qualifiedName();
+    // `INSERT INTO t /*+ OPTIONS(…) */ …`: the sink table's dynamic options.
+    const hints = this.takeHints();
     if (this.isWord('PARTITION')) throw new SqlError(this.pos(), 'INSERT … PARTITION (…) is not supported');
     let columns: { name: string; pos: SqlPosition }[] | undefined;
     if (this.isOp('(') && !this.opensQuery()) columns = this.nameList('a column name');
     const query = this.query();
-    return { k: 'insert', table: name.name, ...(overwrite ? { overwrite } : {}), ...(columns ? { columns } : {}), query, pos: at };
+    return { k: 'insert', table: name.name, ...(overwrite ? { overwrite } : {}), ...(hints.length > 0 ? { hints } : {}), ...(columns ? { columns } : {}), query, pos: at };
   }
 
   private create(at: SqlPosition): WithoutText<SqlStatement> {
