@@ -282,6 +282,9 @@ function hintedTable(ctx: QueryContext, table: CatalogTable, hints: readonly Sql
 function insertInto(ctx: QueryContext, stmt: Extract<SqlStatement, { k: 'insert' }>, r: Relation): SinkNode {
   const declared = ctx.catalog.tables.get(stmt.table);
   if (!declared) throw new SqlError(stmt.pos, `unknown sink table '${stmt.table}' (declared: ${[...ctx.catalog.tables.keys()].join(', ')})`);
+  // Flink overwrites only in batch mode (a streaming sink has no SupportsOverwrite; the file
+  // sink says "Streaming mode not support overwrite"): appending instead would be a silent change.
+  if (stmt.overwrite) throw new SqlError(stmt.pos, `INSERT OVERWRITE ${stmt.table} is not supported: Flink overwrites in batch mode only, and every Flambda job streams (use INSERT INTO)`);
   const { table } = hintedTable(ctx, declared, stmt.hints ?? []);
   const sink = table.connector.sink;
   if (!sink) throw new SqlError(stmt.pos, `table '${stmt.table}' (connector '${table.connector.name}') cannot be written to`);
