@@ -258,6 +258,8 @@ export type SqlStatement =
   | {
       readonly k: 'createTable';
       readonly name: string;
+      /** `CREATE TABLE IF NOT EXISTS`: a name already declared keeps its first declaration. */
+      readonly ifNotExists?: boolean;
       readonly columns: readonly SqlColumn[];
       readonly watermark?: { readonly column: string; readonly expr: SqlExpr; readonly pos: SqlPosition };
       readonly primaryKey?: readonly string[];
@@ -270,6 +272,8 @@ export type SqlStatement =
   | {
       readonly k: 'createView';
       readonly name: string;
+      /** `CREATE VIEW IF NOT EXISTS`: a name already declared keeps its first declaration. */
+      readonly ifNotExists?: boolean;
       /** `CREATE VIEW v (a, b) AS …`: names for the query's columns. */
       readonly columns?: readonly SqlName[];
       readonly query: SqlQuery;

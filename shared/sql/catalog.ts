@@ -72,6 +72,8 @@ function metadataValue(table: string, connector: TableConnector, column: SqlColu
 
 /** Adds a CREATE TABLE statement to the catalog. */
 export function addTable(catalog: Catalog, stmt: CreateTable, inputs?: ReadonlyMap<string, string>): void {
+  // IF NOT EXISTS on a declared name is a no-op, as in Flink.
+  if (stmt.ifNotExists && (catalog.tables.has(stmt.name) || catalog.views.has(stmt.name))) return;
   if (catalog.tables.has(stmt.name) || catalog.views.has(stmt.name)) throw new SqlError(stmt.pos, `table '${stmt.name}' is declared twice`);
   if (stmt.like) throw new SqlError(stmt.like.pos, 'CREATE TABLE … LIKE is not supported yet');
   if (stmt.partitionedBy) throw new SqlError(stmt.partitionedBy[0]?.pos ?? stmt.pos, 'PARTITIONED BY is not supported yet');

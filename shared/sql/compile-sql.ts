@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Pipeline } from '../api/pipeline.ts';
 import type { Stream } from '../api/stream.ts';
-import { ERROR_POLICY_OPTION, parseErrorPolicy } from '../core/errors.ts';
+import { DEFAULT_ERROR_POLICY, ERROR_POLICY_OPTION, parseErrorPolicy } from '../core/errors.ts';
 import type { Field, LogicalType, Row, TypeRoot } from '../core/types.ts';
 import type { Expr } from '../plan/expr.ts';
 import { lit } from '../plan/expr-build.ts';
@@ -131,10 +131,17 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
         addTable(catalog, stmt, options.inputs);
         break;
       case 'createView':
+        // IF NOT EXISTS on a declared name is a no-op, as in Flink.
+        if (stmt.ifNotExists && (catalog.tables.has(stmt.name) || catalog.views.has(stmt.name))) break;
         if (catalog.tables.has(stmt.name) || catalog.views.has(stmt.name)) throw new SqlError(stmt.pos, `view '${stmt.name}' is declared twice`);
         catalog.views.set(stmt.name, { query: stmt.query, pos: stmt.pos, ...(stmt.columns ? { columns: stmt.columns.map((c) => c.name) } : {}) });
         break;
       case 'set': {
+        // A batch job's result is its final rows; a streaming job's is a changelog. Running a
+        // script written for batch mode as a stream would change what its sinks receive.
+        if (stmt.key === 'execution.runtime-mode' && stmt.value.toLowerCase() !== 'streaming') {
+          throw new SqlError(stmt.pos, `SET 'execution.runtime-mode' = '${stmt.value}' is not supported: Flambda runs every job in streaming mode`);
+        }
         settings.set(stmt.key, stmt.value);
         const warning = settingWarning(stmt.key, stmt.pos);
         if (warning !== undefined) ctx.warnings.push(warning);
@@ -142,6 +149,12 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
         if (stmt.key === ERROR_POLICY_OPTION) pipeline.errorPolicy = atPosition(stmt.pos, () => parseErrorPolicy(stmt.value));
         break;
       }
+      case 'reset':
+        // `RESET 'key'` (or `RESET`, every key): back to the default, as in Flink's SQL client.
+        if (stmt.key === undefined) settings.clear();
+        else settings.delete(stmt.key);
+        if (stmt.key === undefined || stmt.key === ERROR_POLICY_OPTION) pipeline.errorPolicy = DEFAULT_ERROR_POLICY;
+        break;
       case 'select':
       case 'insert':
         sinks.push(
@@ -175,8 +188,6 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
       case 'statementSet':
         sinks.push(...outputs(stmt, ctx, () => 'print'));
         break;
-      default:
-        throw new SqlError(stmt.pos, `${statementName(stmt)} is not supported yet`);
     }
   }
   });

@@ -246,6 +246,36 @@ describe('SET options', () => {
     expect(rank?.type === 'Rank' && rank.input).toMatchObject({ type: 'GroupAggregate', stateTtlMs: 3_600_000 });
     expect(program.settings.get('table.exec.topn.cache-size')).toBe('500');
   });
+
+  it("RESETs a key or every key to its default, as Flink's SQL client does", () => {
+    const query = 'SELECT * FROM (SELECT *, ROW_NUMBER() OVER (ORDER BY total DESC) AS rn FROM (SELECT merchandiseId, SUM(quantity) AS total FROM orders GROUP BY merchandiseId)) WHERE rn <= 3;';
+    const rankOf = (text: string) => compile(text).sinks[0]?.input;
+    const reset = compile(`${ORDERS} SET 'table.exec.state.ttl' = '1 h'; SET 'pipeline.error-policy' = 'fail'; RESET 'table.exec.state.ttl'; ${query}`);
+    expect(reset.sinks[0]?.input).not.toHaveProperty('stateTtlMs');
+    expect(reset.pipeline.errorPolicy).toBe('fail');
+    const all = compile(`${ORDERS} SET 'table.exec.topn.cache-size' = '500'; SET 'pipeline.error-policy' = 'fail'; RESET; ${query}`);
+    expect(all.sinks[0]?.input).not.toHaveProperty('cacheSize');
+    expect(all.pipeline.errorPolicy).toBe('dead-letter');
+    expect(rankOf(`${ORDERS} SET 'table.exec.state.ttl' = '1 h'; ${query} RESET;`)).toMatchObject({ stateTtlMs: 3_600_000 });
+  });
+
+  it('rejects batch mode rather than streaming a script written for it', () => {
+    expect(sqlError(() => compile(`${ORDERS}SET 'execution.runtime-mode' = 'batch';\nSELECT * FROM orders;`)).message).toBe(
+      "line 7:1: SET 'execution.runtime-mode' = 'batch' is not supported: Flambda runs every job in streaming mode",
+    );
+    expect(compile(`${ORDERS}SET 'execution.runtime-mode' = 'streaming';\nSELECT * FROM orders;`).warnings).toEqual(["line 7:1: SET 'execution.runtime-mode' has no effect in Flambda (every Flambda job is a streaming job)"]);
+  });
+});
+
+describe('IF NOT EXISTS', () => {
+  it('keeps the first declaration of a table or view, as Flink does', () => {
+    const program = compile(`${ORDERS}CREATE TABLE IF NOT EXISTS orders (x INT) WITH ('connector' = 'print');
+      CREATE VIEW big AS SELECT * FROM orders WHERE quantity > 5;
+      CREATE VIEW IF NOT EXISTS big AS SELECT * FROM orders;
+      SELECT merchandiseId FROM big;`);
+    expect(program.pipeline.explain()).toContain('where=[>(quantity, 5)]');
+    expect(sqlError(() => compile(`${ORDERS}CREATE VIEW big AS SELECT 1;\nCREATE VIEW big AS SELECT 2;\nSELECT * FROM big;`)).message).toBe("line 8:1: view 'big' is declared twice");
+  });
 });
 
 describe('connectors', () => {
