@@ -7,6 +7,8 @@
  * What Flambda does not run yet is on the {@link NOT_SUPPORTED} list with its exact message.
  */
 
+import { MORE_CASES, MORE_NOT_SUPPORTED } from './cases-more.ts';
+
 /** One example. */
 export interface ConformanceCase {
   /** The documentation page it follows, e.g. `sql/queries/window-tvf`. */
@@ -536,7 +538,7 @@ const FUNCTION_CASES: ConformanceCase[] = [
 ];
 
 /** Every case. */
-export const CASES: readonly ConformanceCase[] = [...QUERIES, ...STATEMENTS, ...FUNCTION_CASES, ...USER_FUNCTIONS];
+export const CASES: readonly ConformanceCase[] = [...QUERIES, ...STATEMENTS, ...FUNCTION_CASES, ...USER_FUNCTIONS, ...MORE_CASES];
 
 /**
  * What Flink runs and Flambda does not (yet), by case name → the message Flambda gives (up to
@@ -544,6 +546,7 @@ export const CASES: readonly ConformanceCase[] = [...QUERIES, ...STATEMENTS, ...
  * the feature lands makes the suite assert the case's documented result.
  */
 export const NOT_SUPPORTED: ReadonlyMap<string, string> = new Map<string, string>([
+  ...MORE_NOT_SUPPORTED,
   ["SESSION without an aggregation", "line 2:1: The SESSION window table function on its own (without GROUP BY window_start, window_end) is not supported yet: SESSION windows run as window aggregations only"],
   ["INTERSECT", "line 3:18: INTERSECT is not supported yet (UNION and UNION ALL are)"],
   ["INTERSECT ALL", "line 3:18: INTERSECT is not supported yet (UNION and UNION ALL are)"],
