@@ -40,6 +40,25 @@ export interface CatalogView {
   /** The view's column list, renaming the query's columns by position. */
   readonly columns?: readonly string[];
   readonly pos: SqlPosition;
+  /**
+   * The views its query sees: those declared before it (and a WITH item's earlier siblings),
+   * not itself and not a WITH item of the query that reads it — names resolve where the view
+   * is written, as in Flink, whatever is in scope where it is used.
+   */
+  readonly scope: ReadonlyMap<string, CatalogView>;
+}
+
+/** Compiles a view's query with the views of its own scope visible (and restores them after). */
+export function inViewScope<T>(catalog: Catalog, view: CatalogView, compile: () => T): T {
+  const outer = new Map(catalog.views);
+  catalog.views.clear();
+  for (const [name, v] of view.scope) catalog.views.set(name, v);
+  try {
+    return compile();
+  } finally {
+    catalog.views.clear();
+    for (const [name, v] of outer) catalog.views.set(name, v);
+  }
 }
 
 /** Tables and views of a script. */

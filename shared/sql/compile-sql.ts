@@ -134,7 +134,7 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
         // IF NOT EXISTS on a declared name is a no-op, as in Flink.
         if (stmt.ifNotExists && (catalog.tables.has(stmt.name) || catalog.views.has(stmt.name))) break;
         if (catalog.tables.has(stmt.name) || catalog.views.has(stmt.name)) throw new SqlError(stmt.pos, `view '${stmt.name}' is declared twice`);
-        catalog.views.set(stmt.name, { query: stmt.query, pos: stmt.pos, ...(stmt.columns ? { columns: stmt.columns.map((c) => c.name) } : {}) });
+        catalog.views.set(stmt.name, { query: stmt.query, pos: stmt.pos, ...(stmt.columns ? { columns: stmt.columns.map((c) => c.name) } : {}), scope: new Map(catalog.views) });
         break;
       case 'set': {
         // A batch job's result is its final rows; a streaming job's is a changelog. Running a

@@ -25,6 +25,7 @@ import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { compileExpr, exprKey, isAggregateCall, resolveColumn, scopeOf, type Scope, type ScopeColumn } from './expressions.ts';
 import { rankFilter, rankItem, rewriteGroupWindow } from './rules.ts';
 import { checkQueryHints } from './query-hints.ts';
+import { inViewScope } from './catalog.ts';
 import { sqlAnd, sqlChildren as children, sqlConjuncts } from './sql-expr-walk.ts';
 import { compileJoin, compileTemporalJoin, isSubqueryCondition, semiJoin, type JoinContext } from './joins.ts';
 import { compileOrderBy, compileSetOp, compileValues, withCtes } from './query-compose.ts';
@@ -114,7 +115,7 @@ function compileFrom(from: SqlFrom, hints: SqlSelect['hints'], ctx: QueryContext
       const view = ctx.catalog.views.get(from.name);
       if (view) {
         if (from.hints?.[0]) throw new SqlError(from.hints[0].pos, `View '${from.name}' cannot be enriched with new options. Hints can only be applied to tables (as in Flink)`);
-        let r = compileQuery(view.query, ctx);
+        let r = inViewScope(ctx.catalog, view, () => compileQuery(view.query, ctx));
         if (view.columns) r = renameColumns(r, view.columns, view.pos, `view '${from.name}'`);
         if (from.columns) r = renameColumns(r, from.columns, from.pos, `alias '${from.alias ?? from.name}'`);
         return relation(r.stream, [from.alias ?? from.name], `view '${from.name}'`, proctimeOf(r));

@@ -70,6 +70,17 @@ describe('query composition (Flink docs: WITH, set operations, VALUES, DISTINCT,
     expect(await run(`${AB()} SELECT id FROM a WHERE id NOT IN (VALUES (2), (9))`)).toEqual(['1', '5']);
   });
 
+  it('names resolve where a view or WITH item is written, not where it is read', async () => {
+    // The view reads view `big`, not the WITH item of that name around the query that reads it.
+    const shadowed = `${AB()} CREATE VIEW big AS SELECT * FROM a WHERE id > 1; CREATE VIEW v AS SELECT id FROM big; WITH big AS (SELECT * FROM b) SELECT * FROM v`;
+    expect(await run(shadowed)).toEqual(['2', '5']);
+    // A WITH item named like the table it reads reads the table (it does not see itself).
+    expect(await run(`${AB()} WITH a AS (SELECT * FROM a WHERE id > 1) SELECT id FROM a`)).toEqual(['2', '5']);
+    // Only earlier views and WITH items are in scope, as Calcite resolves them.
+    expect(sqlError(() => compileSql(`${AB()} CREATE VIEW v AS SELECT id FROM v; SELECT * FROM v`)).message).toMatch(/^line 1:\d+: unknown table 'v' \(declared: a, b\)$/);
+    expect(sqlError(() => compileSql(`${AB()} WITH x AS (SELECT id FROM y), y AS (SELECT id FROM a) SELECT * FROM x`)).message).toMatch(/unknown table 'y'/);
+  });
+
   it('a view column list and VALUES with mixed numeric types', async () => {
     expect(await run(`CREATE VIEW v (n, m) AS VALUES (1, 2), (2, 3000000000); SELECT n + 1, m FROM v`)).toEqual(['2, 2', '3, 3000000000']);
   });
