@@ -404,7 +404,16 @@ function compileTopN(outer: SqlSelect, inner: SqlSelect, rankIndex: number, ctx:
   const hidden: string[] = [];
   const overColumn = new Map<string, string>();
   for (const e of [...over.over.partitionBy, ...over.over.orderBy.map((o) => o.expr)]) {
-    if (e.k !== 'id' || overColumn.has(exprKey(e))) continue;
+    if (overColumn.has(exprKey(e))) continue;
+    if (e.k !== 'id') {
+      // An expression (`ORDER BY price * amount DESC`, `ORDER BY SUM(sales)` in a GROUP BY) is
+      // computed into a hidden column below the rank, as Calcite projects it.
+      const name = `$rank${hidden.length}`;
+      hidden.push(name);
+      overColumn.set(exprKey(e), name);
+      items.push({ expr: e, alias: name, pos: e.pos });
+      continue;
+    }
     const item = items.findIndex((it) => it.expr.k !== 'star' && exprKey(it.expr) === exprKey(e));
     const name = e.parts[e.parts.length - 1] as string;
     const starred = items.some((it) => it.expr.k === 'star' && (it.expr.qualifier === undefined || it.expr.qualifier === e.parts[e.parts.length - 2]));
@@ -427,9 +436,10 @@ function compileTopN(outer: SqlSelect, inner: SqlSelect, rankIndex: number, ctx:
     throw new SqlError(outer.where?.pos ?? outer.pos, `a ${over.name}() subquery needs a filter on '${rankName}' in the outer WHERE (e.g. ${rankName} <= 10): unbounded OVER aggregation is not supported`);
   }
   const column = (e: SqlExpr): string => {
-    if (e.k !== 'id') throw new SqlError(e.pos, 'PARTITION BY and ORDER BY of a Top-N take columns');
     const named = overColumn.get(exprKey(e));
+    if (e.k !== 'id' && base.window) throw new SqlError(e.pos, 'PARTITION BY and ORDER BY of a window Top-N take columns');
     if (named !== undefined) return resolveColumn(base.scope, [named], e.pos).field;
+    if (e.k !== 'id') throw new SqlError(e.pos, 'PARTITION BY and ORDER BY of a Top-N take columns');
     return resolveColumn(base.scope, e.parts, e.pos).field;
   };
   const partitionBy = over.over.partitionBy.map(column);

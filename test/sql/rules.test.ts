@@ -51,6 +51,14 @@ describe('Top-N', () => {
     expect(sqlError(() => topN('rn < 1')).message).toMatch(/keeps no rank/);
   });
 
+  it('ranks by expressions, computed into hidden columns below the Rank as Calcite projects them', () => {
+    const text = plan(`${ORDERS}\nSELECT merchandiseId FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY merchandiseId ORDER BY quantity * 2 DESC) AS rn FROM orders) WHERE rn <= 2;`);
+    expect(text).toContain('Rank(strategy=[AppendFastStrategy], rankType=[ROW_NUMBER], rankRange=[rankStart=1, rankEnd=2], partitionBy=[merchandiseId], orderBy=[$rank0 DESC]');
+    expect(text).toContain('Calc(select=[merchandiseId, quantity, log_ts, *(quantity, 2) AS $rank0])');
+    // An aggregate in ORDER BY of a grouped subquery is the aggregate's column.
+    expect(plan(`${ORDERS}\nSELECT * FROM (SELECT merchandiseId, ROW_NUMBER() OVER (ORDER BY SUM(quantity) DESC) AS rn FROM orders GROUP BY merchandiseId) WHERE rn = 1;`)).toMatch(/Rank\(.*orderBy=\[\$rank0 DESC\]/);
+  });
+
   it('leaves the rank number out when the outer query does not select it', () => {
     const text = plan(`${ORDERS} SELECT merchandiseId, quantity FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY merchandiseId ORDER BY quantity DESC) AS rn FROM orders) WHERE rn <= 3;`);
     expect(text).toMatch(/Rank\(strategy=\[AppendFastStrategy\].*select=\[merchandiseId, quantity, log_ts\]\)/);
