@@ -696,10 +696,22 @@ function compileWindowTvf(from: Extract<SqlFrom, { k: 'tvf' }>, hints: SqlSelect
 
 /** `GROUP BY window_start, window_end, k…` over a window TVF → WindowAggregate. */
 function compileWindowAggregate(q: SqlSelect, input: Relation, window: NonNullable<Relation['window']>): Relation {
+  // A key expression (GROUP BY window_start, window_end, UPPER(k)) is computed into a column
+  // `$fN` of the windowed input, as Flink's Calc below the WindowAggregate does.
+  const keyExprs = new Map<string, { name: string; expr: Expr }>();
   const names = q.groupBy.map((g) => {
-    if (g.k !== 'id') throw new SqlError(g.pos, 'a window aggregate groups by columns (and window_start, window_end)');
-    return resolveColumn(input.scope, g.parts, g.pos).field;
+    if (g.k === 'id') return resolveColumn(input.scope, g.parts, g.pos).field;
+    if (mentionsWindowColumn(g)) throw new SqlError(g.pos, 'a window aggregate groups by window_start, window_end and columns or expressions of its input');
+    const known = keyExprs.get(exprKey(g));
+    if (known) return known.name;
+    const name = `$f${keyExprs.size}`;
+    keyExprs.set(exprKey(g), { name, expr: compileExpr(g, window.baseScope) });
+    return name;
   });
+  const base =
+    keyExprs.size === 0
+      ? window.base
+      : atPosition(q.pos, () => window.base.calc([...window.base.schema.fields.map((f) => ({ name: f.name, expr: { kind: 'ref', name: f.name } as Expr })), ...keyExprs.values()]));
   if (!names.includes('window_start') || !names.includes('window_end')) {
     throw new SqlError(q.pos, 'a window aggregate must GROUP BY both window_start and window_end');
   }
@@ -725,13 +737,13 @@ function compileWindowAggregate(q: SqlSelect, input: Relation, window: NonNullab
   // GROUP BY without aggregate calls (Nexmark q8) keeps one row per group and window: the
   // aggregate counts rows in a column the projection below leaves out.
   if (Object.keys(aggregates).length === 0) aggregates.$rows = { fn: 'COUNT', distinct: false };
-  const out = atPosition(q.pos, () => window.base.window(window.spec, window.proctime ? { timeDomain: 'processing' } : {}).aggregate(aggregates, { groupBy: keys })) as unknown as Stream<Row>;
+  const out = atPosition(q.pos, () => base.window(window.spec, window.proctime ? { timeDomain: 'processing' } : {}).aggregate(aggregates, { groupBy: keys })) as unknown as Stream<Row>;
   const qualifiers = input.scope.columns[0]?.qualifiers ?? [];
   let rel = relation(out, qualifiers, 'window aggregate');
   const hooks = {
     replace: (e: SqlExpr): Expr | undefined => {
-      const agg = aggNames.get(exprKey(e));
-      return agg !== undefined ? { kind: 'ref', name: agg } : undefined;
+      const name = aggNames.get(exprKey(e)) ?? keyExprs.get(exprKey(e))?.name;
+      return name !== undefined ? { kind: 'ref', name } : undefined;
     },
   };
   if (q.having) {

@@ -218,6 +218,15 @@ describe('windows', () => {
     expect(plan(`${BID} SELECT TUMBLE_END(date_time, INTERVAL '10' SECONDS) AS e, count(*) AS n FROM bid GROUP BY TUMBLE(date_time, INTERVAL '10000' MILLISECOND);`)).toContain('window_end AS e');
   });
 
+  it('groups a window aggregate by expressions, computed below the window as $f columns', () => {
+    const text = plan(`${BID} SELECT window_start, UPPER(channel) AS c, count(*) AS n FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(date_time), INTERVAL '10' SECOND)) GROUP BY window_start, window_end, UPPER(channel);`);
+    expect(text).toContain('WindowAggregate(groupBy=[$f0], window=[TUMBLE(time_col=[date_time], size=[10 s])]');
+    expect(text).toContain('Calc(select=[UPPER(channel) AS $f0, date_time])');
+    expect(sqlError(() => plan(`${BID} SELECT count(*) AS n FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(date_time), INTERVAL '10' SECOND)) GROUP BY window_start, window_end, CAST(window_start AS STRING);`)).message).toMatch(
+      /a window aggregate groups by window_start, window_end and columns or expressions of its input/,
+    );
+  });
+
   it('windows only a time attribute, as Flink does in streaming mode', () => {
     const tvf = (input: string, column: string): string => `SELECT window_start, count(*) AS n FROM TABLE(TUMBLE(TABLE ${input}, DESCRIPTOR(${column}), INTERVAL '10' SECOND)) GROUP BY window_start, window_end;`;
     // An expression over the rowtime, an aggregate of it and a TIMESTAMP without a WATERMARK are plain timestamps.
