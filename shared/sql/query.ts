@@ -251,10 +251,20 @@ function compileOver(q: SqlSelect, input: Relation): Relation {
     if (windowKey(c) !== windowKey(first)) throw new SqlError(c.pos, 'all OVER aggregates of a query must use the same window (PARTITION BY, ORDER BY and frame)');
   }
   const over = first.over;
+  // A PARTITION BY expression (UPPER(k)) is computed into a hidden column `$pN` first, as
+  // Calcite projects it below the OverAggregate.
+  const partitionExprs: { name: string; expr: Expr }[] = [];
   const partitionBy = over.partitionBy.map((p) => {
-    if (p.k !== 'id') throw new SqlError(p.pos, 'OVER PARTITION BY takes columns');
-    return resolveColumn(input.scope, p.parts, p.pos).field;
+    if (p.k === 'id') return resolveColumn(input.scope, p.parts, p.pos).field;
+    const name = `$p${partitionExprs.length}`;
+    partitionExprs.push({ name, expr: compileExpr(p, input.scope) });
+    return name;
   });
+  if (partitionExprs.length > 0) {
+    const fields = input.stream.schema.fields.map((f) => ({ name: f.name, expr: { kind: 'ref', name: f.name } as Expr }));
+    const stream = atPosition(first.pos, () => input.stream.calc([...fields, ...partitionExprs]));
+    input = { ...input, stream, scope: { ...input.scope, schema: stream.schema } };
+  }
   const order = over.orderBy[0];
   if (!order || over.orderBy.length > 1) throw new SqlError(first.pos, 'an OVER aggregate needs ORDER BY one time attribute (a rowtime or PROCTIME() column)');
   if (order.direction !== 'ASC') throw new SqlError(order.expr.pos, 'OVER windows are ordered by a time attribute ascending');

@@ -104,6 +104,17 @@ describe('OVER aggregation (Flink docs: over-agg)', () => {
     expect(await run(range)).toEqual(['1, 1', '2, 2', '3, 3', '4, 3', '5, 1']);
   });
 
+  it('partitions by an expression, computed into a hidden column', async () => {
+    // Partitions by v > 2: 1, 2 | 5 (at 3 s), 3, 4; `*` is the table's columns only.
+    expect(await run(`${E()} SELECT *, COUNT(*) OVER (PARTITION BY v > 2 ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS c FROM e`)).toEqual([
+      'a, 1, 1704067201000, 1',
+      'a, 2, 1704067202000, 2',
+      'a, 3, 1704067204000, 2',
+      'a, 4, 1704067204000, 3',
+      'b, 5, 1704067203000, 1',
+    ]);
+  });
+
   it('names what it does not support', () => {
     expect(sqlError(() => compileSql(`${E()} SELECT SUM(v) OVER (ORDER BY v) FROM e`)).message).toMatch(/time attribute/);
     expect(sqlError(() => compileSql(`${E()} SELECT SUM(v) OVER (ORDER BY ts ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM e`)).message).toMatch(/CURRENT ROW/);
