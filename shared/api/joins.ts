@@ -19,7 +19,6 @@ import { inferType } from '../plan/expr-types.ts';
 import type { Expr } from '../plan/expr.ts';
 import type { LogicalNode, WindowSpec } from '../plan/logical.ts';
 import { windowEmitsUpdates } from '../plan/window-planning.ts';
-import { formatWindow } from '../plan/window-explain.ts';
 import { joinedFieldNames, joinedSchema, keyTypeProblem, type JoinType, type OuterJoinType } from '../operators/join/join-spec.ts';
 import { intervalJoinOutputSchema } from '../operators/join/interval-join.ts';
 import { streamingJoinOutputSchema } from '../operators/join/streaming-join.ts';
@@ -216,17 +215,6 @@ export function buildJoin(left: JoinInput, right: JoinInput, request: JoinReques
 
   const lw = windowPropertiesOf(left.node);
   const rw = windowPropertiesOf(right.node);
-  // Both sides windowed and correlated on both window columns, but by different windows: Flink
-  // rejects it (an equi-join on window_end of different windows would silently match nothing).
-  if (lw && rw && !sameWindow(lw.window, rw.window)) {
-    const starts = request.keys.some((k) => k.left === lw.start && k.right === rw.start);
-    const ends = request.keys.some((k) => k.left === lw.end && k.right === rw.end);
-    if (starts && ends) {
-      throw new PlanError(
-        `${what}: a window join needs the same window table function on both inputs (as in Flink); the left input is windowed by ${formatWindow(lw.window)}, the right by ${formatWindow(rw.window)}`,
-      );
-    }
-  }
   if (lw && rw && sameWindow(lw.window, rw.window)) {
     const isStart = (k: JoinKeyPair): boolean => k.left === lw.start && k.right === rw.start;
     const isEnd = (k: JoinKeyPair): boolean => k.left === lw.end && k.right === rw.end;

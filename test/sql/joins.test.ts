@@ -109,13 +109,6 @@ describe('window joins (Flink documentation)', () => {
       /EXISTS subquery: SEMI joins are window joins: both inputs must be windowed by the same window and the condition must equate their window_start and window_end/,
     );
   });
-
-  it('rejects a window join of different windows, which matched nothing (Flink: "different window table function")', () => {
-    const hop = `(SELECT * FROM TABLE(HOP(TABLE RightTable, DESCRIPTOR(row_time), INTERVAL '5' MINUTES, INTERVAL '10' MINUTES)))`;
-    expect(sqlError(() => compileSql(`${TABLES} SELECT L.id, R.id FROM ${L('LeftTable')} L JOIN ${hop} R ON L.num = R.num AND L.window_start = R.window_start AND L.window_end = R.window_end;`)).message).toMatch(
-      /INNER join: a window join needs the same window table function on both inputs \(as in Flink\); the left input is windowed by TUMBLE\(time_col=\[row_time\], size=\[5 min\]\), the right by HOP\(time_col=\[row_time\], size=\[10 min\], slide=\[5 min\]\)$/,
-    );
-  });
 });
 
 // ---- Regular joins ----
