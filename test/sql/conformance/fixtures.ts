@@ -160,10 +160,11 @@ export const FIXTURES: Readonly<Record<string, Fixture>> = {
       { row_time: t('12:05:00'), num: 4, id: 'R4' },
     ],
   },
-  // The clicks of the dynamic-tables page, out of order: the watermark trails by a minute, so
-  // 12:58 (after 13:01) is late for the 12:00 hour and 13:20 (after 13:30) is late for an OVER
-  // aggregate but not for the 13:00 hour, which is still open.
-  clicks: {
+  // The dynamic-tables page's `clicks` (named apart from Clicks, whose file a case-blind disk
+  // would share), out of order: the watermark trails by a minute, so 12:58 (after 13:01) is late
+  // for the 12:00 hour and 13:20 (after 13:30) is late for an OVER aggregate but not for the 13:00
+  // hour, which is still open.
+  UserClicks: {
     columns: "`user` STRING, url STRING, cTime TIMESTAMP(3), WATERMARK FOR cTime AS cTime - INTERVAL '1' MINUTE",
     rows: [
       { user: 'Mary', url: './home', cTime: t('12:00:00') },
