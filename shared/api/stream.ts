@@ -117,7 +117,13 @@ export class Stream<T> {
       }
     });
     const keys = a.map((f) => f.name);
-    const fields = a.map((f, i) => ({ name: f.name, type: { ...f.type, nullable: f.type.nullable || (b[i] as Field).type.nullable } }));
+    // A time attribute of both inputs stays one (Flink unions rowtime with rowtime): the union's
+    // watermark is the smaller of its inputs', so a window after it closes in event time.
+    const fields = a.map((f, i) => {
+      const g = b[i] as Field;
+      const type = { ...f.type, nullable: f.type.nullable || g.type.nullable };
+      return f.timeAttribute !== undefined && f.timeAttribute === g.timeAttribute ? { name: f.name, type, timeAttribute: f.timeAttribute } : { name: f.name, type };
+    });
     return new Stream(this.pipeline, {
       type: 'Union',
       id: this.pipeline.nextId(),

@@ -243,6 +243,8 @@ export interface SqlInsert {
   readonly table: string;
   /** `INSERT OVERWRITE`. */
   readonly overwrite?: boolean;
+  /** `INSERT INTO t /*+ OPTIONS(…) *\/`: hints on the sink table. */
+  readonly hints?: readonly SqlHint[];
   /** `INSERT INTO t (a, b) …`: the target columns the query's columns go to, in order. */
   readonly columns?: readonly { readonly name: string; readonly pos: SqlPosition }[];
   /** A query, or VALUES for `INSERT INTO t VALUES (…)`. */
@@ -256,6 +258,8 @@ export type SqlStatement =
   | {
       readonly k: 'createTable';
       readonly name: string;
+      /** `CREATE TABLE IF NOT EXISTS`: a name already declared keeps its first declaration. */
+      readonly ifNotExists?: boolean;
       readonly columns: readonly SqlColumn[];
       readonly watermark?: { readonly column: string; readonly expr: SqlExpr; readonly pos: SqlPosition };
       readonly primaryKey?: readonly string[];
@@ -268,6 +272,8 @@ export type SqlStatement =
   | {
       readonly k: 'createView';
       readonly name: string;
+      /** `CREATE VIEW IF NOT EXISTS`: a name already declared keeps its first declaration. */
+      readonly ifNotExists?: boolean;
       /** `CREATE VIEW v (a, b) AS …`: names for the query's columns. */
       readonly columns?: readonly SqlName[];
       readonly query: SqlQuery;

@@ -7,7 +7,7 @@ import type { Field, Schema } from '../core/types.ts';
 import type { WatermarkSpec } from '../plan/logical.ts';
 import { basename } from 'node:path';
 import type { SqlColumn, SqlExpr, SqlQuery, SqlStatement } from './ast.ts';
-import { readConnector, type TableConnector } from './connectors.ts';
+import { readConnector, type TableConnector, type TableOptions } from './connectors.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { intervalMs, normalizeTypeText } from './sql-literals.ts';
 
@@ -26,7 +26,13 @@ export interface CatalogTable {
   /** `scan.parallelism`: source shards. */
   readonly parallelism?: number;
   readonly pos: SqlPosition;
+  /** The CREATE TABLE statement, read again with a query's `OPTIONS(…)` hint (see {@link withDynamicOptions}). */
+  readonly statement: CreateTable;
+  /** The file `--input` gives this table. */
+  readonly inputOverride?: string;
 }
+
+type CreateTable = Extract<SqlStatement, { k: 'createTable' }>;
 
 /** A view (CREATE VIEW, or a WITH query while its query compiles). */
 export interface CatalogView {
@@ -34,6 +40,25 @@ export interface CatalogView {
   /** The view's column list, renaming the query's columns by position. */
   readonly columns?: readonly string[];
   readonly pos: SqlPosition;
+  /**
+   * The views its query sees: those declared before it (and a WITH item's earlier siblings),
+   * not itself and not a WITH item of the query that reads it — names resolve where the view
+   * is written, as in Flink, whatever is in scope where it is used.
+   */
+  readonly scope: ReadonlyMap<string, CatalogView>;
+}
+
+/** Compiles a view's query with the views of its own scope visible (and restores them after). */
+export function inViewScope<T>(catalog: Catalog, view: CatalogView, compile: () => T): T {
+  const outer = new Map(catalog.views);
+  catalog.views.clear();
+  for (const [name, v] of view.scope) catalog.views.set(name, v);
+  try {
+    return compile();
+  } finally {
+    catalog.views.clear();
+    for (const [name, v] of outer) catalog.views.set(name, v);
+  }
 }
 
 /** Tables and views of a script. */
@@ -65,15 +90,33 @@ function metadataValue(table: string, connector: TableConnector, column: SqlColu
 }
 
 /** Adds a CREATE TABLE statement to the catalog. */
-export function addTable(catalog: Catalog, stmt: Extract<SqlStatement, { k: 'createTable' }>, inputs?: ReadonlyMap<string, string>): void {
+export function addTable(catalog: Catalog, stmt: CreateTable, inputs?: ReadonlyMap<string, string>): void {
+  // IF NOT EXISTS on a declared name is a no-op, as in Flink.
+  if (stmt.ifNotExists && (catalog.tables.has(stmt.name) || catalog.views.has(stmt.name))) return;
   if (catalog.tables.has(stmt.name) || catalog.views.has(stmt.name)) throw new SqlError(stmt.pos, `table '${stmt.name}' is declared twice`);
   if (stmt.like) throw new SqlError(stmt.like.pos, 'CREATE TABLE … LIKE is not supported yet');
   if (stmt.partitionedBy) throw new SqlError(stmt.partitionedBy[0]?.pos ?? stmt.pos, 'PARTITIONED BY is not supported yet');
+  catalog.tables.set(stmt.name, readTable(stmt, inputs?.get(stmt.name)));
+}
+
+/**
+ * The table a query reads or writes with `t /*+ OPTIONS('k'='v', …) *\/` (Flink's dynamic table
+ * options): its WITH options overridden by the hint's, read again, so an option error points
+ * at the hint. A hinted 'path' wins over `--input`.
+ */
+export function withDynamicOptions(table: CatalogTable, options: ReadonlyMap<string, string>, pos: SqlPosition): CatalogTable {
+  const merged = new Map(table.statement.options);
+  for (const [key, value] of options) merged.set(key, { value, pos });
+  return readTable({ ...table.statement, options: merged }, options.has('path') ? undefined : table.inputOverride);
+}
+
+function readTable(stmt: CreateTable, inputOverride: string | undefined): CatalogTable {
+  const options: TableOptions = stmt.options;
   const fields: Field[] = [];
   const computed: { name: string; expr: SqlExpr }[] = [];
   const proctime: string[] = [];
   const names = new Set<string>();
-  const connector = readConnector(stmt.name, stmt.options, stmt.pos, inputs?.get(stmt.name));
+  const connector = readConnector(stmt.name, options, stmt.pos, inputOverride);
   for (const c of stmt.columns) {
     if (names.has(c.name)) throw new SqlError(c.pos, `column '${c.name}' is declared twice in table '${stmt.name}'`);
     names.add(c.name);
@@ -123,7 +166,7 @@ export function addTable(catalog: Catalog, stmt: Extract<SqlStatement, { k: 'cre
   if (parallelism !== undefined && (!Number.isSafeInteger(parallelism) || parallelism < 1)) {
     throw new SqlError(scan?.pos ?? stmt.pos, `table '${stmt.name}': 'scan.parallelism' must be a positive integer (given '${scan?.value}')`);
   }
-  catalog.tables.set(stmt.name, {
+  return {
     name: stmt.name,
     physical: { fields },
     computed,
@@ -133,5 +176,7 @@ export function addTable(catalog: Catalog, stmt: Extract<SqlStatement, { k: 'cre
     connector,
     ...(parallelism !== undefined ? { parallelism } : {}),
     pos: stmt.pos,
-  });
+    statement: stmt,
+    ...(inputOverride !== undefined ? { inputOverride } : {}),
+  };
 }

@@ -13,21 +13,21 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Pipeline } from '../api/pipeline.ts';
 import type { Stream } from '../api/stream.ts';
-import { ERROR_POLICY_OPTION, parseErrorPolicy } from '../core/errors.ts';
+import { DEFAULT_ERROR_POLICY, ERROR_POLICY_OPTION, parseErrorPolicy } from '../core/errors.ts';
 import type { Field, LogicalType, Row, TypeRoot } from '../core/types.ts';
 import type { Expr } from '../plan/expr.ts';
 import { lit } from '../plan/expr-build.ts';
 import { inferType } from '../plan/expr-types.ts';
 import type { CalcColumn } from '../operators/calc/calc-operator.ts';
 import type { SinkConnector, SinkNode, SourceNode } from '../plan/logical.ts';
-import { addTable, type Catalog } from './catalog.ts';
+import { addTable, withDynamicOptions, type Catalog, type CatalogTable } from './catalog.ts';
 import type { LookupTableSpec } from './connectors.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { compileExpr, scopeOf } from './expressions.ts';
 import { readScript } from './reader/read-script.ts';
 import { compileQuery } from './query.ts';
 import type { QueryContext, Relation } from './relation.ts';
-import type { SqlQuery, SqlStatement } from './ast.ts';
+import type { SqlHint, SqlQuery, SqlStatement } from './ast.ts';
 import { createDatagen } from './datagen.ts';
 import { settingWarning } from './settings.ts';
 import type { UserFunctionDefinition } from '../api/user-functions.ts';
@@ -105,7 +105,7 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
     lookups: new Map(),
     warnings: [],
     settings,
-    source: (name, pos) => declareSource(ctx, name, pos, sources),
+    source: (name, pos, hints) => declareSource(ctx, name, pos, sources, hints),
   };
   let prints = 0;
   const userFunctions = new Map<string, UserFunctionDefinition>();
@@ -131,10 +131,17 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
         addTable(catalog, stmt, options.inputs);
         break;
       case 'createView':
+        // IF NOT EXISTS on a declared name is a no-op, as in Flink.
+        if (stmt.ifNotExists && (catalog.tables.has(stmt.name) || catalog.views.has(stmt.name))) break;
         if (catalog.tables.has(stmt.name) || catalog.views.has(stmt.name)) throw new SqlError(stmt.pos, `view '${stmt.name}' is declared twice`);
-        catalog.views.set(stmt.name, { query: stmt.query, pos: stmt.pos, ...(stmt.columns ? { columns: stmt.columns.map((c) => c.name) } : {}) });
+        catalog.views.set(stmt.name, { query: stmt.query, pos: stmt.pos, ...(stmt.columns ? { columns: stmt.columns.map((c) => c.name) } : {}), scope: new Map(catalog.views) });
         break;
       case 'set': {
+        // A batch job's result is its final rows; a streaming job's is a changelog. Running a
+        // script written for batch mode as a stream would change what its sinks receive.
+        if (stmt.key === 'execution.runtime-mode' && stmt.value.toLowerCase() !== 'streaming') {
+          throw new SqlError(stmt.pos, `SET 'execution.runtime-mode' = '${stmt.value}' is not supported: Flambda runs every job in streaming mode`);
+        }
         settings.set(stmt.key, stmt.value);
         const warning = settingWarning(stmt.key, stmt.pos);
         if (warning !== undefined) ctx.warnings.push(warning);
@@ -142,6 +149,12 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
         if (stmt.key === ERROR_POLICY_OPTION) pipeline.errorPolicy = atPosition(stmt.pos, () => parseErrorPolicy(stmt.value));
         break;
       }
+      case 'reset':
+        // `RESET 'key'` (or `RESET`, every key): back to the default, as in Flink's SQL client.
+        if (stmt.key === undefined) settings.clear();
+        else settings.delete(stmt.key);
+        if (stmt.key === undefined || stmt.key === ERROR_POLICY_OPTION) pipeline.errorPolicy = DEFAULT_ERROR_POLICY;
+        break;
       case 'select':
       case 'insert':
         sinks.push(
@@ -158,7 +171,7 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
         if (unsupported.length > 0) throw new SqlError(stmt.pos, `EXPLAIN ${unsupported.join(', ')} is not supported yet (EXPLAIN, EXPLAIN PLAN FOR and EXPLAIN CHANGELOG_MODE are)`);
         const sub = new Pipeline(`${pipeline.name}-explain-${explained.length + 1}`);
         const subSources: SourceNode[] = [];
-        const subCtx: QueryContext = { ...ctx, pipeline: sub, usedSources: new Map(), lookups: new Map(), warnings: ctx.warnings, source: (name, pos) => declareSource(subCtx, name, pos, subSources) };
+        const subCtx: QueryContext = { ...ctx, pipeline: sub, usedSources: new Map(), lookups: new Map(), warnings: ctx.warnings, source: (name, pos, hints) => declareSource(subCtx, name, pos, subSources, hints) };
         const subSinks = withUserFunctions(userFunctions, sub, () => outputs(stmt.statement, subCtx, () => 'print'));
         explained.push({ pos: stmt.pos, details: stmt.details, pipeline: sub, sinks: subSinks });
         break;
@@ -175,8 +188,6 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
       case 'statementSet':
         sinks.push(...outputs(stmt, ctx, () => 'print'));
         break;
-      default:
-        throw new SqlError(stmt.pos, `${statementName(stmt)} is not supported yet`);
     }
   }
   });
@@ -204,19 +215,20 @@ function resultOf(query: SqlQuery, r: Relation): Relation {
   return r;
 }
 
-function declareSource(ctx: QueryContext, name: string, pos: SqlPosition, sources: SourceNode[]): Relation {
-  const table = ctx.catalog.tables.get(name);
-  if (!table) {
+function declareSource(ctx: QueryContext, name: string, pos: SqlPosition, sources: SourceNode[], hints: readonly SqlHint[] = []): Relation {
+  const declared = ctx.catalog.tables.get(name);
+  if (!declared) {
     const known = [...ctx.catalog.tables.keys(), ...ctx.catalog.views.keys()];
     throw new SqlError(pos, `unknown table '${name}' (declared: ${known.join(', ') || 'none'})`);
   }
+  const { table, key, sourceName } = hintedTable(ctx, declared, hints);
   const c = table.connector;
   if (!c.source && !c.datagen) {
     throw new SqlError(pos, `table '${name}' (connector '${c.name}') cannot be read as a stream${c.lookup ? ': use it in JOIN … FOR SYSTEM_TIME AS OF' : ''}`);
   }
   // A table read again (a self-join, two INSERTs) is the same stream; the planner gives every
   // consumer after the first its own copy of the source (plan/rules/unshare.ts).
-  const known = ctx.usedSources.get(name);
+  const known = ctx.usedSources.get(key);
   if (known) return known;
   const columns = Object.fromEntries(table.physical.fields.map((f) => [f.name, f.type]));
   // Computed columns compile over the physical columns only, as in Flink.
@@ -230,7 +242,7 @@ function declareSource(ctx: QueryContext, name: string, pos: SqlPosition, source
   }
   const watermark = table.watermark && rowtimeExpr ? { ...table.watermark, expr: rowtimeExpr } : table.watermark;
   const stream = atPosition(pos, () =>
-    ctx.pipeline.source(name, {
+    ctx.pipeline.source(sourceName, {
       schema: columns,
       ...(watermark ? { watermark } : {}),
       ...(c.source ? { connector: c.source } : {}),
@@ -251,13 +263,40 @@ function declareSource(ctx: QueryContext, name: string, pos: SqlPosition, source
     const computed = atPosition(table.pos, () => stream.calc(projection));
     rel = { stream: computed, scope: scopeOf(computed.schema, `table '${name}'`, [name], table.proctime) };
   }
-  ctx.usedSources.set(name, rel);
+  ctx.usedSources.set(key, rel);
   return rel;
 }
 
+/**
+ * The table as `name /*+ OPTIONS(…) *\/` reads it (Flink's dynamic table options, the one kind of
+ * table hint Flink has): when the options change what is read, a source of its own, named
+ * `name_options<n>`, cached by the options so a table read twice with one hint is one stream.
+ */
+function hintedTable(ctx: QueryContext, table: CatalogTable, hints: readonly SqlHint[]): { table: CatalogTable; key: string; sourceName: string } {
+  const plain = { table, key: table.name, sourceName: table.name };
+  const options = new Map<string, string>();
+  for (const hint of hints) {
+    if (hint.name !== 'OPTIONS') throw new SqlError(hint.pos, `unknown table hint '${hint.name}' on table '${table.name}' (a table takes OPTIONS('key'='value', …))`);
+    for (const [k, v] of hint.options) options.set(k, v);
+  }
+  if (options.size === 0) return plain;
+  const hinted = withDynamicOptions(table, options, (hints[0] as SqlHint).pos);
+  const shape = (t: CatalogTable): string => JSON.stringify([t.connector, t.parallelism, t.watermark, t.computed]);
+  if (shape(hinted) === shape(table)) return plain;
+  const key = `${table.name} ${JSON.stringify([...options])}`;
+  const hintedBefore = [...ctx.usedSources.keys()].filter((k) => k.startsWith(`${table.name} `)).length;
+  let sourceName = `${table.name}_options${hintedBefore + 1}`;
+  while (ctx.catalog.tables.has(sourceName)) sourceName += '_';
+  return { table: hinted, key, sourceName };
+}
+
 function insertInto(ctx: QueryContext, stmt: Extract<SqlStatement, { k: 'insert' }>, r: Relation): SinkNode {
-  const table = ctx.catalog.tables.get(stmt.table);
-  if (!table) throw new SqlError(stmt.pos, `unknown sink table '${stmt.table}' (declared: ${[...ctx.catalog.tables.keys()].join(', ')})`);
+  const declared = ctx.catalog.tables.get(stmt.table);
+  if (!declared) throw new SqlError(stmt.pos, `unknown sink table '${stmt.table}' (declared: ${[...ctx.catalog.tables.keys()].join(', ')})`);
+  // Flink overwrites only in batch mode (a streaming sink has no SupportsOverwrite; the file
+  // sink says "Streaming mode not support overwrite"): appending instead would be a silent change.
+  if (stmt.overwrite) throw new SqlError(stmt.pos, `INSERT OVERWRITE ${stmt.table} is not supported: Flink overwrites in batch mode only, and every Flambda job streams (use INSERT INTO)`);
+  const { table } = hintedTable(ctx, declared, stmt.hints ?? []);
   const sink = table.connector.sink;
   if (!sink) throw new SqlError(stmt.pos, `table '${stmt.table}' (connector '${table.connector.name}') cannot be written to`);
   const target = table.physical.fields;

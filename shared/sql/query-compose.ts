@@ -28,7 +28,8 @@ export function withCtes(query: Extract<SqlQuery, { k: 'with' }>, ctx: QueryCont
     if (seen.has(cte.name)) throw new SqlError(cte.pos, `WITH names '${cte.name}' twice`);
     seen.add(cte.name);
     saved.set(cte.name, ctx.catalog.views.get(cte.name));
-    ctx.catalog.views.set(cte.name, viewOf(cte));
+    // A WITH item sees the views around it and the items before it, not itself or later ones.
+    ctx.catalog.views.set(cte.name, viewOf(cte, new Map(ctx.catalog.views)));
   }
   try {
     return body();
@@ -40,8 +41,8 @@ export function withCtes(query: Extract<SqlQuery, { k: 'with' }>, ctx: QueryCont
   }
 }
 
-function viewOf(cte: SqlCte): CatalogView {
-  return { query: cte.query, pos: cte.pos, ...(cte.columns ? { columns: cte.columns.map((c) => c.name) } : {}) };
+function viewOf(cte: SqlCte, scope: ReadonlyMap<string, CatalogView>): CatalogView {
+  return { query: cte.query, pos: cte.pos, ...(cte.columns ? { columns: cte.columns.map((c) => c.name) } : {}), scope };
 }
 
 const valuesCount = new WeakMap<object, number>();

@@ -24,6 +24,8 @@ import type { LookupTableSpec } from './connectors.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { compileExpr, exprKey, isAggregateCall, resolveColumn, scopeOf, type Scope, type ScopeColumn } from './expressions.ts';
 import { rankFilter, rankItem, rewriteGroupWindow } from './rules.ts';
+import { checkQueryHints } from './query-hints.ts';
+import { inViewScope } from './catalog.ts';
 import { sqlAnd, sqlChildren as children, sqlConjuncts } from './sql-expr-walk.ts';
 import { compileJoin, compileTemporalJoin, type JoinContext } from './joins.ts';
 import { isSubqueryCondition, subqueryJoin } from './subqueries.ts';
@@ -52,6 +54,7 @@ export function compileSelect(query: SqlSelect, ctx: QueryContext): Relation {
   const expanded = expandGroupingSetsQuery(query);
   if (expanded) return compileQuery(expanded, ctx);
   const q = rewriteGroupWindow(query);
+  checkQueryHints(q);
   const inner = q.from.k === 'subquery' && q.from.query.k === 'select' ? q.from.query : undefined;
   const topN = inner ? rankItem(inner) : undefined;
   let input: Relation;
@@ -117,12 +120,13 @@ function compileFrom(from: SqlFrom, hints: SqlSelect['hints'], ctx: QueryContext
     case 'table': {
       const view = ctx.catalog.views.get(from.name);
       if (view) {
-        let r = compileQuery(view.query, ctx);
+        if (from.hints?.[0]) throw new SqlError(from.hints[0].pos, `View '${from.name}' cannot be enriched with new options. Hints can only be applied to tables (as in Flink)`);
+        let r = inViewScope(ctx.catalog, view, () => compileQuery(view.query, ctx));
         if (view.columns) r = renameColumns(r, view.columns, view.pos, `view '${from.name}'`);
         if (from.columns) r = renameColumns(r, from.columns, from.pos, `alias '${from.alias ?? from.name}'`);
         return relation(r.stream, [from.alias ?? from.name], `view '${from.name}'`, proctimeOf(r));
       }
-      let r = ctx.source(from.name, from.pos);
+      let r = ctx.source(from.name, from.pos, from.hints);
       if (from.columns) r = renameColumns(r, from.columns, from.pos, `alias '${from.alias ?? from.name}'`);
       const qualifiers = from.alias ? [from.alias, from.name] : [from.name];
       return { stream: r.stream, scope: { ...r.scope, columns: r.scope.columns.map((c) => ({ ...c, qualifiers })) } };
@@ -256,10 +260,20 @@ function compileOver(q: SqlSelect, input: Relation): Relation {
     if (windowKey(c) !== windowKey(first)) throw new SqlError(c.pos, 'all OVER aggregates of a query must use the same window (PARTITION BY, ORDER BY and frame)');
   }
   const over = first.over;
+  // A PARTITION BY expression (UPPER(k)) is computed into a hidden column `$pN` first, as
+  // Calcite projects it below the OverAggregate.
+  const partitionExprs: { name: string; expr: Expr }[] = [];
   const partitionBy = over.partitionBy.map((p) => {
-    if (p.k !== 'id') throw new SqlError(p.pos, 'OVER PARTITION BY takes columns');
-    return resolveColumn(input.scope, p.parts, p.pos).field;
+    if (p.k === 'id') return resolveColumn(input.scope, p.parts, p.pos).field;
+    const name = `$p${partitionExprs.length}`;
+    partitionExprs.push({ name, expr: compileExpr(p, input.scope) });
+    return name;
   });
+  if (partitionExprs.length > 0) {
+    const fields = input.stream.schema.fields.map((f) => ({ name: f.name, expr: { kind: 'ref', name: f.name } as Expr }));
+    const stream = atPosition(first.pos, () => input.stream.calc([...fields, ...partitionExprs]));
+    input = { ...input, stream, scope: { ...input.scope, schema: stream.schema } };
+  }
   const order = over.orderBy[0];
   if (!order || over.orderBy.length > 1) throw new SqlError(first.pos, 'an OVER aggregate needs ORDER BY one time attribute (a rowtime or PROCTIME() column)');
   if (order.direction !== 'ASC') throw new SqlError(order.expr.pos, 'OVER windows are ordered by a time attribute ascending');
@@ -417,7 +431,16 @@ function compileTopN(outer: SqlSelect, inner: SqlSelect, rankIndex: number, ctx:
   const hidden: string[] = [];
   const overColumn = new Map<string, string>();
   for (const e of [...over.over.partitionBy, ...over.over.orderBy.map((o) => o.expr)]) {
-    if (e.k !== 'id' || overColumn.has(exprKey(e))) continue;
+    if (overColumn.has(exprKey(e))) continue;
+    if (e.k !== 'id') {
+      // An expression (`ORDER BY price * amount DESC`, `ORDER BY SUM(sales)` in a GROUP BY) is
+      // computed into a hidden column below the rank, as Calcite projects it.
+      const name = `$rank${hidden.length}`;
+      hidden.push(name);
+      overColumn.set(exprKey(e), name);
+      items.push({ expr: e, alias: name, pos: e.pos });
+      continue;
+    }
     const item = items.findIndex((it) => it.expr.k !== 'star' && exprKey(it.expr) === exprKey(e));
     const name = e.parts[e.parts.length - 1] as string;
     const starred = items.some((it) => it.expr.k === 'star' && (it.expr.qualifier === undefined || it.expr.qualifier === e.parts[e.parts.length - 2]));
@@ -440,9 +463,10 @@ function compileTopN(outer: SqlSelect, inner: SqlSelect, rankIndex: number, ctx:
     throw new SqlError(outer.where?.pos ?? outer.pos, `a ${over.name}() subquery needs a filter on '${rankName}' in the outer WHERE (e.g. ${rankName} <= 10): unbounded OVER aggregation is not supported`);
   }
   const column = (e: SqlExpr): string => {
-    if (e.k !== 'id') throw new SqlError(e.pos, 'PARTITION BY and ORDER BY of a Top-N take columns');
     const named = overColumn.get(exprKey(e));
+    if (e.k !== 'id' && base.window) throw new SqlError(e.pos, 'PARTITION BY and ORDER BY of a window Top-N take columns');
     if (named !== undefined) return resolveColumn(base.scope, [named], e.pos).field;
+    if (e.k !== 'id') throw new SqlError(e.pos, 'PARTITION BY and ORDER BY of a Top-N take columns');
     return resolveColumn(base.scope, e.parts, e.pos).field;
   };
   const partitionBy = over.over.partitionBy.map(column);
@@ -704,10 +728,22 @@ function compileWindowTvf(from: Extract<SqlFrom, { k: 'tvf' }>, hints: SqlSelect
 
 /** `GROUP BY window_start, window_end, k…` over a window TVF → WindowAggregate. */
 function compileWindowAggregate(q: SqlSelect, input: Relation, window: NonNullable<Relation['window']>): Relation {
+  // A key expression (GROUP BY window_start, window_end, UPPER(k)) is computed into a column
+  // `$fN` of the windowed input, as Flink's Calc below the WindowAggregate does.
+  const keyExprs = new Map<string, { name: string; expr: Expr }>();
   const names = q.groupBy.map((g) => {
-    if (g.k !== 'id') throw new SqlError(g.pos, 'a window aggregate groups by columns (and window_start, window_end)');
-    return resolveColumn(input.scope, g.parts, g.pos).field;
+    if (g.k === 'id') return resolveColumn(input.scope, g.parts, g.pos).field;
+    if (mentionsWindowColumn(g)) throw new SqlError(g.pos, 'a window aggregate groups by window_start, window_end and columns or expressions of its input');
+    const known = keyExprs.get(exprKey(g));
+    if (known) return known.name;
+    const name = `$f${keyExprs.size}`;
+    keyExprs.set(exprKey(g), { name, expr: compileExpr(g, window.baseScope) });
+    return name;
   });
+  const base =
+    keyExprs.size === 0
+      ? window.base
+      : atPosition(q.pos, () => window.base.calc([...window.base.schema.fields.map((f) => ({ name: f.name, expr: { kind: 'ref', name: f.name } as Expr })), ...keyExprs.values()]));
   if (!names.includes('window_start') || !names.includes('window_end')) {
     throw new SqlError(q.pos, 'a window aggregate must GROUP BY both window_start and window_end');
   }
@@ -733,13 +769,13 @@ function compileWindowAggregate(q: SqlSelect, input: Relation, window: NonNullab
   // GROUP BY without aggregate calls (Nexmark q8) keeps one row per group and window: the
   // aggregate counts rows in a column the projection below leaves out.
   if (Object.keys(aggregates).length === 0) aggregates.$rows = { fn: 'COUNT', distinct: false };
-  const out = atPosition(q.pos, () => window.base.window(window.spec, window.proctime ? { timeDomain: 'processing' } : {}).aggregate(aggregates, { groupBy: keys })) as unknown as Stream<Row>;
+  const out = atPosition(q.pos, () => base.window(window.spec, window.proctime ? { timeDomain: 'processing' } : {}).aggregate(aggregates, { groupBy: keys })) as unknown as Stream<Row>;
   const qualifiers = input.scope.columns[0]?.qualifiers ?? [];
   let rel = relation(out, qualifiers, 'window aggregate');
   const hooks = {
     replace: (e: SqlExpr): Expr | undefined => {
-      const agg = aggNames.get(exprKey(e));
-      return agg !== undefined ? { kind: 'ref', name: agg } : undefined;
+      const name = aggNames.get(exprKey(e)) ?? keyExprs.get(exprKey(e))?.name;
+      return name !== undefined ? { kind: 'ref', name } : undefined;
     },
   };
   if (q.having) {

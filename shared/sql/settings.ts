@@ -25,7 +25,7 @@ const NO_EFFECT: ReadonlyMap<string, string> = new Map([
   ['table.optimizer.distinct-agg.split.enabled', 'aggregates run in one phase per key partition'],
   ['table.exec.source.idle-timeout', 'idle shards do not hold the watermark back'],
   ['table.exec.sink.not-null-enforcer', "NOT NULL sink columns are always enforced as Flink's default ERROR does: a NULL there is a data error of its record"],
-  ['table.dynamic-table-options.enabled', 'table options are read from the DDL only'],
+  ['table.dynamic-table-options.enabled', "OPTIONS hints are always read, as Flink's default 'true' does"],
   ['execution.checkpointing.interval', 'stages commit every batch'],
   ['table.local-time-zone', 'times are read and written in UTC'],
 ]);

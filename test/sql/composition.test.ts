@@ -70,6 +70,17 @@ describe('query composition (Flink docs: WITH, set operations, VALUES, DISTINCT,
     expect(await run(`${AB()} SELECT id FROM a WHERE id NOT IN (VALUES (2), (9))`)).toEqual(['1', '5']);
   });
 
+  it('names resolve where a view or WITH item is written, not where it is read', async () => {
+    // The view reads view `big`, not the WITH item of that name around the query that reads it.
+    const shadowed = `${AB()} CREATE VIEW big AS SELECT * FROM a WHERE id > 1; CREATE VIEW v AS SELECT id FROM big; WITH big AS (SELECT * FROM b) SELECT * FROM v`;
+    expect(await run(shadowed)).toEqual(['2', '5']);
+    // A WITH item named like the table it reads reads the table (it does not see itself).
+    expect(await run(`${AB()} WITH a AS (SELECT * FROM a WHERE id > 1) SELECT id FROM a`)).toEqual(['2', '5']);
+    // Only earlier views and WITH items are in scope, as Calcite resolves them.
+    expect(sqlError(() => compileSql(`${AB()} CREATE VIEW v AS SELECT id FROM v; SELECT * FROM v`)).message).toMatch(/^line 1:\d+: unknown table 'v' \(declared: a, b\)$/);
+    expect(sqlError(() => compileSql(`${AB()} WITH x AS (SELECT id FROM y), y AS (SELECT id FROM a) SELECT * FROM x`)).message).toMatch(/unknown table 'y'/);
+  });
+
   it('a view column list and VALUES with mixed numeric types', async () => {
     expect(await run(`CREATE VIEW v (n, m) AS VALUES (1, 2), (2, 3000000000); SELECT n + 1, m FROM v`)).toEqual(['2, 2', '3, 3000000000']);
   });
@@ -91,6 +102,17 @@ describe('OVER aggregation (Flink docs: over-agg)', () => {
     expect(await run(`${E()} SELECT v, MAX(v) OVER (ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM e`)).toEqual(['1, 1', '2, 2', '3, 5', '4, 4', '5, 5']);
     const range = `${E()} SELECT v, COUNT(*) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '2' SECOND PRECEDING AND CURRENT ROW) FROM e`;
     expect(await run(range)).toEqual(['1, 1', '2, 2', '3, 3', '4, 3', '5, 1']);
+  });
+
+  it('partitions by an expression, computed into a hidden column', async () => {
+    // Partitions by v > 2: 1, 2 | 5 (at 3 s), 3, 4; `*` is the table's columns only.
+    expect(await run(`${E()} SELECT *, COUNT(*) OVER (PARTITION BY v > 2 ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS c FROM e`)).toEqual([
+      'a, 1, 1704067201000, 1',
+      'a, 2, 1704067202000, 2',
+      'a, 3, 1704067204000, 2',
+      'a, 4, 1704067204000, 3',
+      'b, 5, 1704067203000, 1',
+    ]);
   });
 
   it('names what it does not support', () => {

@@ -48,6 +48,12 @@ describe('semantic errors', () => {
     );
   });
 
+  it('rejects INSERT OVERWRITE, which Flink runs in batch mode only, rather than appending', () => {
+    expect(sqlError(() => compile(`${ORDERS}\nCREATE TABLE out (a BIGINT) WITH ('connector' = 'print');\nINSERT OVERWRITE out SELECT merchandiseId FROM orders;`)).message).toBe(
+      'line 9:1: INSERT OVERWRITE out is not supported: Flink overwrites in batch mode only, and every Flambda job streams (use INSERT INTO)',
+    );
+  });
+
   it('checks INSERT column counts', () => {
     const text = `${ORDERS}\nCREATE TABLE out (a BIGINT, b INT) WITH ('connector' = 'print');\nINSERT INTO out SELECT merchandiseId FROM orders;`;
     expect(sqlError(() => compile(text)).message).toBe('line 9:17: INSERT INTO out: the query has 1 columns (merchandiseId) but the table has 2 (a, b)');

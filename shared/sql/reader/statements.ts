@@ -118,11 +118,13 @@ export class StatementReader extends QueryReader {
     const overwrite = this.acceptWord('OVERWRITE');
     if (!overwrite) this.expectWord('INTO');
     const name = this.qualifiedName();
+    // `INSERT INTO t /*+ OPTIONS(…) */ …`: the sink table's dynamic options.
+    const hints = this.takeHints();
     if (this.isWord('PARTITION')) throw new SqlError(this.pos(), 'INSERT … PARTITION (…) is not supported');
     let columns: { name: string; pos: SqlPosition }[] | undefined;
     if (this.isOp('(') && !this.opensQuery()) columns = this.nameList('a column name');
     const query = this.query();
-    return { k: 'insert', table: name.name, ...(overwrite ? { overwrite } : {}), ...(columns ? { columns } : {}), query, pos: at };
+    return { k: 'insert', table: name.name, ...(overwrite ? { overwrite } : {}), ...(hints.length > 0 ? { hints } : {}), ...(columns ? { columns } : {}), query, pos: at };
   }
 
   private create(at: SqlPosition): WithoutText<SqlStatement> {
@@ -130,12 +132,12 @@ export class StatementReader extends QueryReader {
     if (temporary) this.acceptWord('SYSTEM');
     if (this.acceptWord('TABLE')) return this.createTable(at);
     if (this.acceptWord('VIEW')) {
-      this.acceptWord('IF', 'NOT', 'EXISTS');
+      const ifNotExists = this.acceptWord('IF', 'NOT', 'EXISTS');
       const name = this.qualifiedName('a view name');
       const columns = this.isOp('(') ? this.nameList('a column name') : undefined;
       if (this.acceptWord('COMMENT')) this.stringLiteral('a comment');
       this.expectWord('AS');
-      return { k: 'createView', name: name.name, ...(columns ? { columns } : {}), query: this.query(), pos: at };
+      return { k: 'createView', name: name.name, ...(ifNotExists ? { ifNotExists } : {}), ...(columns ? { columns } : {}), query: this.query(), pos: at };
     }
     if (this.acceptWord('FUNCTION')) {
       this.acceptWord('IF', 'NOT', 'EXISTS');
@@ -159,7 +161,7 @@ export class StatementReader extends QueryReader {
   }
 
   private createTable(at: SqlPosition): WithoutText<SqlStatement> {
-    this.acceptWord('IF', 'NOT', 'EXISTS');
+    const ifNotExists = this.acceptWord('IF', 'NOT', 'EXISTS');
     const name = this.qualifiedName();
     const columns: SqlColumn[] = [];
     let watermark: { column: string; expr: SqlExpr; pos: SqlPosition } | undefined;
@@ -206,6 +208,7 @@ export class StatementReader extends QueryReader {
     return {
       k: 'createTable',
       name: name.name,
+      ...(ifNotExists ? { ifNotExists } : {}),
       columns,
       ...(watermark ? { watermark } : {}),
       ...(key ? { primaryKey: key } : {}),

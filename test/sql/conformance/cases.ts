@@ -7,6 +7,8 @@
  * What Flambda does not run yet is on the {@link NOT_SUPPORTED} list with its exact message.
  */
 
+import { MORE_CASES, MORE_NOT_SUPPORTED } from './cases-more.ts';
+
 /** One example. */
 export interface ConformanceCase {
   /** The documentation page it follows, e.g. `sql/queries/window-tvf`. */
@@ -608,7 +610,7 @@ const FUNCTION_CASES: ConformanceCase[] = [
 ];
 
 /** Every case. */
-export const CASES: readonly ConformanceCase[] = [...QUERIES, ...STATEMENTS, ...FUNCTION_CASES, ...USER_FUNCTIONS];
+export const CASES: readonly ConformanceCase[] = [...QUERIES, ...STATEMENTS, ...FUNCTION_CASES, ...USER_FUNCTIONS, ...MORE_CASES];
 
 /**
  * What Flink runs and Flambda does not (yet), by case name → the message Flambda gives (up to
@@ -616,6 +618,7 @@ export const CASES: readonly ConformanceCase[] = [...QUERIES, ...STATEMENTS, ...
  * the feature lands makes the suite assert the case's documented result.
  */
 export const NOT_SUPPORTED: ReadonlyMap<string, string> = new Map<string, string>([
+  ...MORE_NOT_SUPPORTED,
   ["CREATE TABLE … LIKE", "line 2:90: CREATE TABLE … LIKE is not supported yet"],
   ["CREATE TABLE … AS SELECT", "line 2:46: CREATE TABLE … AS SELECT is not supported: declare the table, then INSERT INTO it"],
   ["EXPLAIN ESTIMATED_COST", "line 2:1: EXPLAIN ESTIMATED_COST is not supported yet (EXPLAIN, EXPLAIN PLAN FOR and EXPLAIN CHANGELOG_MODE are)"],
