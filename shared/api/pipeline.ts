@@ -197,7 +197,10 @@ export class Pipeline {
    * function gives aggregate calls for `groupBy(…).aggregate({…})` and `window(…).aggregate({…})`
    * (`avg('x')`, `wavg(['x', 'w'], { filter, distinct })`: one argument, or a list of none or
    * several). Scalar and table function arguments are input columns by name or `lit(…)` values
-   * (compute other expressions in a `select` first); aggregate arguments may be expressions.
+   * (compute other expressions in a `select` first); aggregate arguments may be expressions. A
+   * function's declared parameter types cast its arguments as in SQL, and a call they do not take
+   * is refused where the call meets its input (`select`, `joinLateral`, `aggregate`), naming the
+   * function, the argument and both types.
    *
    * @throws PlanError for a definition that is not `scalarFunction(…)`, `tableFunction(…)` or
    *   `aggregateFunction(…)`.
