@@ -5,7 +5,7 @@
  * signature instead).
  *
  * ```ts
- * export const countChar = scalarFunction('BIGINT', (s, c) => (s === null || c === null ? null : s.split(c).length - 1));
+ * export const countChar = scalarFunction('BIGINT', (s: string | null, c: string | null) => (s === null || c === null ? null : s.split(c).length - 1));
  * ```
  *
  * Its parameter types may be declared too — what Flink reads from `eval`'s signature — as one
