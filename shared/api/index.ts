@@ -8,7 +8,7 @@ export type { SinkOptions, AggregateOptions, ProjectionSpec, JoinKind, OuterJoin
 export { WindowedStream } from './windowed-stream.ts';
 export type { SortByTimeOptions } from './time-order.ts';
 export { scalarFunction, isScalarFunction, tableFunction, isTableFunction, aggregateFunction, isAggregateFunction } from './user-functions.ts';
-export type { ScalarFunction, TableFunction, TableFunctionCall, AggregateFunction, FunctionArgument, UserFunctionDefinition } from './user-functions.ts';
+export type { ScalarFunction, TableFunction, TableFunctionCall, AggregateFunction, FunctionArgument, UserFunctionDefinition, InputDeclaration, JsValueOf, JsArguments } from './user-functions.ts';
 export { LookupTable } from './lookup-table.ts';
 export type { LookupTableOptions, LookupSourceSpec, LookupJoinOptions, LookupOn, LookupColumns, LookupJoined } from './lookup-table.ts';
 export type { LookupCacheSpec, LookupRetrySpec, LookupOutputColumn } from '../lookup/lookup-join.ts';

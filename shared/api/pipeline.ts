@@ -197,7 +197,10 @@ export class Pipeline {
    * function gives aggregate calls for `groupBy(…).aggregate({…})` and `window(…).aggregate({…})`
    * (`avg('x')`, `wavg(['x', 'w'], { filter, distinct })`: one argument, or a list of none or
    * several). Scalar and table function arguments are input columns by name or `lit(…)` values
-   * (compute other expressions in a `select` first); aggregate arguments may be expressions.
+   * (compute other expressions in a `select` first); aggregate arguments may be expressions. A
+   * function's declared parameter types cast its arguments as in SQL, and a call they do not take
+   * is refused where the call meets its input (`select`, `joinLateral`, `aggregate`), naming the
+   * function, the argument and both types.
    *
    * @throws PlanError for a definition that is not `scalarFunction(…)`, `tableFunction(…)` or
    *   `aggregateFunction(…)`.
@@ -212,7 +215,7 @@ export class Pipeline {
     if (isTableFunction(definition)) return (...args: FunctionArgument[]): TableFunctionCall => ({ fn: definition, name, args });
     if (isAggregateFunction(definition)) {
       // One registry entry per declared function: the aggregate operators find it by reference.
-      const user = { ref: this.registerFunction(definition as never), name, resultType: definition.resultType };
+      const user = { ref: this.registerFunction(definition as never), name, resultType: definition.resultType, ...(definition.signatures !== undefined ? { input: definition.signatures } : {}) };
       // One argument (a column name or an expression), or a list of them: none or several.
       return (args: string | Expr | readonly (string | Expr)[], options: UserAggregateOptions = {}): AggregateSpec => {
         const list: readonly (string | Expr)[] = Array.isArray(args) ? args : [args as string | Expr];
@@ -228,15 +231,16 @@ export class Pipeline {
       };
     }
     if (!isScalarFunction(definition)) throw new PlanError(`pipeline.function('${name}'): the definition must be a scalarFunction(…), tableFunction(…) or aggregateFunction(…)`);
-    return (...args: FunctionArgument[]): Expr => {
-      const values = args.map((a) => (typeof a === 'string' ? (row: Row) => row[a] ?? null : () => a.value));
-      const ref = this.registerFunction(((row: Row) => {
-        const result = definition.eval(...values.map((v) => v(row)));
-        return result === undefined ? null : result;
-      }) as UserFunction);
-      const display = `${name}(${args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a.value))).join(', ')})`;
-      return { kind: 'udf', ref, display, type: definition.resultType };
-    };
+    // A call of the arguments' values: the expression compiler resolves it against the declared
+    // parameter types when it meets the input's schema (shared/plan/udf-values.ts).
+    return (...args: FunctionArgument[]): Expr => ({
+      kind: 'udf',
+      ref: this.registerFunction(definition.eval as never),
+      display: name,
+      type: definition.resultType,
+      args: args.map((a): Expr => (typeof a === 'string' ? { kind: 'ref', name: a } : a)),
+      ...(definition.signatures !== undefined ? { input: definition.signatures } : {}),
+    });
   }
 
   /** Registers a user function and returns its stable reference. @internal */

@@ -231,7 +231,7 @@ export class Stream<T> {
     // The function object goes into the registry: the operator finds it there by reference.
     const ref = this.pipeline.registerFunction(call.fn as never);
     return this.correlate({
-      call: { fn: 'USER', ref, name: call.name, args, columnTypes: call.fn.columns.map((c) => c.type) },
+      call: { fn: 'USER', ref, name: call.name, args, columnTypes: call.fn.columns.map((c) => c.type), ...(call.fn.signatures !== undefined ? { input: call.fn.signatures } : {}) },
       columns: options.columns ?? call.fn.columns.map((c) => c.name),
       joinType: options.type === 'left' ? 'LEFT' : 'INNER',
       ...(options.condition !== undefined ? { condition: options.condition } : {}),

@@ -24,6 +24,7 @@ import { MAX_DECIMAL_PRECISION, requireField } from '../core/type-parse.ts';
 import type { LogicalType, Schema } from '../core/types.ts';
 import type { Call, Expr } from './expr.ts';
 import { printExpr } from './expr-print.ts';
+import { resolveUdfCall, udfArguments } from './udf-signature.ts';
 import { builtin, builtinNames } from './expr-builtins.ts';
 import {
   allIndices,
@@ -266,8 +267,13 @@ export function inferType(expr: Expr, schema: Schema): LogicalType {
       return requireField(schema, expr.name, 'expression').type;
     case 'literal':
       return expr.type;
-    case 'udf':
+    case 'udf': {
+      if (expr.args === undefined) return expr.type;
+      const argTypes = expr.args.map((a) => inferType(a, schema));
+      const resolution = resolveUdfCall(expr.display, expr.input, udfArguments(expr.args, argTypes));
+      if (!resolution.ok) throw new PlanError(resolution.message);
       return expr.type;
+    }
     case 'cast': {
       const from = inferType(expr.expr, schema);
       const problem = castProblem(from, expr.type);

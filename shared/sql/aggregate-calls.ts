@@ -8,7 +8,7 @@ import type { SqlExpr } from './ast.ts';
 import { SqlError } from './errors.ts';
 import { compileExpr, type Scope } from './expressions.ts';
 import { missingMergeError } from '../api/user-functions.ts';
-import { userAggregate, userAggregateDefinition } from './user-functions.ts';
+import { checkUserCall, userAggregate, userAggregateDefinition } from './user-functions.ts';
 
 /** Flink's synonyms: STDDEV is STDDEV_SAMP, VARIANCE is VAR_SAMP. */
 const SYNONYMS: Readonly<Record<string, AggFunctionName>> = { STDDEV: 'STDDEV_SAMP', VARIANCE: 'VAR_SAMP' };
@@ -26,11 +26,12 @@ export function aggregateSpecOf(e: Extract<SqlExpr, { k: 'call' }>, scope: Scope
     if (e.star) throw new SqlError(e.pos, `${e.name}(*) is not valid: an aggregate user function takes its arguments by value`);
     if (e.withinGroup) throw new SqlError(e.pos, `${e.name}(…) WITHIN GROUP (ORDER BY …) is not supported`);
     if (e.distinct && e.args.length !== 1) throw new SqlError(e.pos, `${e.name}(DISTINCT …) of ${e.args.length === 0 ? 'no argument' : 'several arguments'} is not supported yet: DISTINCT takes one argument here`);
-    const args = e.args.map((a) => {
+    const compiled = e.args.map((a) => {
       if (containsAggregate(a)) throw new SqlError(a.pos, 'aggregate calls cannot be nested');
-      const compiled = compileExpr(a, scope);
-      return compiled.kind === 'ref' ? compiled.name : compiled;
+      return compileExpr(a, scope);
     });
+    checkUserCall(user.name, e, user.input, compiled, scope.schema);
+    const args = compiled.map((c) => (c.kind === 'ref' ? c.name : c));
     const filter = e.filter ? compileExpr(e.filter, scope) : undefined;
     const [first, ...rest] = args;
     return { fn: 'USER', user, ...(first !== undefined ? { arg: first } : {}), ...(rest.length > 0 ? { extraArgs: rest } : {}), distinct: e.distinct, ...(filter ? { filter } : {}) };

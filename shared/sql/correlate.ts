@@ -24,7 +24,7 @@ import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { compileExpr, type ScopeColumn } from './expressions.ts';
 import { compileValues } from './query-compose.ts';
 import type { QueryContext, Relation } from './relation.ts';
-import { userTableFunction } from './user-functions.ts';
+import { checkUserCall, userTableFunction } from './user-functions.ts';
 
 type FunctionFrom = Extract<SqlFrom, { k: 'unnest' }> | Extract<SqlFrom, { k: 'tableFunction' }>;
 type CorrelateJoinFrom = Extract<SqlFrom, { k: 'join' }> & { readonly right: FunctionFrom };
@@ -75,13 +75,15 @@ function callOf(right: FunctionFrom, left: Relation): { call: CorrelateCall; nam
   if (!user) throw new SqlError(right.call.pos, `unknown table function '${name}': declare it with CREATE FUNCTION ${name} AS 'module.ts#export' (a tableFunction(…) export)`);
   const args = right.call.args.map((a) => compileExpr(a, left.scope));
   const { fn, pipeline } = user;
+  checkUserCall(name.toLowerCase(), right.call, fn.signatures, args, left.scope.schema);
   const names = right.columns?.map((c) => c.name) ?? fn.columns.map((c) => c.name);
   if (names.length !== fn.columns.length) {
     throw new SqlError(right.pos, `table function ${name} has ${fn.columns.length} columns (${fn.columns.map((c) => c.name).join(', ')}), but the alias names ${names.length} (${names.join(', ')})`);
   }
   // The function object goes into the registry once per call site: the operator finds it by reference.
   const ref = pipeline.registerFunction(fn as never);
-  return { call: { fn: 'USER', ref, name: name.toLowerCase(), args, columnTypes: fn.columns.map((c) => c.type) }, names, qualifiers: [right.alias ?? name] };
+  const call: CorrelateCall = { fn: 'USER', ref, name: name.toLowerCase(), args, columnTypes: fn.columns.map((c) => c.type), ...(fn.signatures !== undefined ? { input: fn.signatures } : {}) };
+  return { call, names, qualifiers: [right.alias ?? name] };
 }
 
 /**

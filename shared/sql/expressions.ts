@@ -12,10 +12,7 @@ import { call, interval, lit } from '../plan/expr-build.ts';
 import type { IntervalUnit } from '../plan/expr.ts';
 import { intervalMs, normalizeTypeText } from './sql-literals.ts';
 import { inferType } from '../plan/expr-types.ts';
-import { compileExpr as compilePlanExpr } from '../plan/expr-compile.ts';
-import { printExpr } from '../plan/expr-print.ts';
-import type { Row } from '../core/types.ts';
-import { isUserAggregateName, userFunction } from './user-functions.ts';
+import { checkUserCall, isUserAggregateName, userFunction } from './user-functions.ts';
 import type { SqlExpr } from './ast.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 
@@ -266,17 +263,17 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
 }
 
 /**
- * A call of a user function: a `udf` expression whose registered function evaluates the
- * arguments over the row and calls the user's function with their values.
+ * A call of a user function: a `udf` expression of its arguments, which the expression compiler
+ * casts to the parameter types the call resolves to and hands the function as JS values
+ * (shared/plan/udf-values.ts). Resolved here first, so that a call no signature takes is an
+ * error at its SQL position.
  */
 function userCall(e: Extract<SqlExpr, { k: 'call' }>, user: NonNullable<ReturnType<typeof userFunction>>, args: readonly Expr[], schema: Schema): Expr {
-  const evaluators = args.map((a) => atPosition(e.pos, () => compilePlanExpr(a, schema, new Map())));
-  const fn = user.fn;
-  const ref = user.pipeline.registerFunction(((row: Row) => {
-    const result = fn.eval(...evaluators.map((ev) => ev(row)));
-    return result === undefined ? null : result;
-  }) as never);
-  return { kind: 'udf', ref, display: `${e.name}(${args.map(printExpr).join(', ')})`, type: fn.resultType };
+  const { fn, pipeline } = user;
+  const name = e.name.toLowerCase();
+  checkUserCall(name, e, fn.signatures, args, schema);
+  const ref = pipeline.registerFunction(fn.eval as never);
+  return { kind: 'udf', ref, display: name, type: fn.resultType, args, ...(fn.signatures !== undefined ? { input: fn.signatures } : {}) };
 }
 
 /** `a AND b AND c` as one flat call, as Flink prints it. */

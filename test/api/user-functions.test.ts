@@ -1,8 +1,9 @@
 /**
  * User functions in the TypeScript API: `pipeline.function(name, scalarFunction(…))` in a select
  * and a filter, `pipeline.function(name, tableFunction(…))` with `stream.joinLateral` (inner and
- * left), aggregate functions in group and window aggregation, run embedded with exact results,
- * and the plan's Correlate in EXPLAIN.
+ * left), aggregate functions in group and window aggregation, declared parameter types (the
+ * arguments cast and converted, a call they do not take refused), run embedded with exact
+ * results, and the plan's Correlate in EXPLAIN.
  */
 import { describe, expect, it } from 'vitest';
 import { Pipeline, aggregateFunction, col, count, gt, hop, lit, scalarFunction, tableFunction } from '../../shared/api/index.ts';
@@ -111,6 +112,25 @@ describe('pipeline.function', () => {
     const noMerge = q.function('dot', aggregateFunction<{ s: number }>('BIGINT', withoutMerge));
     const src = q.source('events', { schema: { k: 'STRING', a: 'INT', ts: 'TIMESTAMP(3)' }, generator: () => [], watermark: { column: 'ts', outOfOrdernessMs: 0 } });
     expect(() => src.window(hop('ts', '5 s', '10 s')).aggregate({ d: noMerge(['a', 'a']) }, { groupBy: ['k'] })).toThrow(/^the aggregate user function DOT has no merge method: as in Flink, a HOP window aggregation merges accumulators/);
+  });
+
+  it('casts arguments to the declared parameter types, a DECIMAL arriving as its text, and converts results back', async () => {
+    const sum = scalarFunction('DOUBLE', { input: ['DOUBLE...'] }, (...xs) => xs.reduce<number>((a, x) => a + (x ?? 0), 0));
+    const text = scalarFunction('STRING', { input: ['DECIMAL(10, 2)'] }, (d) => d);
+    const half = scalarFunction('DECIMAL(10, 2)', { input: ['DECIMAL(10, 2)'] }, (d) => (d === null ? null : Number(d) / 2));
+    const p = new Pipeline('declared');
+    const [sumOf, textOf, halfOf] = [p.function('sum_of', sum), p.function('text_of', text), p.function('half_of', half)];
+    p.source('prices', { schema: { id: 'INT NOT NULL', price: 'DECIMAL(10, 2)' }, generator: () => [{ id: 1, price: 125n }, { id: 2, price: null }, { id: 3, price: 1005n }] })
+      .select({ id: 'id', s: sumOf('price', 'id', lit(0.5)), t: textOf('price'), h: halfOf('price') })
+      .print('out');
+    // DECIMAL(10, 2) results print unscaled here: 0.63 (0.625 rounded HALF_UP) and 5.03.
+    expect(await finalRows(p)).toEqual(['{"id":1,"s":2.75,"t":"1.25","h":"63n"}', '{"id":2,"s":2.5,"t":null,"h":null}', '{"id":3,"s":13.55,"t":"10.05","h":"503n"}']);
+    expect(p.explain()).toContain('Calc(select=[id, sum_of(price, id, 5.0E-1:DOUBLE) AS s, text_of(price) AS t, half_of(price) AS h])');
+    const q = new Pipeline('declared_bad');
+    const textOfQ = q.function('text_of', text);
+    const src = q.source('prices', { schema: { id: 'INT NOT NULL', name: 'STRING' }, generator: () => [] });
+    expect(() => src.select({ t: textOfQ('name') })).toThrow('argument 1 of text_of (name) is STRING, which does not cast implicitly to DECIMAL(10, 2), the declared parameter type of text_of(DECIMAL(10, 2))');
+    expect(() => src.select({ t: textOfQ('nope') })).toThrow("Column 'nope' not found in expression; available columns: id, name");
   });
 
   it('names what is wrong', () => {

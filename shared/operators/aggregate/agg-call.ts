@@ -2,6 +2,7 @@
  * The plain-data description of one aggregate call, as it travels in the JSON job graph.
  */
 import type { LogicalType } from '../../core/types.ts';
+import type { UdfSignature } from '../../plan/udf-signature.ts';
 import type { AggFunctionName } from './agg-function.ts';
 
 /** A user aggregate function in the pipeline module's registry. */
@@ -9,6 +10,8 @@ export interface UserAggregateRef {
   readonly ref: string;
   readonly name: string;
   readonly resultType: LogicalType;
+  /** Its declared parameter types, one signature per overload; absent: none declared. */
+  readonly input?: readonly UdfSignature[];
 }
 
 /**

@@ -7,23 +7,27 @@ import { PlanError } from '../../core/errors.ts';
 import { requireField } from '../../core/type-parse.ts';
 import type { LogicalType, Row, Schema, Value } from '../../core/types.ts';
 import { encodeKey } from '../../partition/key-encoding.ts';
+import { bindUdfCall, udfResultConverter, type BoundUdfCall } from '../../plan/udf-values.ts';
 import { formatAggCall, type AggCallSpec, type UserAggregateRef } from './agg-call.ts';
 import type { AggFunction } from './agg-function.ts';
 import { createAggFunction } from './create-agg-function.ts';
 import { aggResultType } from './result-type.ts';
 
 /**
- * A user aggregate function from the registry as an AggFunction. Without a registry (the
- * planner only asks for result types) its accumulator calls fail by name. With `spread`, the
- * value handed over is the tuple of its arguments (none, or several), spread into the call.
+ * A user aggregate function from the registry as an AggFunction: its arguments reach
+ * `accumulate` and `retract` as `bound` converts them, its result comes back to its declared
+ * type (shared/plan/udf-values.ts). Without a registry (the planner only asks for result types)
+ * its accumulator calls fail by name. With `spread`, the value handed over is the tuple of its
+ * arguments (none, or several), spread into the call.
  */
-function userAggFunction(user: UserAggregateRef, display: string, functions: ReadonlyMap<string, unknown> | undefined, spread: boolean): AggFunction<unknown> {
+function userAggFunction(user: UserAggregateRef, display: string, functions: ReadonlyMap<string, unknown> | undefined, spread: boolean, bound: BoundUdfCall): AggFunction<unknown> {
   const fn = functions?.get(user.ref) as AggregateFunctionLike | undefined;
   const missing = (): never => {
     throw new PlanError(`aggregate function ${user.name} (${user.ref}) of ${display} is not in the pipeline's function registry`);
   };
   if (fn === undefined) return { createAccumulator: missing, accumulate: missing, retract: missing, getValue: missing };
-  const values = (value: Value): Value[] => (spread ? (value as Value[]) : [value]);
+  const values = (value: Value): unknown[] => bound.toJs(spread ? (value as Value[]) : [value]);
+  const result = udfResultConverter(user.resultType, `aggregate function ${user.name}`);
   return {
     createAccumulator: () => fn.createAccumulator(),
     accumulate: (acc, value) => fn.accumulate(acc, ...values(value)),
@@ -31,21 +35,18 @@ function userAggFunction(user: UserAggregateRef, display: string, functions: Rea
       if (!fn.retract) throw new PlanError(`aggregate function ${user.name} has no retract: it cannot aggregate an updating input (${display})`);
       fn.retract(acc, ...values(value));
     },
-    getValue: (acc) => {
-      const value = fn.getValue(acc);
-      return value === undefined ? null : value;
-    },
+    getValue: (acc) => result(fn.getValue(acc)),
   };
 }
 
 /** What the registry holds for a user aggregate (shared/api/user-functions.ts AggregateFunction). */
 export interface AggregateFunctionLike {
   createAccumulator(): unknown;
-  accumulate(acc: unknown, ...values: Value[]): void;
-  retract?(acc: unknown, ...values: Value[]): void;
+  accumulate(acc: unknown, ...values: unknown[]): void;
+  retract?(acc: unknown, ...values: unknown[]): void;
   /** Adds the accumulator `other` into `acc` (sessions, sliced HOP / CUMULATE windows). */
   merge?(acc: unknown, other: unknown): void;
-  getValue(acc: unknown): Value | undefined;
+  getValue(acc: unknown): unknown;
 }
 
 /** The registry entry of a user aggregate, or undefined. */
@@ -138,7 +139,9 @@ export class AggsHandler {
         resultTypes.push(spec.user.resultType);
         const tuple = spec.arg === undefined || (spec.extraArgs?.length ?? 0) > 0 ? [...(spec.arg === undefined ? [] : [spec.arg]), ...(spec.extraArgs ?? [])] : undefined;
         if (tuple !== undefined && spec.distinct) throw new PlanError(`DISTINCT over ${tuple.length === 0 ? 'no argument' : 'several arguments'} is not supported yet (${display})`);
-        calls.push({ fn: userAggFunction(spec.user, display, functions, tuple !== undefined), arg: spec.arg, ...(tuple !== undefined ? { tuple } : {}), filter: spec.filterField });
+        const columns = tuple ?? [spec.arg!];
+        const bound = bindUdfCall(spec.user.name, spec.user.input, columns.map((c) => ({ type: requireField(inputSchema, c, display).type, text: c })));
+        calls.push({ fn: userAggFunction(spec.user, display, functions, tuple !== undefined, bound), arg: spec.arg, ...(tuple !== undefined ? { tuple } : {}), filter: spec.filterField });
       } else {
         resultTypes.push(aggResultType(spec.fn, argType, display));
         calls.push({ fn: createAggFunction(spec.fn, argType, display, spec.separator), arg: spec.arg, filter: spec.filterField });

@@ -22,6 +22,8 @@ import type { Expr } from '../../plan/expr.ts';
 import { printExpr } from '../../plan/expr-print.ts';
 import { withNullable } from '../../plan/expr-type-rules.ts';
 import { inferType } from '../../plan/expr-types.ts';
+import { udfArguments, type UdfSignature } from '../../plan/udf-signature.ts';
+import { bindUdfCall, udfResultConverter, type BoundUdfCall } from '../../plan/udf-values.ts';
 import type { Operator, Output } from '../operator.ts';
 import { unnestColumns, unnestRowsFunction } from './unnest-rows.ts';
 
@@ -29,8 +31,13 @@ import { unnestColumns, unnestRowsFunction } from './unnest-rows.ts';
 export type CorrelateCall =
   /** The built-in UNNEST of one or more ARRAY / MAP values. */
   | { readonly fn: 'UNNEST'; readonly args: readonly Expr[]; readonly ordinality?: boolean }
-  /** A table user function of the pipeline's registry, with its declared column types. */
-  | { readonly fn: 'USER'; readonly ref: string; readonly name: string; readonly args: readonly Expr[]; readonly columnTypes: readonly LogicalType[] }
+  /**
+   * A table user function of the pipeline's registry, with its declared column types and
+   * parameter types (`input`, one signature per overload; absent: none declared): its arguments
+   * reach it as JS values and its rows' values come back to the column types
+   * (shared/plan/udf-values.ts).
+   */
+  | { readonly fn: 'USER'; readonly ref: string; readonly name: string; readonly args: readonly Expr[]; readonly columnTypes: readonly LogicalType[]; readonly input?: readonly UdfSignature[] }
   /**
    * Flink's internal `$REPLICATE_ROWS$` (the rewrite of INTERSECT ALL / EXCEPT ALL): the first
    * argument is a count n, the others are repeated as one row, n times.
@@ -50,7 +57,7 @@ export interface CorrelateSpec {
 /** What the registry holds for a table user function (shared/api/user-functions.ts TableFunction). */
 interface TableFunctionLike {
   readonly columns: readonly { readonly name: string }[];
-  eval(...args: Value[]): Iterable<Readonly<Record<string, Value>> | readonly Value[]> | null | undefined;
+  eval(...args: unknown[]): Iterable<Readonly<Record<string, unknown>> | readonly unknown[]> | null | undefined;
 }
 
 /** How EXPLAIN names the call, e.g. `$UNNEST_ROWS$1(tags)` or `split(line)`. */
@@ -67,7 +74,10 @@ export function formatCorrelateCall(call: CorrelateCall): string {
  * @throws PlanError for an UNNEST argument that is not an ARRAY or a MAP.
  */
 export function correlateFunctionTypes(call: CorrelateCall, input: Schema): readonly LogicalType[] {
-  if (call.fn === 'USER') return call.columnTypes;
+  if (call.fn === 'USER') {
+    bindUserCall(call, input);
+    return call.columnTypes;
+  }
   if (call.fn === 'REPLICATE_ROWS') return call.args.slice(1).map((a) => inferType(a, input));
   return unnestColumns(
     call.args.map((a) => inferType(a, input)),
@@ -101,6 +111,11 @@ export function correlateOutputSchema(spec: CorrelateSpec, input: Schema): Schem
   return schema;
 }
 
+/** The table user function's call bound to the parameter types it resolves to. @throws PlanError when no declared signature takes it. */
+function bindUserCall(call: Extract<CorrelateCall, { fn: 'USER' }>, input: Schema): BoundUdfCall {
+  return bindUdfCall(call.name, call.input, udfArguments(call.args, call.args.map((a) => inferType(a, input))));
+}
+
 /** The rows function of the call: argument values → rows of column values. */
 function rowsFunction(call: CorrelateCall, input: Schema, functions: ReadonlyMap<string, unknown>): (values: readonly Value[]) => Iterable<readonly Value[]> {
   if (call.fn === 'REPLICATE_ROWS') return replicateRows;
@@ -113,12 +128,14 @@ function rowsFunction(call: CorrelateCall, input: Schema, functions: ReadonlyMap
   const fn = functions.get(call.ref) as TableFunctionLike | undefined;
   if (fn === undefined || typeof fn.eval !== 'function') throw new PlanError(`table function ${call.name} (${call.ref}) is not in the pipeline's function registry`);
   const names = fn.columns.map((c) => c.name);
+  const bound = bindUserCall(call, input);
+  const columns = call.columnTypes.map((type, i) => udfResultConverter(type, `table function ${call.name} (column ${names[i]})`));
   return function* rows(values) {
-    const result = fn.eval(...values);
+    const result = fn.eval(...bound.toJs(values));
     if (result === null || result === undefined) return;
     for (const r of result) {
       // A row is an array in column order or an object by declared column name.
-      yield Array.isArray(r) ? names.map((_, i) => (r as readonly Value[])[i] ?? null) : names.map((n) => (r as Readonly<Record<string, Value>>)[n] ?? null);
+      yield Array.isArray(r) ? columns.map((convert, i) => convert((r as readonly unknown[])[i])) : columns.map((convert, i) => convert((r as Readonly<Record<string, unknown>>)[names[i]!]));
     }
   };
 }
