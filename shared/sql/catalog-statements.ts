@@ -116,8 +116,8 @@ export function runCatalogStatement(stmt: SqlCatalogStatement, s: CatalogSession
     case 'use':
       if (stmt.catalog) {
         if (stmt.target.qualifier) throw new SqlError(stmt.target.pos, 'USE CATALOG takes a catalog name');
+        // The one catalog is current already: Flink's CatalogManager then keeps the current database.
         checkCatalog(stmt.target.name, stmt.target.pos);
-        catalog.currentDatabase = 'default_database';
         return undefined;
       }
       catalog.currentDatabase = existingDatabase(catalog, databaseOf(stmt.target), stmt.target.pos);
