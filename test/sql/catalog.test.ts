@@ -123,3 +123,42 @@ describe('functions in the catalog', () => {
     expect(() => compileSql('DROP FUNCTION IF EXISTS nope', { allowNoQuery: true })).not.toThrow();
   });
 });
+
+describe('views, keys and temporary objects', () => {
+  const outputs = async (script: string): Promise<string[]> => renderStatementOutputs(compileSql(script, { allowNoQuery: true }));
+
+  it('SHOW CREATE VIEW prints the view with its columns and query', async () => {
+    expect(await outputs(`${BASE}\nCREATE TEMPORARY VIEW v (pid, qty) AS SELECT id, amount FROM orders WHERE amount > 2;\nSHOW CREATE VIEW v`)).toEqual([
+      'CREATE TEMPORARY VIEW `default_catalog`.`default_database`.`v`(`pid`, `qty`) as\nSELECT id, amount FROM orders WHERE amount > 2',
+    ]);
+    expect(sqlError(() => compileSql(`${BASE}\nSHOW CREATE VIEW orders`, { allowNoQuery: true })).message).toBe(
+      'line 2:18: SHOW CREATE VIEW is only supported for views, but `default_catalog`.`default_database`.`orders` is a table. Please use SHOW CREATE TABLE instead.',
+    );
+  });
+
+  it('ALTER TABLE changes the primary key: MODIFY, then DROP CONSTRAINT by its name', async () => {
+    const [before, modified, dropped] = await outputs(`CREATE TABLE t (a INT, b INT, CONSTRAINT pk_a PRIMARY KEY (a) NOT ENFORCED) WITH ('connector' = 'datagen');
+      SHOW CREATE TABLE t;
+      ALTER TABLE t MODIFY PRIMARY KEY (a, b) NOT ENFORCED;
+      SHOW CREATE TABLE t;
+      ALTER TABLE t DROP CONSTRAINT PK_4066;
+      SHOW CREATE TABLE t`);
+    expect(before).toContain('  CONSTRAINT `pk_a` PRIMARY KEY (`a`) NOT ENFORCED\n)');
+    // A key declared without a name gets Flink's: "PK_" and Java's hash code of its column list (31 × (31 + 'a') + 'b' = 4066).
+    expect(modified).toContain('  CONSTRAINT `PK_4066` PRIMARY KEY (`a`, `b`) NOT ENFORCED\n)');
+    expect(dropped).not.toContain('PRIMARY KEY');
+    expect(sqlError(() => compileSql("CREATE TABLE t (a INT) WITH ('connector' = 'datagen');\nALTER TABLE t DROP CONSTRAINT pk", { allowNoQuery: true })).message).toBe(
+      'line 2:31: The base table does not define a primary key constraint named `pk`. Available constraint name: [].',
+    );
+  });
+
+  it('keeps a function under IF NOT EXISTS and drops temporary objects only with TEMPORARY', () => {
+    const functions = new Map([['m.ts#f', { kind: 'scalar', resultType: { root: 'INT', nullable: true }, fn: (x: unknown) => x } as never]]);
+    expect(() => compileSql("CREATE FUNCTION f AS 'm.ts#f';\nCREATE FUNCTION IF NOT EXISTS f AS 'm.ts#f'", { functions, allowNoQuery: true })).not.toThrow();
+    expect(sqlError(() => compileSql("CREATE FUNCTION f AS 'm.ts#f';\nCREATE FUNCTION f AS 'm.ts#f'", { functions, allowNoQuery: true })).message).toBe("line 2:1: function 'f' is declared twice");
+    expect(sqlError(() => compileSql(`${BASE}\nCREATE VIEW v AS SELECT id FROM orders;\nDROP TEMPORARY VIEW v`, { allowNoQuery: true })).message).toBe(
+      "line 3:1: Temporary table or view with identifier 'default_catalog.default_database.v' does not exist.",
+    );
+  });
+});
+
