@@ -96,7 +96,7 @@ describe('EXPLAIN PLAN_ADVICE', () => {
   it('warns of every stateful node without state TTL under one advice, and not once the TTL is set', async () => {
     const query = 'SELECT o.product, o.n FROM (SELECT product, COUNT(*) AS n FROM orders GROUP BY product) AS o JOIN (SELECT DISTINCT product FROM orders) AS p ON o.product = p.product';
     const [without] = await renderStatementOutputs(compileSql(`${BASE}\nEXPLAIN PLAN_ADVICE ${query}`));
-    expect(without.match(/advice=\[1\]/g)).toHaveLength(3);
+    expect(without?.match(/advice=\[1\]/g)).toHaveLength(3);
     expect(without).toMatch(/Join\(advice=\[1\], /);
     expect(without).toContain("\n\nadvice[1]: [WARNING] You might want to pay attention to this node because state expiration configuration 'table.exec.state.ttl' is not set.\n\n");
     const [withTtl] = await renderStatementOutputs(compileSql(`${BASE}\nSET 'table.exec.state.ttl' = '1 h';\nEXPLAIN PLAN_ADVICE ${query}`));
