@@ -12,7 +12,7 @@ import { runLocalJob, type LocalStageReport } from '../aws/local/local-job.ts';
 import { awsDimensionSources } from '../aws/lookup/dimension-sources.ts';
 import { createSink, JsonlChangelogWriter, type SinkInstance } from '../runtime/embedded/sinks.ts';
 import { FinalCollector, bindInputs, bindSinkFiles, checkOutputPath, describeSchema, encodeFinal, summaryLine } from './bindings.ts';
-import { loadPipelineWithExplains } from './load-pipeline.ts';
+import { loadPipelineWithOutputs } from './load-pipeline.ts';
 import type { CliIo } from './run-command.ts';
 import type { StageHandler } from '../aws/handler/stage-handler.ts';
 import { localBilling } from '../aws/local/local-billing.ts';
@@ -40,8 +40,12 @@ export interface LocalOptions {
 
 /** Runs a pipeline module on the local AWS runtime; returns the process exit code. */
 export async function localCommand(file: string, options: LocalOptions, io: CliIo): Promise<number> {
-  const { pipeline, explains } = await loadPipelineWithExplains(file, (warning) => io.stderr.write(`flambda: warning: ${warning}\n`));
-  for (const text of explains) io.stdout.write(`${text}\n\n`);
+  const { pipeline, outputs } = await loadPipelineWithOutputs(
+    file,
+    (warning) => io.stderr.write(`flambda: warning: ${warning}\n`),
+    (line) => io.stderr.write(`flambda: ${line}\n`),
+  );
+  for (const text of outputs) io.stdout.write(`${text}\n\n`);
   if (pipeline === undefined) return 0;
   const graph = pipeline.jobGraph({ parallelism: options.parallelism, ...(options.errorPolicy !== undefined ? { errorPolicy: options.errorPolicy } : {}) });
   const bound = localInputs(graph, options.input);

@@ -26,6 +26,8 @@ import { formatCorrelateCall } from '../operators/correlate/correlate-operator.t
 export interface ExplainOptions {
   /** Append `changelogMode=[I,UB,UA,D]` to every node, as Flink's `EXPLAIN CHANGELOG_MODE`. */
   readonly changelogMode?: boolean;
+  /** The plan advice numbers of nodes, printed first as `advice=[1]` (`EXPLAIN PLAN_ADVICE`). */
+  readonly advice?: ReadonlyMap<LogicalNode, readonly number[]>;
 }
 
 /** Prints every sink's tree, separated by blank lines. */
@@ -49,6 +51,11 @@ export function explainTree(root: LogicalNode, traits: ReadonlyMap<LogicalNode, 
   const lines: string[] = [];
   const visit = (node: LogicalNode, prefix: string, childIndent: string): void => {
     let text = describePlanNode(node);
+    const advice = options.advice?.get(node);
+    if (advice !== undefined) {
+      const open = text.indexOf('(');
+      text = `${text.slice(0, open + 1)}advice=[${advice.join(', ')}]${text[open + 1] === ')' ? '' : ', '}${text.slice(open + 1)}`;
+    }
     if (options.changelogMode) {
       const mode = traits.get(node)?.changelogMode ?? [];
       text = `${text.slice(0, -1)}, changelogMode=[${mode.map(shortKind).join(',')}])`;

@@ -343,7 +343,8 @@ function constraintEnforcerOf(sink: PlannedPipeline['sinks'][number], rows: Sche
   const rowsNullable = new Map(rows.fields.map((f) => [f.name, f.type.nullable]));
   const notNull = sink.schema.fields.filter((f) => !f.type.nullable && rowsNullable.get(f.name) !== false).map((f) => f.name);
   if (target === 'other' && notNull.length === 0) return undefined;
-  const spec: ConstraintEnforcerSpec = { sink: sink.name, schema: sink.schema, target, notNull, ...(sink.upsertKey ? { upsertKey: sink.upsertKey } : {}) };
+  const format = sink.connector.type === 'kinesis' ? sink.connector.format : undefined;
+  const spec: ConstraintEnforcerSpec = { sink: sink.name, schema: sink.schema, target, notNull, ...(sink.upsertKey ? { upsertKey: sink.upsertKey } : {}), ...(format ? { format } : {}) };
   const checks = [...(notNull.length > 0 ? [`notNull=[${notNull.join(', ')}]`] : []), ...(target !== 'other' ? [`fits=[${target}]`] : [])];
   return { id: `ConstraintEnforcer_${sink.name}`, type: 'ConstraintEnforcer', spec, inputSchema: rows, outputSchema: rows, description: `ConstraintEnforcer(sink=[${sink.name}], ${checks.join(', ')})` };
 }

@@ -73,9 +73,10 @@ export type SinkConnector =
   | { readonly type: 'print' }
   /** Keeps the changelog and the materialized result in memory (CLI `--final`, tests). */
   | { readonly type: 'collect' }
-  | { readonly type: 'jsonl'; readonly path: string }
+  /** A file of records, one per line, in `format` (json: the changelog line `{"op":…}`; csv, debezium-json: core/format-encoders.ts). */
+  | { readonly type: 'jsonl'; readonly path: string; readonly format?: RecordFormat }
   | { readonly type: 'blackhole' }
-  | { readonly type: 'kinesis'; readonly streamName?: string }
+  | { readonly type: 'kinesis'; readonly streamName?: string; readonly format?: RecordFormat }
   | { readonly type: 'dynamodb'; readonly tableName?: string };
 
 /** Event-time watermark declaration of a source: bounded out-of-orderness on a column. */

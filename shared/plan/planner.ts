@@ -10,6 +10,7 @@
  * Planned nodes are new objects; the declared nodes are never mutated.
  */
 import { isChangelogFormat } from '../core/formats.ts';
+import { isInsertOnlyFormat } from '../core/format-encoders.ts';
 import { PlanError } from '../core/errors.ts';
 import type { NodeTraits, RankStrategy } from './logical.ts';
 import type {
@@ -24,7 +25,7 @@ import type {
   SinkNode,
 } from './logical.ts';
 import { modifiedMonotonicity } from './monotonicity.ts';
-import { INSERT_ONLY, RETRACT, UPSERT, inputOf, isTwoInput, type TwoInputNode } from './logical.ts';
+import { INSERT_ONLY, RETRACT, UPSERT, inputOf, inputsOf, isTwoInput, type TwoInputNode } from './logical.ts';
 import { checkJoinInputs, joinChangelogMode, joinDistributions, joinTraits, withInputSpecs } from './join-planning.ts';
 import { mergeCalcs } from './rules/merge-calcs.ts';
 import { unshareSubtrees } from './rules/unshare.ts';
@@ -304,8 +305,13 @@ function deriveTraits(node: LogicalNode, traits: ReadonlyMap<LogicalNode, NodeTr
       return { ...inputTraits(node.input), distribution: node.distribution };
     case 'GroupAggregate':
       return aggregateTraits(node);
-    case 'Sink':
-      return inputTraits(node.input);
+    case 'Sink': {
+      const t = inputTraits(node.input);
+      if ((node.connector.type === 'jsonl' || node.connector.type === 'kinesis') && isInsertOnlyFormat(node.connector.format) && t.changelogMode.some((k) => k !== '+I')) {
+        throw new PlanError(insertOnlySinkMessage(node, t, traits));
+      }
+      return t;
+    }
     case 'Rank': {
       const t = inputTraits(node.input);
       const keys: (readonly string[])[] = [];
@@ -429,6 +435,22 @@ function mapDistribution(d: Distribution | undefined, renames: ReadonlyMap<strin
   if (!d || d.type !== 'hash') return d;
   const keys = mapKeys(d.keys, renames)[0];
   return keys ? { type: 'hash', keys } : undefined;
+}
+
+/**
+ * Flink's refusal of an updating query in a sink whose format writes inserts only (csv): it
+ * names the node whose output first carries the changes (FlinkChangelogModeInferenceProgram).
+ */
+function insertOnlySinkMessage(sink: Extract<LogicalNode, { type: 'Sink' }>, t: NodeTraits, traits: ReadonlyMap<LogicalNode, NodeTraits>): string {
+  const kinds = [...(t.changelogMode.some((k) => k === '-U' || k === '+U') ? ['update'] : []), ...(t.changelogMode.includes('-D') ? ['delete'] : [])];
+  let producer: LogicalNode = sink.input;
+  for (;;) {
+    const below = inputsOf(producer).find((i) => (traits.get(i)?.changelogMode ?? INSERT_ONLY).some((k) => k !== '+I'));
+    if (below === undefined) break;
+    producer = below;
+  }
+  const format = sink.connector.type === 'jsonl' || sink.connector.type === 'kinesis' ? (sink.connector.format?.type ?? 'json') : 'json';
+  return `Table sink '${sink.name}' doesn't support consuming ${kinds.join(' and ')} changes which is produced by node ${describeNode(producer)} (the '${format}' format writes inserts only; use 'debezium-json' for a changelog)`;
 }
 
 /** Short human name of a node for error messages. */

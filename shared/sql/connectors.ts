@@ -111,15 +111,15 @@ export function readConnector(table: string, options: TableOptions, at: SqlPosit
       return {
         name: connector,
         source: { type: 'kinesis', ...(name ? { streamName: name } : {}), ...(arn ? { streamArn: arn } : {}), ...(format.type !== 'json' ? { format } : {}) },
-        sink: { type: 'kinesis', ...(name ? { streamName: name } : arn ? { streamName: arn.split('/').pop() as string } : {}) },
+        sink: { type: 'kinesis', ...(name ? { streamName: name } : arn ? { streamName: arn.split('/').pop() as string } : {}), ...(format.type !== 'json' ? { format } : {}) },
       };
     }
     case 'filesystem': {
       const format = readFormat(table, options, at);
       const path = inputOverride ?? get('path');
       if (format.type !== 'json') {
-        // Reading only: the file sink and the lookup store write and read JSON lines.
-        return { name: connector, source: { type: 'jsonl', ...(path ? { path } : {}), format } };
+        // A csv or debezium-json file is read and written (core/format-encoders.ts); the lookup store reads JSON lines only.
+        return { name: connector, source: { type: 'jsonl', ...(path ? { path } : {}), format }, ...(path ? { sink: { type: 'jsonl', path, format } } : {}) };
       }
       return {
         name: connector,

@@ -125,6 +125,11 @@ const FUNCTION_ALIASES: Readonly<Record<string, string>> = {
 /** The aggregate functions of group and window aggregation (STDDEV and VARIANCE are synonyms). */
 const AGGREGATES = new Set(['COUNT', 'SUM', 'MIN', 'MAX', 'AVG', 'LISTAGG', 'FIRST_VALUE', 'LAST_VALUE', 'VAR_POP', 'VAR_SAMP', 'VARIANCE', 'STDDEV_POP', 'STDDEV_SAMP', 'STDDEV']);
 
+/** The names of the built-in aggregate functions (SHOW FUNCTIONS lists them). */
+export function aggregateFunctionNames(): string[] {
+  return [...AGGREGATES];
+}
+
 /** True for calls of aggregate functions (COUNT, SUM, …, LISTAGG, STDDEV; not window functions). */
 export function isAggregateCall(e: SqlExpr): e is Extract<SqlExpr, { k: 'call' }> {
   return e.k === 'call' && (AGGREGATES.has(e.name) || isUserAggregateName(e.name)) && e.over === undefined;

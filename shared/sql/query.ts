@@ -21,6 +21,7 @@ import { windowSpecOf, windowedSchema } from './windows.ts';
 import type { SqlExpr, SqlFrom, SqlOver, SqlQuery, SqlSelect, SqlSelectItem } from './ast.ts';
 import { intervalMs } from './sql-literals.ts';
 import type { LookupTableSpec } from './connectors.ts';
+import { tableKey } from './catalog.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { compileExpr, exprKey, isAggregateCall, resolveColumn, scopeOf, type Scope, type ScopeColumn } from './expressions.ts';
 import { rankFilter, rankItem, rewriteGroupWindow } from './rules.ts';
@@ -118,7 +119,8 @@ export function renameColumns(r: Relation, names: readonly (string | { readonly 
 function compileFrom(from: SqlFrom, hints: SqlSelect['hints'], ctx: QueryContext): Relation {
   switch (from.k) {
     case 'table': {
-      const view = ctx.catalog.views.get(from.name);
+      const key = tableKey(ctx.catalog, from);
+      const view = ctx.catalog.views.get(key);
       if (view) {
         if (from.hints?.[0]) throw new SqlError(from.hints[0].pos, `View '${from.name}' cannot be enriched with new options. Hints can only be applied to tables (as in Flink)`);
         let r = inViewScope(ctx.catalog, view, () => compileQuery(view.query, ctx));
@@ -126,7 +128,7 @@ function compileFrom(from: SqlFrom, hints: SqlSelect['hints'], ctx: QueryContext
         if (from.columns) r = renameColumns(r, from.columns, from.pos, `alias '${from.alias ?? from.name}'`);
         return relation(r.stream, [from.alias ?? from.name], `view '${from.name}'`, proctimeOf(r));
       }
-      let r = ctx.source(from.name, from.pos, from.hints);
+      let r = ctx.source(key, from.pos, from.hints);
       if (from.columns) r = renameColumns(r, from.columns, from.pos, `alias '${from.alias ?? from.name}'`);
       const qualifiers = from.alias ? [from.alias, from.name] : [from.name];
       return { stream: r.stream, scope: { ...r.scope, columns: r.scope.columns.map((c) => ({ ...c, qualifiers })) } };
@@ -558,7 +560,7 @@ function compileLookupJoin(from: Extract<SqlFrom, { k: 'join' }>, probe: Relatio
   if (on === undefined) throw new SqlError(from.pos, 'a lookup join needs an ON condition');
   let left = probe;
   const tableName = from.right.name;
-  const table = ctx.catalog.tables.get(tableName);
+  const table = ctx.catalog.tables.get(tableKey(ctx.catalog, from.right));
   if (!table) throw new SqlError(from.right.pos, `unknown table '${tableName}' (declared: ${[...ctx.catalog.tables.keys()].join(', ')})`);
   const lookup = table.connector.lookup;
   if (!lookup) throw new SqlError(from.right.pos, `table '${tableName}' (connector '${table.connector.name}') cannot be a lookup table: use a jdbc or dynamodb table`);

@@ -10,6 +10,7 @@ export const HONORED_SETTINGS: ReadonlyMap<string, string> = new Map([
   ['table.exec.state.ttl', 'idle state retention of regular aggregates, joins, Top-N and deduplication'],
   ['table.exec.topn.cache-size', 'rows of the Top-N cache'],
   ['pipeline.error-policy', "what a record's data error does: 'dead-letter' (the default) or 'fail'"],
+  ['flambda.explain.cost-rate', 'the input rate in events/s EXPLAIN ESTIMATED_COST prices the job at (default 1000)'],
 ]);
 
 /** Flink options accepted without effect, and why they have none. */

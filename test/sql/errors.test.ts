@@ -50,7 +50,7 @@ describe('semantic errors', () => {
 
   it('rejects INSERT OVERWRITE, which Flink runs in batch mode only, rather than appending', () => {
     expect(sqlError(() => compile(`${ORDERS}\nCREATE TABLE out (a BIGINT) WITH ('connector' = 'print');\nINSERT OVERWRITE out SELECT merchandiseId FROM orders;`)).message).toBe(
-      'line 9:1: INSERT OVERWRITE out is not supported: Flink overwrites in batch mode only, and every Flambda job streams (use INSERT INTO)',
+      "line 9:1: INSERT OVERWRITE is not supported: INSERT OVERWRITE requires that the underlying DynamicTableSink of table 'default_catalog.default_database.out' implements the SupportsOverwrite interface.",
     );
   });
 

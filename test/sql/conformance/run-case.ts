@@ -12,7 +12,7 @@ import { isNested } from '../../../shared/plan/expr-type-rules.ts';
 import { runEmbeddedJob } from '../../../shared/runtime/embedded/embedded-runtime.ts';
 import { MaterializedView } from '../../../shared/runtime/materialized-view.ts';
 import { compileSql } from '../../../shared/sql/compile-sql.ts';
-import { explainStatements } from '../../../shared/sql/explain-sql.ts';
+import { renderStatementOutputs } from '../../../shared/cli/statement-outputs.ts';
 import type { UserFunctionDefinition } from '../../../shared/api/user-functions.ts';
 import type { ConformanceCase } from './cases.ts';
 import type { FixtureFiles } from './fixtures.ts';
@@ -42,7 +42,7 @@ function formatRow(row: Readonly<Record<string, Value>>, fields: readonly Field[
 export interface CaseOutput {
   readonly rows: string[];
   readonly changelog: string[];
-  /** The output of its EXPLAIN statements, in order. */
+  /** What its EXPLAIN, SHOW and DESCRIBE statements print, in order. */
   readonly explains: string[];
 }
 
@@ -51,7 +51,7 @@ export async function runCase(c: ConformanceCase, files: FixtureFiles, functions
   const sql = c.sql.replace(/\{\{(\w+)\}\}/g, (_m, name: string) => files.path(name));
   const script = [...(c.tables ?? []).map((name) => files.ddl(name)), sql].join('\n');
   const program = compileSql(script, { ...(functions ? { functions } : {}) });
-  const explains = explainStatements(program);
+  const explains = await renderStatementOutputs(program);
   if (program.sinks.length === 0) return { rows: [], changelog: [], explains };
   const graph = program.pipeline.jobGraph({ parallelism: c.parallelism ?? 1 });
   // A statement set writes several sinks: their rows are then prefixed by the sink's name.
