@@ -1,6 +1,6 @@
 /**
  * The JSON built-ins with Flink's (SQL/JSON) semantics: JSON_VALUE, JSON_QUERY, JSON_EXISTS,
- * JSON_OBJECT, JSON_ARRAY and IS JSON. Paths are SQL/JSON paths: an optional `lax` (the default)
+ * JSON_OBJECT, JSON_ARRAY, JSON_STRING, JSON_QUOTE, JSON_UNQUOTE and IS JSON. Paths are SQL/JSON paths: an optional `lax` (the default)
  * or `strict` mode, then `$` and steps `.key`, `."key"`, `['key']`, `[n]`, `[*]`, `.*`. In lax
  * mode a missing step is an empty result (the ON EMPTY behaviour, NULL by default), in strict
  * mode an error (the ON ERROR behaviour, NULL by default — FALSE for JSON_EXISTS). The
@@ -11,11 +11,12 @@ import { PlanError, RecordError } from '../core/errors.ts';
 import { formatDecimal } from '../core/decimal.ts';
 import { formatTimestamp } from '../core/timestamp.ts';
 import { parseType } from '../core/type-parse.ts';
+import type { Multiset } from '../core/multiset.ts';
 import type { LogicalType, Row, Value } from '../core/types.ts';
-import { castConverter } from './expr-cast.ts';
+import { castConverter, formatDouble } from './expr-cast.ts';
 import type { Call, Expr } from './expr.ts';
 import { printExpr } from './expr-print.ts';
-import { BOOLEAN, type Builtin, checkArgs, type FnArg, requireRoots, STRING, STRINGS } from './expr-fn.ts';
+import { BOOLEAN, type Builtin, checkArgs, type FnArg, nullableIf, requireRoots, strict, STRING, STRINGS } from './expr-fn.ts';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Step = { readonly key: string } | { readonly index: number } | { readonly wildcard: true };
@@ -162,19 +163,107 @@ function scalarText(v: Json): string | null {
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
-/** A SQL value as a JSON value's text, for JSON_OBJECT and JSON_ARRAY. */
-function toJsonText(v: Value, t: LogicalType, raw: boolean): string {
+/**
+ * A TIMESTAMP as Flink's JSON functions write it: Java's ISO_LOCAL_DATE_TIME
+ * (`2024-01-01T10:00:00`, fraction digits only as needed: `…:00.5`).
+ */
+function isoLocalDateTime(ms: number): string {
+  const [date = '', time = ''] = formatTimestamp(ms).split(' ');
+  return `${date}T${time.replace(/\.(\d*?)0*$/, (_m, digits: string) => (digits === '' ? '' : `.${digits}`))}`;
+}
+
+/**
+ * A SQL value as JSON text, as Flink's JSON functions serialize it (JsonGenerateUtils): numbers
+ * and booleans bare (DOUBLE as Java prints it, `2.0`; a non-finite one quoted), strings quoted,
+ * DECIMAL exact, TIMESTAMP as an ISO local date-time string, ROW and MAP as objects, ARRAY as an
+ * array, MULTISET as an object from element to count.
+ */
+export function jsonText(v: Value, t: LogicalType): string {
   if (v === null) return 'null';
-  if (raw) return v as string;
   switch (t.root) {
     case 'STRING':
       return JSON.stringify(v);
     case 'DECIMAL':
       return formatDecimal(v as bigint, t.scale ?? 0);
+    case 'DOUBLE':
+      return Number.isFinite(v) ? formatDouble(v as number) : JSON.stringify(formatDouble(v as number));
     case 'TIMESTAMP':
-      return JSON.stringify(formatTimestamp(v as number));
+      return JSON.stringify(isoLocalDateTime(v as number));
+    case 'ROW': {
+      const row = v as Readonly<Record<string, Value>>;
+      return `{${(t.fields ?? []).map((f) => `${JSON.stringify(f.name)}:${jsonText(row[f.name] ?? null, f.type)}`).join(',')}}`;
+    }
+    case 'ARRAY':
+      return `[${(v as readonly Value[]).map((e) => jsonText(e, t.element ?? STRING)).join(',')}]`;
+    case 'MAP':
+      return `{${Object.entries(v as Readonly<Record<string, Value>>)
+        .map(([k, e]) => `${JSON.stringify(k)}:${jsonText(e, t.value ?? STRING)}`)
+        .join(',')}}`;
+    case 'MULTISET':
+      return `{${(v as Multiset).map(([e, n]) => `${JSON.stringify(e === null ? 'null' : keyText(e, t.element ?? STRING))}:${n}`).join(',')}}`;
     default:
       return String(v);
+  }
+}
+
+/** A value as an object key: a string as it is, anything else as its JSON text. */
+function keyText(v: Value, t: LogicalType): string {
+  return t.root === 'STRING' ? (v as string) : jsonText(v, t);
+}
+
+/** A SQL value as a JSON value's text, for JSON_OBJECT and JSON_ARRAY (`raw`: already JSON). */
+function toJsonText(v: Value, t: LogicalType, raw: boolean): string {
+  if (v === null) return 'null';
+  return raw ? (v as string) : jsonText(v, t);
+}
+
+/**
+ * JSON_QUOTE's escaping (Flink's JsonQuoteFunction): `"` `\` `/` and the control characters
+ * `\b \f \n \r \t` by their short escapes, other characters below U+0020 as `\u00XX`.
+ */
+function jsonQuote(s: string): string {
+  let out = '"';
+  for (const c of s) {
+    switch (c) {
+      case '"':
+        out += '\\"';
+        break;
+      case '\\':
+        out += '\\\\';
+        break;
+      case '/':
+        out += '\\/';
+        break;
+      case '\b':
+        out += '\\b';
+        break;
+      case '\f':
+        out += '\\f';
+        break;
+      case '\n':
+        out += '\\n';
+        break;
+      case '\r':
+        out += '\\r';
+        break;
+      case '\t':
+        out += '\\t';
+        break;
+      default:
+        out += c < ' ' ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : c;
+    }
+  }
+  return `${out}"`;
+}
+
+/** JSON_UNQUOTE: the string a JSON string literal denotes; anything that is not one is returned as it is. */
+function jsonUnquote(s: string): string {
+  if (s.length < 2 || !s.startsWith('"') || !s.endsWith('"')) return s;
+  try {
+    const v: unknown = JSON.parse(s);
+    return typeof v === 'string' ? v : s;
+  } catch {
+    return s;
   }
 }
 
@@ -289,6 +378,33 @@ export const JSON_FUNCTIONS: Readonly<Record<string, Builtin>> = {
         return `[${parts.join(',')}]`;
       };
     },
+  },
+  JSON_STRING: {
+    // NULL gives NULL (not the JSON text null), as Flink documents.
+    type: (call, types) => {
+      checkArgs(call, 1, 1);
+      return nullableIf(STRING, types);
+    },
+    evaluator: ({ args }) => {
+      const t = args[0]!.type;
+      return strict(args, ([v]) => jsonText(v!, t));
+    },
+  },
+  JSON_QUOTE: {
+    type: (call, types) => {
+      checkArgs(call, 1, 1);
+      requireRoots(call, types, STRINGS);
+      return nullableIf(STRING, types);
+    },
+    evaluator: ({ args }) => strict(args, ([s]) => jsonQuote(s as string)),
+  },
+  JSON_UNQUOTE: {
+    type: (call, types) => {
+      checkArgs(call, 1, 1);
+      requireRoots(call, types, STRINGS);
+      return nullableIf(STRING, types);
+    },
+    evaluator: ({ args }) => strict(args, ([s]) => jsonUnquote(s as string)),
   },
   'IS JSON': {
     // FALSE for NULL, as for any text that is not JSON of the kind.
