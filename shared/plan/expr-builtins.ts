@@ -9,6 +9,7 @@
  * (lint's import-x/no-cycle keeps it so).
  */
 import type { Builtin } from './expr-fn.ts';
+import { ARRAY_FUNCTIONS } from './expr-fn-arrays.ts';
 import { COLLECTION_FUNCTIONS } from './expr-fn-collections.ts';
 import { JSON_FUNCTIONS } from './expr-fn-json.ts';
 import { MATH_FUNCTIONS } from './expr-fn-math.ts';
@@ -16,6 +17,7 @@ import { MORE_FUNCTIONS } from './expr-fn-more.ts';
 import { RANDOM_FUNCTIONS } from './expr-fn-random.ts';
 import { REGEXP_FUNCTIONS } from './expr-fn-regexp.ts';
 import { STRING_FUNCTIONS } from './expr-fn-strings.ts';
+import { TEXT_FUNCTIONS } from './expr-fn-text.ts';
 import { TIME_FUNCTIONS } from './expr-fn-time.ts';
 
 /**
@@ -32,6 +34,8 @@ const registry: ReadonlyMap<string, Builtin> = new Map(
     ...COLLECTION_FUNCTIONS,
     ...REGEXP_FUNCTIONS,
     ...RANDOM_FUNCTIONS,
+    ...TEXT_FUNCTIONS,
+    ...ARRAY_FUNCTIONS,
   }),
 );
 

@@ -52,7 +52,7 @@ export const SUPPORTED_FUNCTIONS: readonly string[] = [
   'AND', 'OR', 'NOT',
   'IS NULL', 'IS NOT NULL', 'IS TRUE', 'IS NOT TRUE', 'IS FALSE', 'IS NOT FALSE',
   'CASE', 'COALESCE',
-  'UPPER', 'LOWER', 'CHAR_LENGTH', 'CONCAT', '||', 'SUBSTRING', 'TRIM', 'LTRIM', 'RTRIM', 'LIKE',
+  'UPPER', 'LOWER', 'CHAR_LENGTH', 'CONCAT', '||', 'SUBSTRING', 'TRIM', 'LIKE',
   'REGEXP_EXTRACT', 'SPLIT_INDEX',
   'ABS', 'FLOOR', 'CEIL',
   'DATE_FORMAT', 'YEAR', 'MONTH', 'DAYOFMONTH', 'HOUR', 'MINUTE', 'SECOND',
@@ -167,8 +167,6 @@ export function inferCallType(call: Call, argTypes: readonly LogicalType[]): Log
       return argTypes[0]!;
     case 'UPPER':
     case 'LOWER':
-    case 'LTRIM':
-    case 'RTRIM':
       checkArity(call, 1, 1);
       requireRoots(STRINGS);
       return argTypes[0]!;

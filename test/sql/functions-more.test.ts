@@ -177,3 +177,210 @@ describe('non-deterministic functions over an updating input', () => {
     expect(() => plan(`${upsert} INSERT INTO s SELECT k, c, 'x' FROM ${counts} WHERE RAND() < 2`)).toThrow(/^RAND\(\) in the filter of Calc #\d+ .*\(changes \[\+I, \+U, -D\]\)/);
   });
 });
+
+describe('string functions', () => {
+  it('LTRIM, RTRIM and BTRIM trim spaces or the given characters', async () => {
+    await expectValues({
+      "LTRIM(' This is a test String.')": 'This is a test String.',
+      "RTRIM('This is a test String. ')": 'This is a test String.',
+      "BTRIM('  flink  ')": 'flink',
+      "LTRIM('xxflinkxx', 'x')": 'flinkxx',
+      "RTRIM('xxflinkxx', 'x')": 'xxflink',
+      "BTRIM('xyflinkyx', 'xy')": 'flink',
+      "BTRIM('flink', CAST(NULL AS STRING))": 'NULL',
+    });
+  });
+
+  it('INSTR, STARTSWITH, ENDSWITH, ELT, TRANSLATE, IS_DECIMAL', async () => {
+    await expectValues({
+      "INSTR('flink', 'in')": '3',
+      "INSTR('flink', 'x')": '0',
+      "INSTR('flink', CAST(NULL AS STRING))": 'NULL',
+      "STARTSWITH('flink', 'fl')": 'true',
+      "STARTSWITH('flink', '')": 'true',
+      "ENDSWITH('flink', 'fl')": 'false',
+      "ELT(2, 'scala', 'java', 'sql')": 'java',
+      "ELT(0, 'scala', 'java')": 'NULL',
+      "ELT(3, 'scala', 'java')": 'NULL',
+      "ELT(CAST(NULL AS INT), 'scala')": 'NULL',
+      "TRANSLATE('www.apache.org', 'wapcheorg', ' APCHEcom')": '   .APACHE.com',
+      "TRANSLATE('hello', 'lo', 'x')": 'hexx',
+      "TRANSLATE('aaa', 'aa', 'xy')": 'xxx',
+      "TRANSLATE('flink', CAST(NULL AS STRING), 'x')": 'flink',
+      "TRANSLATE('flink', 'fl', CAST(NULL AS STRING))": 'ink',
+      "IS_DECIMAL('1.5')": 'true',
+      "IS_DECIMAL('-2e3')": 'true',
+      "IS_DECIMAL('0x1F')": 'true',
+      "IS_DECIMAL('1.5.2')": 'false',
+      "IS_DECIMAL('')": 'false',
+      'IS_DECIMAL(CAST(NULL AS STRING))': 'false',
+    });
+  });
+
+  it('SPLIT and STR_TO_MAP', async () => {
+    await expectValues({
+      "SPLIT('a,b,,c', ',')": '[a, b, , c]',
+      "SPLIT(',a,', ',')": '[, a, ]',
+      "SPLIT('abc', 'x')": '[abc]',
+      "SPLIT('abc', '')": '[a, b, c]',
+      "SPLIT('', ',')": '[]',
+      "SPLIT('a', CAST(NULL AS STRING))": 'NULL',
+      "STR_TO_MAP('k1=v1,k2=v2')": '{k1=v1, k2=v2}',
+      "STR_TO_MAP('k1:v1;k2:v2;k3', ';', ':')": '{k1=v1, k2=v2, k3=NULL}',
+      "STR_TO_MAP('a=1,a=2,')": '{a=2}',
+      "STR_TO_MAP('a.1|b.2', '[|]', '[.]')": '{a=1, b=2}',
+      "STR_TO_MAP('')": '{}',
+    });
+  });
+
+  it('URL_ENCODE, URL_DECODE and PARSE_URL (the documented examples)', async () => {
+    const url = "'http://facebook.com/path1/p.php?k1=v1&k2=v2#Ref1'";
+    await expectValues({
+      "URL_ENCODE('a b&c=d/é~!*')": 'a+b%26c%3Dd%2F%C3%A9%7E%21*',
+      "URL_DECODE('a+b%26c%3Dd%2F%C3%A9')": 'a b&c=d/é',
+      "URL_DECODE('100%')": 'NULL',
+      "URL_DECODE('%G1')": 'NULL',
+      "URL_DECODE(URL_ENCODE('x y+z'))": 'x y+z',
+      [`PARSE_URL(${url}, 'HOST')`]: 'facebook.com',
+      [`PARSE_URL(${url}, 'QUERY', 'k1')`]: 'v1',
+      [`PARSE_URL(${url}, 'QUERY', 'k3')`]: 'NULL',
+      [`PARSE_URL(${url}, 'PATH')`]: '/path1/p.php',
+      [`PARSE_URL(${url}, 'QUERY')`]: 'k1=v1&k2=v2',
+      [`PARSE_URL(${url}, 'REF')`]: 'Ref1',
+      [`PARSE_URL(${url}, 'PROTOCOL')`]: 'http',
+      [`PARSE_URL(${url}, 'FILE')`]: '/path1/p.php?k1=v1&k2=v2',
+      [`PARSE_URL(${url}, 'AUTHORITY')`]: 'facebook.com',
+      [`PARSE_URL(${url}, 'USERINFO')`]: 'NULL',
+      "PARSE_URL('https://user:pw@Host.com:8080/a?x=1', 'USERINFO')": 'user:pw',
+      "PARSE_URL('https://user:pw@Host.com:8080/a?x=1', 'HOST')": 'Host.com',
+      "PARSE_URL('https://user:pw@Host.com:8080/a?x=1', 'AUTHORITY')": 'user:pw@Host.com:8080',
+      "PARSE_URL('http://host', 'PATH')": '',
+      "PARSE_URL('foo://bar', 'HOST')": 'NULL',
+    });
+  });
+
+  it('REGEXP_COUNT, REGEXP_INSTR, REGEXP_SUBSTR, REGEXP_EXTRACT_ALL', async () => {
+    await expectValues({
+      "REGEXP_COUNT('ababab', 'ab')": '3',
+      "REGEXP_COUNT('abc', 'x*')": '4',
+      "REGEXP_COUNT('abc', '(')": 'NULL',
+      "REGEXP_INSTR('hello', 'l+')": '3',
+      "REGEXP_INSTR('hello', 'z')": '0',
+      "REGEXP_SUBSTR('hello', 'l+')": 'll',
+      "REGEXP_SUBSTR('hello', 'z')": 'NULL',
+      "REGEXP_EXTRACT_ALL('a1b22c333', '([a-z])(\\d+)')": '[a, b, c]',
+      "REGEXP_EXTRACT_ALL('a1b22c333', '([a-z])(\\d+)', 2)": '[1, 22, 333]',
+      "REGEXP_EXTRACT_ALL('a1b22', '[a-z]\\d+', 0)": '[a1, b22]',
+      "REGEXP_EXTRACT_ALL('a1', '[a-z]\\d+', 1)": 'NULL',
+      "REGEXP_EXTRACT_ALL('xyz', '(\\d)')": '[]',
+    });
+  });
+
+  it('PRINTF formats as Java\'s String.format with Locale.US', async () => {
+    // Each expected text is what Java 17 prints for the same format and arguments.
+    await expectValues({
+      "PRINTF('%s has %d items at %.2f', 'cart', 3, CAST(1.005 AS DOUBLE))": 'cart has 3 items at 1.01',
+      "PRINTF('%08.3f|%-6s|%x|%,d|%+d|%(d', CAST(-2.5 AS DOUBLE), 'ab', -1, 1234567, 5, -5)": '-002.500|ab    |ffffffff|1,234,567|+5|(5)',
+      "PRINTF('%x|%X|%o|%#x', CAST(-1 AS BIGINT), 255, 8, 255)": 'ffffffffffffffff|FF|10|0xff',
+      "PRINTF('%e|%.3e|%g|%g|%g', CAST(12345.678 AS DOUBLE), CAST(0.000123456 AS DOUBLE), CAST(0.0001234 AS DOUBLE), CAST(123456789 AS DOUBLE), CAST(1 AS DOUBLE))": '1.234568e+04|1.235e-04|0.000123400|1.23457e+08|1.00000',
+      "PRINTF('%.0f %.0f %f', CAST(0.5 AS DOUBLE), CAST(1.5 AS DOUBLE), CAST(3.14159 AS DOUBLE))": '1 2 3.141590',
+      "PRINTF('%2$s %1$s %s %<s', 'a', 'b')": 'b a a a',
+      "PRINTF('%s|%d|%b|%b', CAST(NULL AS STRING), CAST(NULL AS INT), CAST(NULL AS BOOLEAN), 'x')": 'null|null|false|true',
+      "PRINTF('%S|%.2s|%5s|%c|%%', 'hi', 'hello', 'x', 65)": 'HI|he|    x|A|%',
+      "PRINTF('%s %s %s', 1.50, CAST(2 AS DOUBLE), TIMESTAMP '2024-01-01 10:00:00')": '1.50 2.0 2024-01-01T10:00',
+      "PRINTF(CAST(NULL AS STRING), 1)": 'NULL',
+    });
+  });
+
+  it('PRINTF rejects what Java\'s Formatter rejects, naming the exception', () => {
+    const message = (e: string): string => sqlError(() => compileSql(`SELECT ${e}`)).message;
+    expect(message("PRINTF('%d', 'x')")).toBe("line 1:8: IllegalFormatConversionException: d != org.apache.flink.table.data.binary.BinaryStringData in '%d' in PRINTF('%d', 'x')");
+    expect(message("PRINTF('%s %s', 'x')")).toBe("line 1:8: MissingFormatArgumentException: Format specifier '%s' in PRINTF('%s %s', 'x')");
+    expect(message("PRINTF('%q', 1)")).toBe("line 1:8: UnknownFormatConversionException: Conversion = 'q' in PRINTF('%q', 1)");
+    expect(message("PRINTF('%.2d', 1)")).toBe("line 1:8: IllegalFormatPrecisionException: 2 in PRINTF('%.2d', 1)");
+  });
+
+  it('SHA224, SHA384, SHA512 and SHA2 hash the UTF-8 bytes; CURRENT_DATABASE names the default database', async () => {
+    await expectValues({
+      "SHA224('flink')": 'bbb4b4b612daa53e219a6159417323b3c81a7bd9bf23af58bbe97358',
+      "SHA2('flink', 256)": '7f025323639628aa5e5d24bd56f43317552b140c71406d0eb5a555671bd534d2',
+      "SHA2('flink', 224) = SHA224('flink')": 'true',
+      "SHA2('flink', 384) = SHA384('flink')": 'true',
+      "SHA2('flink', 512) = SHA512('flink')": 'true',
+      "CHAR_LENGTH(SHA512('flink'))": '128',
+      "SHA2(CAST(NULL AS STRING), 256)": 'NULL',
+      'CURRENT_DATABASE()': 'default_database',
+    });
+    expect(sqlError(() => compileSql("SELECT SHA2('x', 100)")).message).toBe("line 1:8: SHA2 takes a bit length of 224, 256, 384 or 512, got 100 in SHA2('x', 100)");
+  });
+});
+
+describe('collection functions', () => {
+  const n = 'CAST(NULL AS INT)';
+  it('ARRAY_* follow the descriptions of Flink\'s collection functions', async () => {
+    await expectValues({
+      'ARRAY_APPEND(ARRAY[1, 2], 3)': '[1, 2, 3]',
+      [`ARRAY_APPEND(ARRAY[1, 2], ${n})`]: '[1, 2, NULL]',
+      'ARRAY_PREPEND(ARRAY[1, 2], 0)': '[0, 1, 2]',
+      'ARRAY_PREPEND(ARRAY[1, 2], 2.5)': '[2.5, 1.0, 2.0]',
+      'ARRAY_CONTAINS(ARRAY[1, 2], 2)': 'true',
+      'ARRAY_CONTAINS(ARRAY[1, 2], 3)': 'false',
+      [`ARRAY_CONTAINS(ARRAY[1, ${n}], ${n})`]: 'true',
+      'ARRAY_CONTAINS(ARRAY[1.5, 2.0], 2)': 'true',
+      [`ARRAY_CONTAINS(CAST(NULL AS ARRAY<INT>), 1)`]: 'NULL',
+      'ARRAY_DISTINCT(ARRAY[1, 2, 1, 3, 2])': '[1, 2, 3]',
+      [`ARRAY_DISTINCT(ARRAY[${n}, 1, ${n}])`]: '[NULL, 1]',
+      'ARRAY_POSITION(ARRAY[1, 2, 2], 2)': '2',
+      'ARRAY_POSITION(ARRAY[1, 2], 3)': '0',
+      [`ARRAY_POSITION(ARRAY[1], ${n})`]: 'NULL',
+      'ARRAY_REMOVE(ARRAY[1, 2, 2, 3], 2)': '[1, 3]',
+      [`ARRAY_REMOVE(ARRAY[1, ${n}, 3], ${n})`]: '[1, 3]',
+      "ARRAY_REVERSE(ARRAY['a', 'b', 'c'])": '[c, b, a]',
+      'ARRAY_SLICE(ARRAY[1, 2, 3, 4, 5], 2, 4)': '[2, 3, 4]',
+      'ARRAY_SLICE(ARRAY[1, 2, 3, 4, 5], -2)': '[4, 5]',
+      'ARRAY_SLICE(ARRAY[1, 2, 3, 4, 5], 0, -4)': '[1, 2]',
+      'ARRAY_SLICE(ARRAY[1, 2, 3], 3, 1)': '[]',
+      'ARRAY_SLICE(ARRAY[1, 2, 3], 5, 9)': '[]',
+      [`ARRAY_SLICE(ARRAY[1, 2, 3], ${n})`]: 'NULL',
+      [`ARRAY_SORT(ARRAY[3, ${n}, 1, 2])`]: '[NULL, 1, 2, 3]',
+      [`ARRAY_SORT(ARRAY[3, ${n}, 1, 2], FALSE)`]: '[3, 2, 1, NULL]',
+      [`ARRAY_SORT(ARRAY[3, ${n}, 1], TRUE, FALSE)`]: '[1, 3, NULL]',
+      [`ARRAY_SORT(ARRAY[3, ${n}, 1], FALSE, TRUE)`]: '[NULL, 3, 1]',
+      "ARRAY_SORT(ARRAY['b', 'a', 'B'])": '[B, a, b]',
+      'ARRAY_UNION(ARRAY[1, 2, 2], ARRAY[2, 3])': '[1, 2, 3]',
+      'ARRAY_CONCAT(ARRAY[1], ARRAY[2, 3], ARRAY[1])': '[1, 2, 3, 1]',
+      'ARRAY_CONCAT(ARRAY[1], CAST(NULL AS ARRAY<INT>))': 'NULL',
+      'ARRAY_EXCEPT(ARRAY[1, 2, 1, 3], ARRAY[3])': '[1, 2]',
+      'ARRAY_EXCEPT(ARRAY[1], ARRAY[1])': '[]',
+      'ARRAY_INTERSECT(ARRAY[1, 2, 2, 3], ARRAY[3, 2, 4])': '[2, 3]',
+      [`ARRAY_MAX(ARRAY[1, 5, ${n}])`]: '5',
+      [`ARRAY_MIN(ARRAY[${n}, 4, 2])`]: '2',
+      [`ARRAY_MAX(ARRAY[${n}])`]: 'NULL',
+      "ARRAY_JOIN(ARRAY['a', CAST(NULL AS STRING), 'c'], '-')": 'a-c',
+      "ARRAY_JOIN(ARRAY['a', CAST(NULL AS STRING), 'c'], '-', 'x')": 'a-x-c',
+      "ARRAY_JOIN(ARRAY['a'], '-', CAST(NULL AS STRING))": 'NULL',
+    });
+  });
+
+  it('MAP_* and CARDINALITY', async () => {
+    await expectValues({
+      "MAP_KEYS(MAP['a', 1, 'b', 2])": '[a, b]',
+      "MAP_VALUES(MAP['a', 1, 'b', 2])": '[1, 2]',
+      "MAP_ENTRIES(MAP['a', 1, 'b', 2])": '[(a, 1), (b, 2)]',
+      "MAP_ENTRIES(MAP['a', 1])[1].`value`": '1',
+      "MAP_FROM_ARRAYS(ARRAY['a', 'b'], ARRAY[1, 2])": '{a=1, b=2}',
+      "MAP_UNION(MAP['a', 1, 'b', 2], MAP['b', 3, 'c', 4])": '{a=1, b=3, c=4}',
+      "MAP_UNION(MAP['a', 1], CAST(NULL AS MAP<STRING, INT>))": 'NULL',
+      "CARDINALITY(SPLIT('a,b', ','))": '2',
+    });
+  });
+
+  it('name the operand that does not fit', () => {
+    const message = (e: string): string => sqlError(() => compileSql(`SELECT ${e}`)).message;
+    expect(message("ARRAY_CONTAINS(MAP['a', 1], 1)")).toBe("line 1:8: ARRAY_CONTAINS takes an ARRAY as argument 1, not MAP<STRING, INT>, in ARRAY_CONTAINS(MAP('a', 1), 1)");
+    expect(message("ARRAY_CONTAINS(ARRAY[1], 'x')")).toBe("line 1:8: cannot apply 'ARRAY_CONTAINS' to elements of INT and STRING in ARRAY_CONTAINS(ARRAY(1), 'x') (they have no common type)");
+    expect(message('ARRAY_JOIN(ARRAY[1], 1)')).toBe("line 1:8: ARRAY_JOIN joins an ARRAY of strings, not ARRAY<INT>, in ARRAY_JOIN(ARRAY(1), 1)");
+    expect(message("MAP_FROM_ARRAYS(ARRAY[1], ARRAY['a'])")).toBe("line 1:8: MAP keys must be STRING here, not INT, in MAP_FROM_ARRAYS(ARRAY(1), ARRAY('a'))");
+    expect(() => compileSql("SELECT MAP_FROM_ARRAYS(ARRAY['a', 'b'], ARRAY[1])").pipeline.jobGraph()).not.toThrow();
+  });
+});
