@@ -126,7 +126,10 @@ const FUNCTION_ALIASES: Readonly<Record<string, string>> = {
 };
 
 /** The aggregate functions of group and window aggregation (STDDEV and VARIANCE are synonyms). */
-const AGGREGATES = new Set(['COUNT', 'SUM', 'MIN', 'MAX', 'AVG', 'LISTAGG', 'FIRST_VALUE', 'LAST_VALUE', 'VAR_POP', 'VAR_SAMP', 'VARIANCE', 'STDDEV_POP', 'STDDEV_SAMP', 'STDDEV']);
+const AGGREGATES = new Set([
+  'COUNT', 'SUM', 'MIN', 'MAX', 'AVG', 'LISTAGG', 'FIRST_VALUE', 'LAST_VALUE', 'VAR_POP', 'VAR_SAMP', 'VARIANCE', 'STDDEV_POP', 'STDDEV_SAMP', 'STDDEV',
+  'COLLECT', 'ARRAY_AGG', 'JSON_ARRAYAGG', 'JSON_OBJECTAGG', 'PERCENTILE',
+]);
 
 /** True for calls of aggregate functions (COUNT, SUM, …, LISTAGG, STDDEV; not window functions). */
 export function isAggregateCall(e: SqlExpr): e is Extract<SqlExpr, { k: 'call' }> {
