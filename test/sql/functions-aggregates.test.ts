@@ -106,3 +106,26 @@ describe('aggregate function errors', () => {
     expect(message('SELECT COLLECT(note IGNORE NULLS) FROM orders')).toBe('line 3:21: IGNORE NULLS does not apply to COLLECT');
   });
 });
+
+describe('GROUPING, GROUPING_ID and GROUP_ID', () => {
+  it('are constants per grouping set: bit vectors of the grouped-out expressions, the repetition of a set', async () => {
+    const run = await runEmbeddedSql(
+      `${TABLE} SELECT product, \`user\`, GROUPING(product) AS gp, GROUPING(\`user\`) AS gu, GROUPING_ID(product, \`user\`) AS gid, GROUP_ID() AS g, COUNT(*) AS n
+       FROM orders WHERE product <> 'apple' GROUP BY CUBE (product, \`user\`) HAVING GROUPING(product) = 1 OR GROUP_ID() > 0`,
+      { parallelism: 1 },
+    );
+    expect(run.rows).toEqual([
+      '{"product":null,"user":"alice","gp":1,"gu":0,"gid":2,"g":0,"n":2}',
+      '{"product":null,"user":"bob","gp":1,"gu":0,"gid":2,"g":0,"n":1}',
+      '{"product":null,"user":null,"gp":1,"gu":1,"gid":3,"g":0,"n":3}',
+    ]);
+    const plain = await runEmbeddedSql(`${TABLE} SELECT product, GROUPING(product) AS g, GROUP_ID() AS i FROM orders GROUP BY product`, { parallelism: 1 });
+    expect(plain.rows).toEqual(['{"product":"apple","g":0,"i":0}', '{"product":"pear","g":0,"i":0}', '{"product":"plum","g":0,"i":0}']);
+  });
+
+  it('take GROUP BY expressions, and need a GROUP BY', () => {
+    const message = (sql: string): string => sqlError(() => compileSql(`${TABLE}\n${sql}`)).message;
+    expect(message('SELECT GROUPING(amount), COUNT(*) FROM orders GROUP BY product')).toBe('line 3:17: the arguments of GROUPING must be GROUP BY expressions');
+    expect(message('SELECT GROUP_ID(), COUNT(*) FROM orders')).toBe('line 3:8: GROUPING, GROUPING_ID and GROUP_ID need a GROUP BY');
+  });
+});

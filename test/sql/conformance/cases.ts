@@ -569,6 +569,13 @@ const FUNCTION_CASES: ConformanceCase[] = [
     sql: "SELECT window_start, LISTAGG(item) FROM TABLE(HOP(TABLE Bid, DESCRIPTOR(bidtime), INTERVAL '5' MINUTES, INTERVAL '10' MINUTES)) GROUP BY window_start, window_end",
     rows: [`${ts('07:55:00')}, A,B`, `${ts('08:00:00')}, A,B,C,D`, `${ts('08:05:00')}, C,D,E,F`, `${ts('08:10:00')}, E,F,G`, `${ts('08:15:00')}, G`, `${ts('08:25:00')}, H`, `${ts('08:30:00')}, H`],
   },
+  {
+    page: `${FUNCTIONS} (grouping functions)`,
+    name: 'GROUPING, GROUPING_ID and GROUP_ID with GROUPING SETS',
+    tables: ['Orders'],
+    sql: 'SELECT product, `user`, GROUPING(product), GROUPING_ID(product, `user`), GROUP_ID(), COUNT(*) FROM Orders WHERE amount > 3 GROUP BY GROUPING SETS ((product, `user`), (product), (), ())',
+    rows: ['NULL, NULL, 1, 3, 0, 4', 'NULL, NULL, 1, 3, 1, 4', 'apple, NULL, 0, 1, 0, 1', 'apple, carol, 0, 0, 0, 1', 'pear, NULL, 0, 1, 0, 2', 'pear, bob, 0, 0, 0, 1', 'pear, carol, 0, 0, 0, 1', 'plum, NULL, 0, 1, 0, 1', 'plum, alice, 0, 0, 0, 1'],
+  },
   // DECIMAL(10, 2) prices: DECIMAL(38, 6) results, computed exactly as Flink's rewrite does.
   { page: `${FUNCTIONS} (aggregate functions)`, name: 'STDDEV of a DECIMAL', tables: ['Bid'], sql: 'SELECT STDDEV(price) FROM Bid', rows: ['2.031010'] },
   { page: `${FUNCTIONS} (aggregate functions)`, name: 'VAR_POP of a DECIMAL', tables: ['Bid'], sql: 'SELECT VAR_POP(price), VAR_SAMP(price), STDDEV_POP(price) FROM Bid', rows: ['3.609375, 4.125000, 1.899836'] },
