@@ -284,7 +284,8 @@ function jsonQueryLike(kind: 'VALUE' | 'QUERY' | 'EXISTS'): Builtin {
     },
     evaluator: ({ call, args, where }) => {
       const c = readClauses(call, defaults);
-      const toType = c.returning && c.returning.root !== 'STRING' ? castConverter(STRING, c.returning, where) : undefined;
+      const returnsArray = c.returning?.root === 'ARRAY';
+      const toType = c.returning && c.returning.root !== 'STRING' && !returnsArray ? castConverter(STRING, c.returning, where) : undefined;
       const fdoc = args[0]!.fn;
       const fpath = args[1]!.fn;
       return (row) => {
@@ -292,19 +293,25 @@ function jsonQueryLike(kind: 'VALUE' | 'QUERY' | 'EXISTS'): Builtin {
         const pathText = fpath(row);
         if (text === null || pathText === null) return null;
         let items: Json[];
+        let path: JsonPath;
         try {
-          items = evaluatePath(parseJson(text as string), parsePath(pathText as string));
+          path = parsePath(pathText as string);
+          items = evaluatePath(parseJson(text as string), path);
         } catch (err) {
           if (!(err instanceof JsonError)) throw err;
-          return behave(c.onError, args, row, `${err.message} in ${where}`);
+          return emptyValue(behave(c.onError, args, row, `${err.message} in ${where}`), returnsArray);
         }
         if (kind === 'EXISTS') return items.length > 0;
-        if (items.length === 0) return behave(c.onEmpty, args, row, `the path selects nothing in ${where}`);
+        // What the path selects, as Jayway JsonPath (behind Calcite's JSON functions) gives it: a
+        // definite path (no wildcard) its one item, an indefinite one the array of its matches.
+        const definite = !path.steps.some((step) => 'wildcard' in step);
+        if (definite && items.length === 0) return emptyValue(behave(c.onEmpty, args, row, `the path selects nothing in ${where}`), returnsArray);
+        const selected: Json = definite ? items[0]! : items;
+        const isContainer = (j: Json): boolean => j !== null && typeof j === 'object';
         try {
           if (kind === 'VALUE') {
-            const item = items[0]!;
-            if (items.length > 1 || (item !== null && typeof item === 'object')) throw new JsonError('JSON_VALUE selects a non-scalar value');
-            const s = scalarText(item);
+            if (isContainer(selected)) throw new JsonError('JSON_VALUE selects a non-scalar value');
+            const s = scalarText(selected);
             if (s === null || toType === undefined) return s;
             try {
               return toType(s);
@@ -312,18 +319,27 @@ function jsonQueryLike(kind: 'VALUE' | 'QUERY' | 'EXISTS'): Builtin {
               throw new JsonError(`'${s}' is not a ${c.returning!.root}`);
             }
           }
-          const isContainer = (j: Json): boolean => j !== null && typeof j === 'object';
-          const wrap = c.wrapper === 'UNCONDITIONAL' || (c.wrapper === 'CONDITIONAL' && (items.length > 1 || !isContainer(items[0]!)));
-          if (wrap) return JSON.stringify(items);
-          if (items.length > 1 || !isContainer(items[0]!)) throw new JsonError('JSON_QUERY selects a scalar or several values (use WITH ARRAY WRAPPER)');
-          return JSON.stringify(items[0]);
+          // Calcite's wrappers: UNCONDITIONAL always, CONDITIONAL unless the value is an array.
+          const value = c.wrapper === 'UNCONDITIONAL' || (c.wrapper === 'CONDITIONAL' && !Array.isArray(selected)) ? [selected] : selected;
+          if (!isContainer(value)) throw new JsonError('JSON_QUERY selects a scalar (use WITH ARRAY WRAPPER)');
+          if (!returnsArray) return JSON.stringify(value);
+          if (!Array.isArray(value)) throw new JsonError('JSON_QUERY … RETURNING ARRAY selects an object');
+          // ARRAY<STRING>: string elements as their text, the others as their JSON.
+          return value.map((e) => (typeof e === 'string' ? e : JSON.stringify(e)));
         } catch (err) {
           if (!(err instanceof JsonError)) throw err;
-          return behave(c.onError, args, row, `${err.message} in ${where}`);
+          return emptyValue(behave(c.onError, args, row, `${err.message} in ${where}`), returnsArray);
         }
       };
     },
   };
+}
+
+/** An ON EMPTY / ON ERROR result for JSON_QUERY … RETURNING ARRAY: EMPTY ARRAY is the empty array. */
+function emptyValue(v: Value, returnsArray: boolean): Value {
+  if (!returnsArray || v === null) return v;
+  if (v === '[]') return [];
+  throw new RecordError(`EMPTY OBJECT does not fit JSON_QUERY … RETURNING ARRAY`);
 }
 
 /** The trailing `NULL ON NULL` / `ABSENT ON NULL` of JSON_OBJECT / JSON_ARRAY, and the operand count before it. */

@@ -384,3 +384,27 @@ describe('collection functions', () => {
     expect(() => compileSql("SELECT MAP_FROM_ARRAYS(ARRAY['a', 'b'], ARRAY[1])").pipeline.jobGraph()).not.toThrow();
   });
 });
+
+describe('JSON_QUERY (the documented examples)', () => {
+  it('selects objects and arrays, wraps as Calcite does, and returns an ARRAY<STRING> on request', async () => {
+    const doc = '\'{"a":[{"c":"c1"},{"c":"c2"}]}\'';
+    await expectValues({
+      'JSON_QUERY(\'{ "a": { "b": 1 } }\', \'$.a\')': '{"b":1}',
+      "JSON_QUERY('[1, 2]', '$')": '[1,2]',
+      "JSON_QUERY(CAST(NULL AS STRING), '$')": 'NULL',
+      [`JSON_QUERY(${doc}, 'lax $.a[*].c')`]: '["c1","c2"]',
+      [`JSON_QUERY(${doc}, 'lax $.a[*].c' RETURNING ARRAY<STRING>)`]: '[c1, c2]',
+      "JSON_QUERY('{}', '$' WITH CONDITIONAL ARRAY WRAPPER)": '[{}]',
+      "JSON_QUERY('[1, 2]', '$' WITH CONDITIONAL ARRAY WRAPPER)": '[1,2]',
+      "JSON_QUERY('[1, 2]', '$' WITH UNCONDITIONAL ARRAY WRAPPER)": '[[1,2]]',
+      "JSON_QUERY('1', '$')": 'NULL',
+      "JSON_QUERY('1', '$' WITH CONDITIONAL ARRAY WRAPPER)": '[1]',
+      "JSON_QUERY('{}', 'lax $.invalid' EMPTY OBJECT ON EMPTY)": '{}',
+      "JSON_QUERY('{}', 'strict $.invalid' EMPTY ARRAY ON ERROR)": '[]',
+      "JSON_QUERY('{\"a\":[]}', 'lax $.a[*].c')": '[]',
+      "JSON_QUERY('{}', 'strict $.invalid' RETURNING ARRAY<STRING> EMPTY ARRAY ON ERROR)": '[]',
+      "JSON_QUERY('{\"a\":{\"b\":1}}', '$.a' RETURNING ARRAY<STRING>)": 'NULL',
+      "JSON_VALUE('{\"a\":[1]}', '$.a[*]')": 'NULL',
+    });
+  });
+});
