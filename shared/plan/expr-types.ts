@@ -25,6 +25,7 @@ import type { LogicalType, Schema } from '../core/types.ts';
 import type { Call, Expr } from './expr.ts';
 import { printExpr } from './expr-print.ts';
 import { builtin, builtinNames } from './expr-builtins.ts';
+import { unsupportedFlinkFunction } from './flink-functions.ts';
 import {
   allIndices,
   arithmeticType,
@@ -227,6 +228,8 @@ export function inferCallType(call: Call, argTypes: readonly LogicalType[]): Log
     default: {
       const b = builtin(fn);
       if (b) return b.type(call, argTypes);
+      const flink = unsupportedFlinkFunction(fn);
+      if (flink !== undefined) throw new PlanError(`${flink} in ${printExpr(call)}`);
       throw new PlanError(
         `unknown function '${call.fn}' in ${printExpr(call)}; supported: ${[...SUPPORTED_FUNCTIONS, ...builtinNames()].join(', ')}`,
       );
