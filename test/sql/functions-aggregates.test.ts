@@ -94,6 +94,16 @@ describe('aggregate functions on both runtimes', () => {
   });
 });
 
+describe('aggregate functions in EXPLAIN', () => {
+  it('print as Flink names them, their projected arguments before the exchange', () => {
+    const plan = compileSql(
+      `${TABLE} SELECT product, JSON_OBJECTAGG(KEY note VALUE amount) AS o, JSON_ARRAYAGG(note) AS j, ARRAY_AGG(amount IGNORE NULLS) AS a, PERCENTILE(amount, ARRAY[0.5, 0.9]) AS p FROM orders GROUP BY product`,
+    ).pipeline.explain();
+    expect(plan).toContain('GroupAggregate(groupBy=[product], select=[product, JSON_OBJECTAGG_NULL_ON_NULL($f1) AS o, JSON_ARRAYAGG_ABSENT_ON_NULL($f2) AS j, ARRAY_AGG(amount IGNORE NULLS) AS a, PERCENTILE(amount, [0.5, 0.9]) AS p])');
+    expect(plan).toContain('Calc(select=[product, ROW(note, JSON_STRING(amount)) AS $f1, JSON_STRING(note) AS $f2, amount])');
+  });
+});
+
 describe('aggregate function errors', () => {
   const message = (sql: string): string => sqlError(() => compileSql(`${TABLE}\n${sql}`)).message;
 
