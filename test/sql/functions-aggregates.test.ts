@@ -94,6 +94,30 @@ describe('aggregate functions on both runtimes', () => {
   });
 });
 
+const bids = files.file('bids', [
+  { ts: '2024-01-01 08:01:00', item: 'A', price: '3.00' },
+  { ts: '2024-01-01 08:04:00', item: 'B', price: '2.00' },
+  { ts: '2024-01-01 08:06:00', item: 'A', price: '5.00' },
+  { ts: '2024-01-01 08:12:00', item: 'C', price: '4.00' },
+  { ts: '2024-01-01 08:14:00', item: 'C', price: '6.00' },
+]);
+
+describe('aggregate functions in window aggregation on both runtimes', () => {
+  it('COLLECT, ARRAY_AGG, JSON_ARRAYAGG, PERCENTILE and STDDEV_POP of a DECIMAL per TUMBLE window', async () => {
+    // 08:00: 3, 2, 5 → median 3, population stddev sqrt(14/9) = 1.247219; 08:10: 4, 6 → 5, 1.
+    await expectBoth(
+      `CREATE TABLE bids (ts TIMESTAMP(3), item STRING, price DECIMAL(10, 2), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+         WITH ('connector' = 'filesystem', 'path' = '${bids}', 'format' = 'json');
+       SELECT window_start, COLLECT(item) AS c, ARRAY_AGG(item) AS a, JSON_ARRAYAGG(item) AS j, PERCENTILE(price, 0.5) AS med, STDDEV_POP(price) AS sd
+       FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '10' MINUTES)) GROUP BY window_start, window_end`,
+      [
+        '{"window_start":"2024-01-01 08:00:00.000","c":{"A":2,"B":1},"a":["A","B","A"],"j":"[\\"A\\",\\"B\\",\\"A\\"]","med":3,"sd":"1.247219"}',
+        '{"window_start":"2024-01-01 08:10:00.000","c":{"C":2},"a":["C","C"],"j":"[\\"C\\",\\"C\\"]","med":5,"sd":"1.000000"}',
+      ],
+    );
+  });
+});
+
 describe('aggregate functions in EXPLAIN', () => {
   it('print as Flink names them, their projected arguments before the exchange', () => {
     const plan = compileSql(
