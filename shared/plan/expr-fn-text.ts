@@ -9,8 +9,8 @@
  *   empty or NULL `s` or `from` gives `s` unchanged, a NULL `to` removes (Flink's
  *   TranslateFunction).
  * - `ELT(n, s1, s2, …)`: the n-th string, NULL for an index out of range.
- * - `IS_DECIMAL(s)`: whether `s` reads as a number (Apache Commons' NumberUtils.isCreatable, as
- *   Flink uses: `1.5`, `-2e3`, `0x1F`, `10L`); FALSE for NULL.
+ * - `IS_DECIMAL(s)`: whether `s` reads as a number as Java parses an int, a long or a double
+ *   (`1.5`, `-2e3`, ` 7 `, `NaN`, `1d`, but not `0x1F` or `10L`); FALSE for NULL and ''.
  * - `SPLIT(s, delimiter)`: ARRAY<STRING> of the parts between every occurrence of the delimiter,
  *   empty parts kept; an empty delimiter splits into characters; the empty string gives an empty
  *   array.
@@ -59,8 +59,12 @@ function translation(from: string, to: string): Map<string, string> {
   return dict;
 }
 
-/** Apache Commons' NumberUtils.isCreatable: decimal (with exponent and type suffix), hex and octal numbers. */
-const CREATABLE = /^[+-]?(?:0[xX][0-9a-fA-F]+[lL]?|#[0-9a-fA-F]+|0[0-7]+[lL]?|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?[dDfF]?|\d+[lL])$/;
+/**
+ * What Java's `Double.parseDouble` reads (after trimming): a decimal number with an optional
+ * exponent and `d`/`f` suffix, a hexadecimal floating-point number (`0x1.8p1`), NaN, Infinity.
+ * Flink's IS_DECIMAL accepts a string `Integer.parseInt`, `Long.parseLong` or this reads.
+ */
+const JAVA_DOUBLE = /^[+-]?(?:NaN|Infinity|(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?\d+)[dDfF]?)$/;
 
 /** `SPLIT`: Apache Commons' splitByWholeSeparatorPreserveAllTokens, or code points for an empty delimiter. */
 function split(s: string, delimiter: string): string[] {
@@ -331,7 +335,7 @@ export const TEXT_FUNCTIONS: Readonly<Record<string, Builtin>> = {
       const f = args[0]!.fn;
       return (row) => {
         const s = f(row);
-        return s !== null && CREATABLE.test(s as string);
+        return s !== null && s !== '' && JAVA_DOUBLE.test(javaTrim(s as string));
       };
     },
   },
