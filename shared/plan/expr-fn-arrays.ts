@@ -9,7 +9,8 @@
  *   NULL for a NULL needle.
  * - ARRAY_REMOVE(array, needle): every equal element removed.
  * - ARRAY_DISTINCT, ARRAY_REVERSE; ARRAY_CONCAT(a, b, …) (NULL if any is NULL); ARRAY_UNION(a, b),
- *   ARRAY_INTERSECT(a, b), ARRAY_EXCEPT(a, b): without duplicates.
+ *   ARRAY_INTERSECT(a, b), ARRAY_EXCEPT(a, b): without duplicates (the last two put a NULL
+ *   element last, as Flink's do).
  * - ARRAY_SLICE(array, start [, end]): elements start..end inclusive, 1-based, negative from the
  *   end, 0 meaning the start (Flink's ArraySliceFunction).
  * - ARRAY_SORT(array [, ascending [, nullsFirst]]): ascending with NULLs first by default;
@@ -102,6 +103,18 @@ function distinct(items: Items): Value[] {
       out.push(v);
     }
   }
+  return out;
+}
+
+/**
+ * ARRAY_INTERSECT (`keep` the elements also in `b`) and ARRAY_EXCEPT (those not in `b`): the
+ * distinct non-NULL elements of `a` in order, then NULL when it qualifies — Flink's functions
+ * collect NULL apart and add it last.
+ */
+function setOperation(a: Items, b: Items, keep: boolean): Value[] {
+  const other = new Set(b.filter((v) => v !== null).map(keyOf));
+  const out = distinct(a.filter((v) => v !== null && other.has(keyOf(v)) === keep));
+  if (a.includes(null) && b.includes(null) === keep) out.push(null);
   return out;
 }
 
@@ -367,14 +380,8 @@ export const ARRAY_FUNCTIONS: Readonly<Record<string, Builtin>> = {
   ARRAY_REVERSE: unary((_call, _element, t) => t, (items) => [...items].reverse()),
   ARRAY_CONCAT: ofArrays(1, Infinity, (arrays) => arrays.flat()),
   ARRAY_UNION: ofArrays(2, 2, ([a, b]) => distinct([...a!, ...b!])),
-  ARRAY_INTERSECT: ofArrays(2, 2, ([a, b]) => {
-    const other = new Set(b!.map(keyOf));
-    return distinct(a!.filter((v) => other.has(keyOf(v))));
-  }),
-  ARRAY_EXCEPT: ofArrays(2, 2, ([a, b]) => {
-    const other = new Set(b!.map(keyOf));
-    return distinct(a!.filter((v) => !other.has(keyOf(v))));
-  }),
+  ARRAY_INTERSECT: ofArrays(2, 2, ([a, b]) => setOperation(a!, b!, true)),
+  ARRAY_EXCEPT: ofArrays(2, 2, ([a, b]) => setOperation(a!, b!, false)),
   ARRAY_SLICE: {
     type: (call, types) => {
       checkArgs(call, 2, 3);
