@@ -52,6 +52,8 @@ export function aggregateInput<T>(
       ...(extraArgs !== undefined && extraArgs.length > 0 ? { extraArgs } : {}),
       distinct: spec.distinct,
       ...(spec.separator !== undefined ? { separator: spec.separator } : {}),
+      ...(spec.onNull !== undefined ? { onNull: spec.onNull } : {}),
+      ...(spec.percentages !== undefined ? { percentages: spec.percentages } : {}),
       ...(spec.user !== undefined ? { user: spec.user } : {}),
       ...(filterField !== undefined ? { filterField } : {}),
       name,

@@ -4,19 +4,17 @@
  * `firstValue`, `lastValue`, `variance('STDDEV_POP', 'x')`, each with an
  * optional `filter` (SQL `FILTER (WHERE …)`) given as an expression.
  */
-import type { UserAggregateRef } from '../operators/aggregate/agg-call.ts';
+import type { AggOptions, UserAggregateRef } from '../operators/aggregate/agg-call.ts';
 import type { AggFunctionName } from '../operators/aggregate/agg-function.ts';
 import type { Expr } from '../plan/expr.ts';
 
 /** An aggregate call as declared in the API; the planner turns arguments into columns. */
-export interface AggregateSpec<Result = unknown> {
+export interface AggregateSpec<Result = unknown> extends AggOptions {
   readonly fn: AggFunctionName;
   readonly arg?: string | Expr;
   /** A user aggregate's second and later arguments. */
   readonly extraArgs?: readonly (string | Expr)[];
   readonly distinct: boolean;
-  /** LISTAGG's separator; `,` when absent. */
-  readonly separator?: string;
   /** For `fn: 'USER'`: the registered aggregate function. */
   readonly user?: UserAggregateRef;
   readonly filter?: Expr;

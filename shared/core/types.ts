@@ -14,13 +14,14 @@
  * | ROW<a T, b U>         | a plain object `{ a, b }` with the field values |
  * | ARRAY<T>              | an array of the element values             |
  * | MAP<STRING, V>        | a plain object from key to value (keys are STRING) |
+ * | MULTISET<T>           | an array of `[element, count]` pairs, each element once, in order (core/multiset.ts) |
  * | NULL of any type      | `null`                                     |
  *
  * Everything here is plain data so that schemas travel inside the JSON job graph.
  */
 
 /** The type roots Flambda supports. VARCHAR is a STRING with a declared maximum length. */
-export type TypeRoot = 'BIGINT' | 'INT' | 'DOUBLE' | 'DECIMAL' | 'STRING' | 'BOOLEAN' | 'TIMESTAMP' | 'ROW' | 'ARRAY' | 'MAP';
+export type TypeRoot = 'BIGINT' | 'INT' | 'DOUBLE' | 'DECIMAL' | 'STRING' | 'BOOLEAN' | 'TIMESTAMP' | 'ROW' | 'ARRAY' | 'MAP' | 'MULTISET';
 
 /** One field of a ROW type. */
 export interface RowTypeField {
@@ -40,7 +41,7 @@ export interface LogicalType {
   readonly length?: number;
   /** ROW: the fields in order. */
   readonly fields?: readonly RowTypeField[];
-  /** ARRAY: the element type. */
+  /** ARRAY and MULTISET: the element type. */
   readonly element?: LogicalType;
   /** MAP: the key type (STRING) and the value type. */
   readonly key?: LogicalType;

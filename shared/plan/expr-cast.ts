@@ -14,6 +14,7 @@
  */
 import { fitsPrecision, formatDecimal, pow10, rescaleDecimal, tryParseDecimal } from '../core/decimal.ts';
 import { RecordError } from '../core/errors.ts';
+import type { Multiset } from '../core/multiset.ts';
 import { formatTimestamp, parseTimestamp } from '../core/timestamp.ts';
 import type { LogicalType, Value } from '../core/types.ts';
 import { truncateCodePoints } from './expr-strings.ts';
@@ -111,6 +112,7 @@ export function castConverter(from: LogicalType, to: LogicalType, where: string)
     case 'ROW':
     case 'ARRAY':
     case 'MAP':
+    case 'MULTISET':
       // castProblem admits only a cast to the same type (nullability aside).
       return undefined;
   }
@@ -142,6 +144,7 @@ function toStringConverter(from: LogicalType, to: LogicalType): Converter | unde
     case 'ROW':
     case 'ARRAY':
     case 'MAP':
+    case 'MULTISET':
       return (v) => limit(nestedText(v, from));
   }
 }
@@ -163,6 +166,9 @@ export function nestedText(v: Value, type: LogicalType): string {
       return `{${Object.entries(v as Readonly<Record<string, Value>>)
         .map(([k, e]) => `${k}=${nestedText(e, type.value ?? type)}`)
         .join(', ')}}`;
+    case 'MULTISET':
+      // Flink prints a multiset as the map from element to count it holds.
+      return `{${(v as Multiset).map(([e, n]) => `${nestedText(e, type.element ?? type)}=${n}`).join(', ')}}`;
     default: {
       const convert = toStringConverter(type, { root: 'STRING', nullable: true });
       return convert === undefined ? String(v) : String(convert(v as NonNullValue));

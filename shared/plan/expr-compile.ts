@@ -287,10 +287,6 @@ class Compiler {
         return strict1<string>(f0, (s) => s.toLowerCase());
       case 'TRIM':
         return strict1<string>(f0, (s) => trimSpaces(s, true, true));
-      case 'LTRIM':
-        return strict1<string>(f0, (s) => trimSpaces(s, true, false));
-      case 'RTRIM':
-        return strict1<string>(f0, (s) => trimSpaces(s, false, true));
       case 'CHAR_LENGTH':
         return strict1<string>(f0, codePointLength);
       case 'CONCAT':

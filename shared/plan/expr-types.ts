@@ -26,6 +26,7 @@ import type { Call, Expr } from './expr.ts';
 import { printExpr } from './expr-print.ts';
 import { resolveUdfCall, udfArguments } from './udf-signature.ts';
 import { builtin, builtinNames } from './expr-builtins.ts';
+import { unsupportedFlinkFunction } from './flink-functions.ts';
 import {
   allIndices,
   arithmeticType,
@@ -53,7 +54,7 @@ export const SUPPORTED_FUNCTIONS: readonly string[] = [
   'AND', 'OR', 'NOT',
   'IS NULL', 'IS NOT NULL', 'IS TRUE', 'IS NOT TRUE', 'IS FALSE', 'IS NOT FALSE',
   'CASE', 'COALESCE',
-  'UPPER', 'LOWER', 'CHAR_LENGTH', 'CONCAT', '||', 'SUBSTRING', 'TRIM', 'LTRIM', 'RTRIM', 'LIKE',
+  'UPPER', 'LOWER', 'CHAR_LENGTH', 'CONCAT', '||', 'SUBSTRING', 'TRIM', 'LIKE',
   'REGEXP_EXTRACT', 'SPLIT_INDEX',
   'ABS', 'FLOOR', 'CEIL',
   'DATE_FORMAT', 'YEAR', 'MONTH', 'DAYOFMONTH', 'HOUR', 'MINUTE', 'SECOND',
@@ -168,8 +169,6 @@ export function inferCallType(call: Call, argTypes: readonly LogicalType[]): Log
       return argTypes[0]!;
     case 'UPPER':
     case 'LOWER':
-    case 'LTRIM':
-    case 'RTRIM':
       checkArity(call, 1, 1);
       requireRoots(STRINGS);
       return argTypes[0]!;
@@ -230,6 +229,8 @@ export function inferCallType(call: Call, argTypes: readonly LogicalType[]): Log
     default: {
       const b = builtin(fn);
       if (b) return b.type(call, argTypes);
+      const flink = unsupportedFlinkFunction(fn);
+      if (flink !== undefined) throw new PlanError(`${flink} in ${printExpr(call)}`);
       throw new PlanError(
         `unknown function '${call.fn}' in ${printExpr(call)}; supported: ${[...SUPPORTED_FUNCTIONS, ...builtinNames()].join(', ')}`,
       );

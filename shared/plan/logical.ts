@@ -16,7 +16,7 @@ import type { Expr } from './expr.ts';
 import type { WindowTriggerSpec } from '../operators/window/triggers.ts';
 import type { JoinType, OuterJoinType } from '../operators/join/join-spec.ts';
 import type { JoinInputSpec } from '../operators/join/record-state-views.ts';
-import type { AggCallSpec, UserAggregateRef } from '../operators/aggregate/agg-call.ts';
+import type { AggCallSpec, AggOptions, UserAggregateRef } from '../operators/aggregate/agg-call.ts';
 import type { AggFunctionName } from '../operators/aggregate/agg-function.ts';
 import type { OverFrame } from '../operators/over/over-aggregate.ts';
 import type { CalcColumn } from '../operators/calc/calc-operator.ts';
@@ -97,15 +97,13 @@ export interface WatermarkSpec {
 }
 
 /** One aggregate call of a GroupAggregate; arguments and filters are input columns, as in Flink. */
-export interface AggCall {
+export interface AggCall extends AggOptions {
   readonly fn: AggFunctionName;
   /** Input column; absent for COUNT(*) (and a user aggregate of no argument). */
   readonly arg?: string;
   /** A user aggregate's second and later argument columns. */
   readonly extraArgs?: readonly string[];
   readonly distinct: boolean;
-  /** LISTAGG's separator; `,` when absent. */
-  readonly separator?: string;
   /** For `fn: 'USER'`: the TypeScript aggregate function's reference, name and result type. */
   readonly user?: UserAggregateRef;
   /** BOOLEAN input column holding the FILTER (WHERE …) predicate, e.g. `$f3`. */

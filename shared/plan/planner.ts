@@ -26,6 +26,7 @@ import type {
 } from './logical.ts';
 import { modifiedMonotonicity } from './monotonicity.ts';
 import { INSERT_ONLY, RETRACT, UPSERT, inputOf, inputsOf, isTwoInput, type TwoInputNode } from './logical.ts';
+import { checkDeterminism } from './determinism.ts';
 import { checkJoinInputs, joinChangelogMode, joinDistributions, joinTraits, withInputSpecs } from './join-planning.ts';
 import { mergeCalcs } from './rules/merge-calcs.ts';
 import { unshareSubtrees } from './rules/unshare.ts';
@@ -184,7 +185,20 @@ export function planPipeline(name: string, sinks: readonly SinkNode[], nextId: (
     }
   }
   propagateModes(planned, traits);
+  checkCalcDeterminism(planned, traits);
   return { name, sinks: planned, traits, needsUpdateBefore };
+}
+
+/** Refuses non-deterministic functions where a retraction could not repeat their value (determinism.ts). */
+function checkCalcDeterminism(sinks: readonly LogicalNode[], traits: ReadonlyMap<LogicalNode, NodeTraits>): void {
+  const seen = new Set<LogicalNode>();
+  const visit = (node: LogicalNode): void => {
+    if (seen.has(node)) return;
+    seen.add(node);
+    if (node.type === 'Calc') checkDeterminism(node, traits.get(node)?.changelogMode ?? INSERT_ONLY);
+    for (const input of inputsOf(node)) visit(input);
+  };
+  for (const sink of sinks) visit(sink);
 }
 
 /** A sink that applies rows by key can do without `-U`; a whole-row (retract) sink cannot. */

@@ -21,6 +21,7 @@
 import { fitsPrecision, formatDecimal, pow10 } from '../core/decimal.ts';
 import { PlanError, RecordError } from '../core/errors.ts';
 import type { LogicalType, Value } from '../core/types.ts';
+import { canonicalMultiset, type Multiset } from '../core/multiset.ts';
 import { castConverter, decimalToDouble, type Converter, type NonNullValue } from './expr-cast.ts';
 import { typeName } from './expr-type-rules.ts';
 import { resolveUdfCall, sameType, type UdfArgument, type UdfSignature } from './udf-signature.ts';
@@ -87,6 +88,13 @@ function toJs(type: LogicalType, declared: boolean): Convert | undefined {
       if (value === undefined) return undefined;
       const each = orNull(value);
       return (v) => Object.fromEntries(Object.entries(v as Record<string, Value>).map(([k, x]) => [k, each(x)]));
+    }
+    case 'MULTISET': {
+      // [element, count] pairs (shared/core/multiset.ts), each element as its own JS value.
+      const element = toJs(type.element!, declared);
+      if (element === undefined) return undefined;
+      const each = orNull(element);
+      return (v) => (v as Multiset).map(([e, n]) => [each(e), n]);
     }
     case 'ROW': {
       const fields = (type.fields ?? []).map((f) => ({ name: f.name, convert: toJs(f.type, declared) }));
@@ -190,6 +198,15 @@ function fromJs(type: LogicalType, where: string): (value: unknown) => Value {
         if (typeof v !== 'object' || v === null) return fail(v);
         const row = v as Record<string, unknown>;
         return Object.fromEntries(fields.map((f) => [f.name, f.convert(row[f.name])]));
+      };
+    }
+    case 'MULTISET': {
+      // A Map from element to count, or [element, count] pairs, as COLLECT's value is.
+      const element = fromJsOrNull(type.element!, where);
+      const count = (n: unknown): number => (typeof n === 'number' && Number.isSafeInteger(n) && n > 0 ? n : fail(n, 'a MULTISET count is a positive integer'));
+      return (v) => {
+        const pairs = v instanceof Map ? [...(v as Map<unknown, unknown>)] : Array.isArray(v) ? (v as unknown[]).map((p) => (Array.isArray(p) && p.length === 2 ? (p as [unknown, unknown]) : fail(v, 'a MULTISET is a Map or [element, count] pairs'))) : fail(v);
+        return canonicalMultiset(pairs.map(([e, n]) => [element(e), count(n)] as const)) as unknown as Value;
       };
     }
     case 'MAP': {

@@ -123,7 +123,10 @@ const FUNCTION_ALIASES: Readonly<Record<string, string>> = {
 };
 
 /** The aggregate functions of group and window aggregation (STDDEV and VARIANCE are synonyms). */
-const AGGREGATES = new Set(['COUNT', 'SUM', 'MIN', 'MAX', 'AVG', 'LISTAGG', 'FIRST_VALUE', 'LAST_VALUE', 'VAR_POP', 'VAR_SAMP', 'VARIANCE', 'STDDEV_POP', 'STDDEV_SAMP', 'STDDEV']);
+const AGGREGATES = new Set([
+  'COUNT', 'SUM', 'MIN', 'MAX', 'AVG', 'LISTAGG', 'FIRST_VALUE', 'LAST_VALUE', 'VAR_POP', 'VAR_SAMP', 'VARIANCE', 'STDDEV_POP', 'STDDEV_SAMP', 'STDDEV',
+  'COLLECT', 'ARRAY_AGG', 'JSON_ARRAYAGG', 'JSON_OBJECTAGG', 'PERCENTILE',
+]);
 
 /** The names of the built-in aggregate functions (SHOW FUNCTIONS lists them). */
 export function aggregateFunctionNames(): string[] {
@@ -193,9 +196,13 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
     case 'isnull':
       return call(e.not ? 'IS NOT NULL' : 'IS NULL', sub(e.expr));
     case 'between': {
-      if (e.symmetric) throw new SqlError(e.pos, 'BETWEEN SYMMETRIC is not supported yet');
+      // Calcite's expansion: `x BETWEEN a AND b` is `x >= a AND x <= b`; SYMMETRIC also accepts
+      // the bounds the other way round, `OR (x >= b AND x <= a)` (so a NULL bound gives UNKNOWN
+      // unless the other order decides, as Flink's documented examples show).
       const x = sub(e.expr);
-      const inRange = call('AND', call('>=', x, sub(e.low)), call('<=', x, sub(e.high)));
+      const [low, high] = [sub(e.low), sub(e.high)];
+      const ascending = call('AND', call('>=', x, low), call('<=', x, high));
+      const inRange = e.symmetric ? call('OR', ascending, call('AND', call('>=', x, high), call('<=', x, low))) : ascending;
       return e.not ? call('NOT', inRange) : inRange;
     }
     case 'in': {
@@ -203,8 +210,7 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
       return e.not ? call('NOT', c) : c;
     }
     case 'like': {
-      if (e.similar) throw new SqlError(e.pos, 'SIMILAR TO is not supported yet');
-      const c = call('LIKE', sub(e.expr), sub(e.pattern), ...(e.escape ? [sub(e.escape)] : []));
+      const c = call(e.similar ? 'SIMILAR TO' : 'LIKE', sub(e.expr), sub(e.pattern), ...(e.escape ? [sub(e.escape)] : []));
       return e.not ? call('NOT', c) : c;
     }
     case 'case': {
@@ -298,5 +304,5 @@ function numberLiteral(text: string, pos: SqlPosition): Expr {
   const [intPart = '', frac = ''] = text.replace('-', '').split('.');
   const digits = (intPart + frac).replace(/^0+(?=\d)/, '');
   const unscaled = BigInt(`${negative ? '-' : ''}${digits || '0'}`);
-  return atPosition(pos, () => lit(unscaled, `DECIMAL(${Math.max(digits.length, frac.length, 1)}, ${frac.length})`));
+  return atPosition(pos, () => lit(unscaled, `DECIMAL(${Math.max(digits.length, frac.length, 1)}, ${frac.length}) NOT NULL`));
 }

@@ -113,6 +113,8 @@ export class AggsHandler {
   private readonly calls: readonly CompiledCall[];
   /** Indexes of the non-distinct calls. */
   private readonly plain: readonly number[];
+  /** Indexes of the non-distinct calls that check a value before accumulating it. */
+  private readonly checked: readonly number[];
   private readonly distinctGroups: readonly DistinctGroup[];
 
   /**
@@ -143,8 +145,8 @@ export class AggsHandler {
         const bound = bindUdfCall(spec.user.name, spec.user.input, columns.map((c) => ({ type: requireField(inputSchema, c, display).type, text: c })));
         calls.push({ fn: userAggFunction(spec.user, display, functions, tuple !== undefined, bound), arg: spec.arg, ...(tuple !== undefined ? { tuple } : {}), filter: spec.filterField });
       } else {
-        resultTypes.push(aggResultType(spec.fn, argType, display));
-        calls.push({ fn: createAggFunction(spec.fn, argType, display, spec.separator), arg: spec.arg, filter: spec.filterField });
+        resultTypes.push(aggResultType(spec.fn, argType, display, spec));
+        calls.push({ fn: createAggFunction(spec.fn, argType, display, spec), arg: spec.arg, filter: spec.filterField });
       }
       if (spec.distinct && spec.arg !== undefined) {
         let slots = groups.get(spec.arg);
@@ -160,10 +162,16 @@ export class AggsHandler {
     this.resultTypes = resultTypes;
     this.calls = calls;
     this.plain = plain;
+    this.checked = plain.filter((i) => calls[i]!.fn.check !== undefined);
     this.distinctGroups = [...groups].map(([arg, slots]) => ({
       arg,
       slots: [...slots].map(([filter, slotCalls]) => ({ filter, calls: slotCalls })),
     }));
+  }
+
+  /** Whether a call can reject a row (see {@link AggFunction.check}). */
+  get mayReject(): boolean {
+    return this.checked.length > 0;
   }
 
   /** Accumulators of an empty group. */
@@ -175,8 +183,16 @@ export class AggsHandler {
     };
   }
 
-  /** Adds an input row (`+I`/`+U`) to the group, in place. */
+  /**
+   * Adds an input row (`+I`/`+U`) to the group, in place.
+   *
+   * @throws RecordError, before changing anything, when a call rejects the row's value.
+   */
   accumulate(acc: GroupAccumulators, row: Row): void {
+    for (const i of this.checked) {
+      const call = this.calls[i]!;
+      if (passes(row, call.filter)) call.fn.check!(acc.aggs[i], argValue(row, call));
+    }
     acc.records++;
     for (const i of this.plain) {
       const call = this.calls[i]!;
