@@ -22,6 +22,8 @@ export type AggFunctionName =
   | 'VAR_SAMP'
   | 'STDDEV_POP'
   | 'STDDEV_SAMP'
+  /** The value of a group's one row; a second row is a data error (scalar subqueries). */
+  | 'SINGLE_VALUE'
   /** A TypeScript aggregate function, by its registry reference (AggCallSpec.user). */
   | 'USER';
 
@@ -29,6 +31,12 @@ export type AggFunctionName =
 export interface AggFunction<A> {
   /** A fresh accumulator: the state of an empty group. */
   createAccumulator(): A;
+  /**
+   * True when `accumulate` can throw a data error (a RecordError) for its input, as SINGLE_VALUE
+   * does on a second row: the operator then runs a batch on copies of the accumulators first, so
+   * that a failing batch has changed no state (operators/operator.ts). @default false
+   */
+  readonly failsOnData?: boolean;
   /** Adds a value (`+I`/`+U` input) to the accumulator, in place. */
   accumulate(acc: A, value: Value): void;
   /** Removes a value (`-U`/`-D` input) from the accumulator, in place. */

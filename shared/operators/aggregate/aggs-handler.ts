@@ -109,6 +109,8 @@ export class AggsHandler {
   readonly names: readonly string[];
   /** Result types of the calls, in order. */
   readonly resultTypes: readonly LogicalType[];
+  /** Whether accumulating can raise a data error (a SINGLE_VALUE call): see AggFunction.failsOnData. */
+  readonly failsOnData: boolean;
   private readonly calls: readonly CompiledCall[];
   /** Indexes of the non-distinct calls. */
   private readonly plain: readonly number[];
@@ -155,6 +157,7 @@ export class AggsHandler {
     });
     this.names = specs.map((s) => s.name);
     this.resultTypes = resultTypes;
+    this.failsOnData = calls.some((c) => c.fn.failsOnData === true);
     this.calls = calls;
     this.plain = plain;
     this.distinctGroups = [...groups].map(([arg, slots]) => ({

@@ -8,6 +8,7 @@ import { avgFunction } from './avg.ts';
 import { countFunction, countStarFunction } from './count.ts';
 import { maxFunction, minFunction } from './min-max.ts';
 import { aggResultType } from './result-type.ts';
+import { singleValueFunction } from './single-value.ts';
 import { sumFunction } from './sum.ts';
 import { firstValueFunction, lastValueFunction, listAggFunction } from './value-aggs.ts';
 import { varianceFunction } from './variance.ts';
@@ -43,6 +44,8 @@ export function createAggFunction(fn: AggFunctionName, argType: LogicalType | un
     case 'STDDEV_POP':
     case 'STDDEV_SAMP':
       return varianceFunction(fn, type);
+    case 'SINGLE_VALUE':
+      return singleValueFunction(call);
     case 'USER':
       throw new PlanError(`a user aggregate function comes from the pipeline's registry${call === undefined ? '' : ` (${call})`}`);
   }

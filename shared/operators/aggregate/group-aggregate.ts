@@ -115,8 +115,29 @@ export function createGroupAggregateOperator(spec: GroupAggregateSpec, inputSche
     out.emit(result('+U', input.row, newValues));
   };
 
+  /**
+   * Runs the batch on copies of its groups' accumulators, so that a data error (SINGLE_VALUE's
+   * second row) is raised before the batch changes any state, as the operator contract asks.
+   */
+  const checkRows = (state: ValueState<GroupAccumulators>, batch: readonly ChangeRow[], keys: readonly string[]): void => {
+    const copies = new Map<string, GroupAccumulators | undefined>();
+    for (let i = 0; i < batch.length; i++) {
+      const key = keys[i]!;
+      const input = batch[i]!;
+      let acc = copies.has(key) ? copies.get(key) : structuredClone(state.get(key));
+      if (acc === undefined) {
+        if (!isAccumulate(input.kind)) continue;
+        acc = handler.createAccumulators();
+      }
+      if (isAccumulate(input.kind)) handler.accumulate(acc, input.row);
+      else handler.retract(acc, input.row);
+      copies.set(key, acc.records === 0 ? undefined : acc);
+    }
+  };
+
   const processRows = (batch: readonly ChangeRow[], keys: readonly string[], out: Output): void => {
     const state = accState!;
+    if (handler.failsOnData) checkRows(state, batch, keys);
     for (let i = 0; i < batch.length; i++) processElement(state, keys[i]!, batch[i]!, out);
   };
 

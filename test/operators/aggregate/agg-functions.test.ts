@@ -7,6 +7,7 @@ import { countFunction, countStarFunction } from '../../../shared/operators/aggr
 import { createAggFunction } from '../../../shared/operators/aggregate/create-agg-function.ts';
 import { maxFunction, minFunction } from '../../../shared/operators/aggregate/min-max.ts';
 import { sumFunction } from '../../../shared/operators/aggregate/sum.ts';
+import { RecordError } from '../../../shared/core/errors.ts';
 
 const INT: LogicalType = { root: 'INT', nullable: true };
 const BIGINT: LogicalType = { root: 'BIGINT', nullable: true };
@@ -221,5 +222,30 @@ describe('variance and standard deviation with retraction', () => {
 
   it('DECIMAL is rejected by name', () => {
     expect(() => createAggFunction('VAR_POP', dec(10, 2), 'VAR_POP(p)')).toThrow('VAR_POP(DECIMAL(10, 2)) is not supported in VAR_POP(p): VAR_POP accepts INT, BIGINT or DOUBLE (DECIMAL is not supported yet: CAST it to DOUBLE)');
+  });
+});
+
+describe('SINGLE_VALUE (Flink SingleValueAggFunction)', () => {
+  it('holds the one row, NULL while there is none; a retraction empties it', () => {
+    expect(run(createAggFunction('SINGLE_VALUE', INT), [['+', 7], ['-', 7], ['+', null], ['-', null], ['+', 3]])).toEqual([7, null, null, null, 3]);
+  });
+
+  it('a second row is a data error naming the call and Flink\'s message; the accumulator keeps its row', () => {
+    const fn = createAggFunction('SINGLE_VALUE', STRING, 'SINGLE_VALUE(name) AS $f0');
+    const acc = fn.createAccumulator();
+    fn.accumulate(acc, 'pear');
+    let error: unknown;
+    try {
+      fn.accumulate(acc, 'fig');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(RecordError);
+    expect((error as RecordError).retry).toBe('dead-letter');
+    expect((error as Error).message).toBe(
+      'more than one row returned by a subquery used as an expression: SINGLE_VALUE(name) AS $f0 already holds a row (Flink fails with "SingleValueAggFunction received more than one element.")',
+    );
+    expect(fn.getValue(acc)).toBe('pear');
+    expect(fn.failsOnData).toBe(true);
   });
 });
