@@ -260,6 +260,10 @@ describe('IN / EXISTS inside expressions and in HAVING (mark joins)', () => {
     expect(await embedded(`SELECT id, product IN (SELECT name FROM products WHERE price > 1000) AS known FROM orders WHERE id >= 3`)).toEqual(
       rows({ id: 3, known: false }, { id: 4, known: false }, { id: 5, known: false }, { id: 6, known: false }),
     );
+    // Two NOT NULL sides cannot make IN NULL: no counts, only the distinct values.
+    const big = `SELECT id, id IN (SELECT id FROM orders WHERE qty > 4) AS big FROM orders`;
+    expect(plan(big)).toContain('+- Calc(select=[id, IS NOT NULL(i) AS big])\n   +- Join(joinType=[LeftOuterJoin], where=[=(id, id0)]');
+    expect(await embedded(big)).toEqual(rows({ id: 1, big: false }, { id: 2, big: true }, { id: 3, big: false }, { id: 4, big: false }, { id: 5, big: true }, { id: 6, big: false }));
   });
 
   it('EXISTS under OR in WHERE, correlated: a LEFT join with the distinct keys, then the filter', async () => {
@@ -278,6 +282,16 @@ describe('IN / EXISTS inside expressions and in HAVING (mark joins)', () => {
     // stock holds apple 9, plum 2 and 7 (pear was deleted); no order's qty is one of its product's units.
     expect(await both(q)).toEqual(
       rows({ id: 1, s: 'some', exact: false }, { id: 2, s: 'none', exact: false }, { id: 4, s: 'some', exact: false }, { id: 5, s: 'some', exact: false }, { id: 6, s: 'none', exact: false }),
+    );
+  });
+
+  it('over an updating outer query (Debezium source): its retractions retract the marked rows, on both runtimes', async () => {
+    // stock ends as apple 9, plum 2, plum 7; order quantities are 3, 5, 2, 1, 8, 4.
+    const q = `SELECT product, units, units IN (SELECT qty FROM orders) AS ordered, (SELECT COUNT(*) FROM orders o WHERE o.product = s.product) AS n FROM stock s`;
+    expect(plan(q)).toContain('CASE(IS NULL(EXPR$0), 0:BIGINT, EXPR$0) AS n])');
+    expect(plan(q)).toContain('Join(joinType=[LeftOuterJoin], where=[=(units, qty)], select=[product, units, c, ck, qty, i]');
+    expect(await both(q)).toEqual(
+      rows({ product: 'apple', units: 9, ordered: false, n: 2 }, { product: 'plum', units: 2, ordered: true, n: 1 }, { product: 'plum', units: 7, ordered: false, n: 1 }),
     );
   });
 
