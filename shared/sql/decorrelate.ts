@@ -148,17 +148,6 @@ function pullSelect(q: SqlSelect, st: State, nested: boolean): Pulled {
   }
   if (correlated.length === 0 && from.correlated.length === 0) return { query: q, carried: [], correlated: [] };
   if (q.groupingSets !== undefined) throw new SqlError(q.pos, 'a correlated subquery cannot use GROUPING SETS, ROLLUP or CUBE (Flink cannot decorrelate it either)');
-  const grouped = q.groupBy.length > 0 || q.items.some((i) => containsAggregate(i.expr));
-  if (grouped) {
-    for (const c of correlated) {
-      if (!isColumnEquality(c, scope)) {
-        throw new SqlError(
-          c.pos,
-          'a correlated subquery that aggregates can correlate by equalities of its columns with the outer query only (t.k = o.k), as in Flink: this condition is not one',
-        );
-      }
-    }
-  }
   // The inner columns the correlations read, each carried once under a placeholder.
   const carried: { placeholder: string; ref: Extract<SqlExpr, { k: 'id' }>; field: string }[] = [];
   const carry = (ref: Extract<SqlExpr, { k: 'id' }>, field: string, rest: readonly string[]): SqlExpr => {
@@ -185,6 +174,15 @@ function pullSelect(q: SqlSelect, st: State, nested: boolean): Pulled {
       }),
     ),
   ];
+  const grouped = q.groupBy.length > 0 || q.items.some((i) => containsAggregate(i.expr));
+  if (grouped) {
+    // Grouping by a carried column splits nothing only when the correlation fixes its value.
+    const placeholders = new Set(carried.map((c) => c.placeholder));
+    const odd = conditions.find((c) => !isCarriedEquality(c, placeholders));
+    if (odd !== undefined) {
+      throw new SqlError(odd.pos, 'a correlated subquery that aggregates can correlate by equalities of its columns with the outer query only (t.k = o.k), as in Flink: this condition is not one');
+    }
+  }
   // `*` names the columns of the FROM the query wrote, not those its derived tables now carry.
   const own = from.placeholders.size === 0 ? q.items : q.items.flatMap((item) => (item.expr.k === 'star' ? expandStar(item.expr, scope, from.placeholders) : [item]));
   const items = [...own, ...carried.map((c) => ({ expr: c.ref as SqlExpr, ...(nested ? { alias: c.placeholder } : {}), pos: c.ref.pos }))];
@@ -273,12 +271,12 @@ function resolveInner(scope: Scope, id: Extract<SqlExpr, { k: 'id' }>): { column
   return undefined;
 }
 
-/** `inner = outer` (either way round): a plain inner column equal to an expression of outer columns. */
-function isColumnEquality(c: SqlExpr, scope: Scope): boolean {
+/** `$corN = outer` (either way round): a carried column equal to an expression of outer columns only. */
+function isCarriedEquality(c: SqlExpr, placeholders: ReadonlySet<string>): boolean {
   if (c.k !== 'bin' || c.op !== '=') return false;
-  const outerOnly = (e: SqlExpr): boolean => sqlColumnRefs(e).every((id) => resolveInner(scope, id) === undefined);
-  const innerColumn = (e: SqlExpr): boolean => e.k === 'id' && resolveInner(scope, e)?.rest.length === 0;
-  return (innerColumn(c.left) && outerOnly(c.right)) || (innerColumn(c.right) && outerOnly(c.left));
+  const carriedColumn = (e: SqlExpr): boolean => e.k === 'id' && e.parts.length === 1 && placeholders.has(e.parts[0] as string);
+  const outerOnly = (e: SqlExpr): boolean => sqlColumnRefs(e).every((id) => !placeholders.has(id.parts[0] as string));
+  return (carriedColumn(c.left) && outerOnly(c.right)) || (carriedColumn(c.right) && outerOnly(c.left));
 }
 
 /** Whether an expression holds a subquery (`(SELECT …)`, `IN (SELECT …)`, `EXISTS`), not looking into subqueries. */

@@ -130,6 +130,10 @@ describe('correlated IN / EXISTS with GROUP BY, DISTINCT, joins and derived tabl
     expect(rejects(`SELECT id FROM orders o WHERE product IN (SELECT MIN(name) FROM products p WHERE p.min_qty < o.qty)`)).toThrow(
       'line 7:92: a correlated subquery that aggregates can correlate by equalities of its columns with the outer query only (t.k = o.k), as in Flink: this condition is not one',
     );
+    // Also when the non-equality comes up from a derived table the aggregate reads.
+    expect(rejects(`SELECT id FROM orders o WHERE 2 IN (SELECT MAX(x.min_qty) FROM (SELECT * FROM products p WHERE p.min_qty < o.qty) x)`)).toThrow(
+      'line 7:106: a correlated subquery that aggregates can correlate by equalities of its columns with the outer query only (t.k = o.k), as in Flink: this condition is not one',
+    );
     expect(rejects(`SELECT id FROM orders o WHERE EXISTS (SELECT * FROM products p LEFT JOIN (SELECT * FROM orders o2 WHERE o2.id = o.id) x ON p.name = x.product)`)).toThrow(
       'line 7:74: a subquery correlated inside the side of a LEFT JOIN that the join pads with NULLs is not supported (Flink cannot decorrelate it either)',
     );
