@@ -25,7 +25,7 @@ export type {
 } from './windowed-stream.ts';
 export { tumble, hop, cumulate, session, parseDuration } from './windows.ts';
 export type { Duration, AlignedWindowOptions, SessionOptions } from './windows.ts';
-export { count, countWhere, countDistinct, sum, min, max, avg, listagg, firstValue, lastValue, variance } from './aggregates.ts';
+export { count, countWhere, countDistinct, sum, min, max, avg, listagg, firstValue, lastValue, singleValue, variance } from './aggregates.ts';
 export type { AggregateSpec } from './aggregates.ts';
 export type { RowOf, SchemaSpec, ColumnTypeSpec } from './schema-spec.ts';
 export {

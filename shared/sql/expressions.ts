@@ -182,7 +182,7 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
     }
     case 'inQuery':
     case 'exists':
-      throw new SqlError(e.pos, `${e.k === 'exists' ? 'EXISTS' : 'IN'} (SELECT …) is supported as a condition of its own in a WHERE clause (a semi or anti join), not inside an expression`);
+      throw new SqlError(e.pos, `${e.k === 'exists' ? 'EXISTS' : 'IN'} (SELECT …) is supported in WHERE, HAVING and the SELECT list, not here yet`);
     case 'bin': {
       const op = e.op === '%' ? 'MOD' : e.op;
       if (op === 'AND' || op === 'OR') return call(op, ...flatten(e, op).map(sub));
@@ -242,7 +242,7 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
       // A function's unit or mode (`HOUR` of EXTRACT, `BOTH` of TRIM): a constant the function reads.
       return lit(e.word);
     case 'scalarQuery':
-      throw new SqlError(e.pos, 'a scalar subquery ((SELECT …) as a value) is supported in WHERE and in the SELECT list of a query without GROUP BY, not here yet');
+      throw new SqlError(e.pos, 'a scalar subquery ((SELECT …) as a value) is supported in WHERE, HAVING and the SELECT list, not here yet');
     case 'index':
       return call('ITEM', sub(e.expr), sub(e.index));
     case 'field':

@@ -21,7 +21,7 @@ import { NON_TIME_SORT_MESSAGE } from '../api/time-order.ts';
 type Compile = (query: SqlQuery, ctx: QueryContext) => Relation;
 
 /** Compiles `body` with the WITH queries visible as views (shadowing tables of the same name). */
-export function withCtes(query: Extract<SqlQuery, { k: 'with' }>, ctx: QueryContext, body: () => Relation): Relation {
+export function withCtes<T = Relation>(query: Extract<SqlQuery, { k: 'with' }>, ctx: QueryContext, body: () => T): T {
   const saved = new Map<string, CatalogView | undefined>();
   const seen = new Set<string>();
   for (const cte of query.ctes) {

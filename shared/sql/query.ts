@@ -27,10 +27,10 @@ import { compileExpr, exprKey, isAggregateCall, resolveColumn, scopeOf, type Sco
 import { rankFilter, rankItem, rewriteGroupWindow } from './rules.ts';
 import { checkQueryHints } from './query-hints.ts';
 import { inViewScope } from './catalog.ts';
-import { sqlAnd, sqlChildren as children, sqlConjuncts } from './sql-expr-walk.ts';
+import { sqlAnd, sqlChildren as children } from './sql-expr-walk.ts';
 import { compileJoin, compileTemporalJoin, type JoinContext } from './joins.ts';
-import { isSubqueryCondition, subqueryJoin } from './subqueries.ts';
-import { joinScalarSubqueries, scalarSubqueriesOf } from './scalar-subqueries.ts';
+import { isSubqueryCondition } from './subqueries.ts';
+import { containsSubquery, joinExpressionSubqueries, semiAntiJoin, subqueryConjuncts } from './expression-subqueries.ts';
 import { compileOrderBy, compileSetOp, compileValues, withCtes } from './query-compose.ts';
 import { distinct, relation, stateTtl, topNCacheSize, type QueryContext, type Relation } from './relation.ts';
 
@@ -63,10 +63,11 @@ export function compileSelect(query: SqlSelect, ctx: QueryContext): Relation {
   if (topN && inner) {
     input = compileTopN(q, inner, topN.index, ctx);
   } else {
-    const conjuncts = sqlConjuncts(q.where);
+    // IN / EXISTS conjuncts are semi and anti joins; other subqueries are joined where they stand.
+    const conjuncts = subqueryConjuncts(q.where);
     const subqueries = conjuncts.filter(isSubqueryCondition);
-    const scalarConditions = conjuncts.filter((c) => !isSubqueryCondition(c) && scalarSubqueriesOf(c).length > 0);
-    let where = conjuncts.filter((c) => !isSubqueryCondition(c) && !scalarConditions.includes(c));
+    const valueConditions = conjuncts.filter((c) => !isSubqueryCondition(c) && containsSubquery(c));
+    let where = conjuncts.filter((c) => !containsSubquery(c));
     const jc = joinContext(q.hints, ctx);
     if (q.from.k === 'join' && q.from.systemTime === undefined) {
       // The WHERE conjuncts that belong to the join (its keys in a comma join) go into it.
@@ -78,12 +79,13 @@ export function compileSelect(query: SqlSelect, ctx: QueryContext): Relation {
     }
     const rest = sqlAnd(where);
     if (rest) input = filter(input, rest);
-    for (const s of subqueries) input = subqueryJoin(input, s, jc);
-    const scalarItems = q.groupBy.length > 0 || q.items.some((i) => containsAggregate(i.expr) || containsOver(i.expr)) ? [] : q.items.map((i) => i.expr);
-    if (scalarConditions.length > 0 || scalarItems.some((e) => scalarSubqueriesOf(e).length > 0)) {
-      const scalar = joinScalarSubqueries(input, scalarConditions, scalarItems, jc);
-      input = scalar.relation;
-      scalarHooks = scalar.hooks;
+    for (const s of subqueries) input = semiAntiJoin(input, s, jc);
+    // A grouped query joins its select items' subqueries after aggregating (compileAggregate).
+    const valueItems = q.groupBy.length > 0 || q.items.some((i) => containsAggregate(i.expr) || containsOver(i.expr)) ? [] : q.items.map((i) => i.expr);
+    if (valueConditions.length > 0 || valueItems.some(containsSubquery)) {
+      const joined = joinExpressionSubqueries(input, valueConditions, valueItems, jc);
+      input = joined.relation;
+      scalarHooks = joined.hooks;
     }
   }
   const grouped = q.groupBy.length > 0 || q.items.some((i) => containsAggregate(i.expr));
@@ -409,11 +411,19 @@ function compileAggregate(q: SqlSelect, input: Relation, ctx: QueryContext): Rel
     },
   };
   // Columns not grouped must not be referenced outside aggregates (checked by resolving in the output scope).
-  if (q.having) {
-    const condition = compileExpr(q.having, rel.scope, hooks);
-    rel = relation(atPosition(q.having.pos, () => rel.stream.filter(condition)) as Stream<Row>, qualifiers, 'aggregate');
+  const having = subqueryConjuncts(q.having);
+  const plain = sqlAnd(having.filter((c) => !containsSubquery(c)));
+  if (plain) {
+    const condition = compileExpr(plain, rel.scope, hooks);
+    rel = relation(atPosition(plain.pos, () => rel.stream.filter(condition)) as Stream<Row>, qualifiers, 'aggregate');
   }
-  return project(rel, q.items, q.pos, hooks);
+  // HAVING's IN / EXISTS conjuncts and the subqueries of HAVING and the select items join the aggregated rows (Flink's plan).
+  const jc = joinContext(q.hints, ctx);
+  for (const c of having.filter(isSubqueryCondition)) rel = semiAntiJoin(rel, c, jc, hooks);
+  const valueConditions = having.filter((c) => !isSubqueryCondition(c) && containsSubquery(c));
+  if (valueConditions.length === 0 && !q.items.some((i) => containsSubquery(i.expr))) return project(rel, q.items, q.pos, hooks);
+  const joined = joinExpressionSubqueries(rel, valueConditions, q.items.map((i) => i.expr), jc, hooks);
+  return project(joined.relation, q.items, q.pos, joined.hooks);
 }
 
 /**

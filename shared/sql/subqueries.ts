@@ -1,5 +1,5 @@
 /**
- * Subquery conditions of a WHERE clause → semi and anti joins, decorrelated as Flink's
+ * Subquery conditions of a WHERE (or HAVING) clause → semi and anti joins, decorrelated as Flink's
  * FlinkSubQueryRemoveRule (after Calcite's SubQueryRemoveRule) does:
  *
  * - `[NOT] EXISTS (SELECT … FROM t WHERE …)`: the subquery's own conditions filter `t`; its
@@ -15,8 +15,12 @@
  *   `OR(IS NULL(x), IS NULL(y), =(x, y))` of Flink's plan for a nullable pair (a pair of NOT NULL
  *   columns stays a key). A NULL in the subquery's result thus makes NOT IN never TRUE, and a
  *   NULL `x` passes only an empty subquery.
- * - Any other subquery (GROUP BY, DISTINCT, set operations, VALUES, joins, …) is uncorrelated:
- *   it is compiled on its own and joined on its columns.
+ * - Any other subquery (GROUP BY, DISTINCT, set operations, VALUES, joins, …) is compiled on its
+ *   own and joined on its columns; one that refers to the outer query is decorrelated first
+ *   (decorrelate.ts: GROUP BY and DISTINCT keep the correlated columns, joins and correlated
+ *   derived tables pass them up), as Flink's SubQueryDecorrelator does.
+ * - A correlation `t.b = outer expression` is a join key (the expression projected as `$fN`
+ *   first, as Flink does); any other correlation is part of the join condition.
  *
  * The subquery side is projected to the columns the join reads (Flink prunes them too), so its
  * state holds only those. The join is the regular SEMI / ANTI join, or a window join when both
@@ -31,7 +35,8 @@ import { call, col, lit } from '../plan/expr-build.ts';
 import type { Expr } from '../plan/expr.ts';
 import type { SqlExpr, SqlQuery, SqlSelect } from './ast.ts';
 import { SqlError, atPosition } from './errors.ts';
-import { compileExpr, isAggregateCall, resolveColumn, type Scope, type ScopeColumn } from './expressions.ts';
+import { compileExpr, isAggregateCall, type ExprHooks, type Scope } from './expressions.ts';
+import { containsSubquery, correlationKeys, correlationScope, decorrelate, isUnknownName, prune, withExpressions, type CorrelationScope, type SubqueryRows } from './decorrelate.ts';
 import { stateTtls, type JoinContext } from './joins.ts';
 import { sqlAnd, sqlChildren, sqlConjuncts } from './sql-expr-walk.ts';
 import type { Relation } from './relation.ts';
@@ -42,50 +47,36 @@ export function isSubqueryCondition(e: SqlExpr): boolean {
   return inner.k === 'inQuery' || inner.k === 'exists';
 }
 
-/** A subquery taken apart: its rows (own conditions applied), its IN columns and its correlations. */
-interface Decomposed {
-  readonly sub: Relation;
-  /** The selected expressions over `sub` (IN only). */
-  readonly items: readonly Expr[];
-  /** Conditions on outer columns, in SQL. */
-  readonly correlated: readonly SqlExpr[];
-}
-
-const UNKNOWN_NAME = /unknown (column|table or alias)/;
-
 /**
- * Applies the semi / anti join of a subquery conjunct of the WHERE clause of a query reading
- * `input` (see the module documentation).
+ * Applies the semi / anti join of a subquery conjunct of the WHERE (or HAVING) clause of a query
+ * reading `input` (see the module documentation); `hooks` compile the outer side's expressions
+ * (an aggregate's calls in HAVING, subqueries already joined).
  *
- * @throws SqlError for an IN whose sides have different numbers of columns, a subquery this
- *   rewrite does not decorrelate that refers to the outer query, or incomparable keys.
+ * @throws SqlError for an IN whose sides have different numbers of columns, a subquery Flink
+ *   cannot decorrelate, or incomparable keys.
  */
-export function subqueryJoin(input: Relation, condition: SqlExpr, jc: JoinContext): Relation {
+export function subqueryJoin(input: Relation, condition: SqlExpr, jc: JoinContext, hooks: ExprHooks = {}): Relation {
   const negated = condition.k === 'not';
   const e = condition.k === 'not' ? condition.arg : condition;
   if (e.k !== 'inQuery' && e.k !== 'exists') throw new SqlError(condition.pos, 'internal: not a subquery condition');
   const anti = negated !== (e.k === 'inQuery' && e.not);
   const what = `${anti ? 'NOT ' : ''}${e.k === 'exists' ? 'EXISTS' : 'IN'} subquery`;
-  const parts = decompose(e.query, e.k === 'inQuery', jc);
-  const outerExprs = e.k === 'inQuery' ? (e.expr.k === 'constructor' && e.expr.type === 'ROW' ? e.expr.args : [e.expr]) : [];
+  const parts = subqueryRows(e.query, e.k === 'inQuery', jc);
+  const outerExprs = e.k === 'inQuery' ? inOperands(e) : [];
   if (outerExprs.length !== parts.items.length) {
     throw new SqlError(e.pos, `IN compares ${outerExprs.length} column${outerExprs.length === 1 ? '' : 's'} with a subquery of ${parts.items.length} column${parts.items.length === 1 ? '' : 's'}`);
   }
   if (e.k === 'exists' && parts.correlated.length === 0) return joinOneRowOrNone(input, parts.sub, anti, what, e.query, jc);
 
-  // The IN expressions of the outer query: columns, or `$fN` columns projected first.
-  const left = withExpressions(input, outerExprs.map((x) => compileExpr(x, input.scope)));
-  // Correlations: key pairs and residual conjuncts, over the outer columns and the subquery's.
-  const keys: JoinKeyPair[] = [];
-  const residual: SqlExpr[] = [];
-  const scope0 = correlationScope(left.relation, parts.sub);
-  for (const c of parts.correlated) {
-    const pair = keyPairOf(c, scope0);
-    if (pair) keys.push(pair);
-    else residual.push(c);
-  }
+  // Correlations: keys (the outer side a column, or an expression projected as `$fN`) and residual conjuncts.
+  const correlation = correlationKeys(input, parts.sub, parts.correlated, hooks);
+  const residual = correlation.residual;
+  // The IN expressions and the keys' outer expressions as columns of the outer rows.
+  const left = withExpressions(input, [...outerExprs.map((x) => compileExpr(x, input.scope, hooks)), ...correlation.keys.map((k) => k.outer)], e.query.pos);
+  const inColumns = left.columns.slice(0, outerExprs.length);
+  const keys: JoinKeyPair[] = correlation.keys.map((k, i) => ({ left: left.columns[outerExprs.length + i] as string, right: k.sub }));
   // The subquery side: the IN items as columns, pruned to what the join reads.
-  const inner = withExpressions(parts.sub, parts.items);
+  const inner = withExpressions(parts.sub, parts.items, e.query.pos);
   const residualRefs = residual.flatMap((c) => referencedSubFields(c, correlationScope(left.relation, inner.relation)));
   const right = prune(inner.relation, new Set([...keys.map((k) => k.right), ...inner.columns, ...residualRefs]));
   const names = joinedFieldNames(left.relation.stream.schema, right.stream.schema).right;
@@ -93,7 +84,7 @@ export function subqueryJoin(input: Relation, condition: SqlExpr, jc: JoinContex
   const scope = correlationScope(left.relation, right);
   const conditions: Expr[] = residual.map((c) => compileExpr(c, scope));
   // The IN pairs: `=` keys; NOT IN's null-aware condition for a pair that may hold NULL.
-  left.columns.forEach((l, i) => {
+  inColumns.forEach((l, i) => {
     const r = inner.columns[i] as string;
     const lt = fieldType(left.relation, l);
     const rt = fieldType(right, r);
@@ -119,9 +110,56 @@ export function subqueryJoin(input: Relation, condition: SqlExpr, jc: JoinContex
   return { stream, scope: { ...input.scope, schema: stream.schema } };
 }
 
-/** Whether a SELECT is decorrelated here: one FROM item, WHERE, plain select items. */
+/** The outer expressions of `x IN (…)` / `(a, b) IN (…)`. */
+export function inOperands(e: Extract<SqlExpr, { k: 'inQuery' }>): readonly SqlExpr[] {
+  return e.expr.k === 'constructor' && e.expr.type === 'ROW' ? e.expr.args : [e.expr];
+}
+
+/**
+ * A subquery's rows, selected items (`isIn`) and correlations: a plain SELECT is taken apart
+ * here (its own conditions filter its FROM, its conditions on outer columns are the
+ * correlations); any other subquery is compiled on its own, or decorrelated (decorrelate.ts)
+ * when it refers to the outer query.
+ */
+export function subqueryRows(q: SqlQuery, isIn: boolean, jc: JoinContext): SubqueryRows {
+  if (isPlainSelect(q)) {
+    try {
+      return plainRows(q, isIn, jc);
+    } catch (error) {
+      // A correlated derived table in FROM, or an outer column where only a decorrelated subquery may have one.
+      if (!isUnknownName(error)) throw error;
+    }
+    return decorrelated(q, isIn, jc);
+  }
+  let sub: Relation;
+  try {
+    sub = jc.compileQuery(q);
+  } catch (error) {
+    if (!isUnknownName(error)) throw error;
+    return decorrelated(q, isIn, jc);
+  }
+  return { sub, items: isIn ? sub.stream.schema.fields.map((f) => col(f.name)) : [], correlated: [] };
+}
+
+function decorrelated(q: SqlQuery, isIn: boolean, jc: JoinContext): SubqueryRows {
+  const rows = decorrelate(q, jc);
+  return isIn ? rows : { ...rows, items: [] };
+}
+
+/**
+ * Whether a SELECT is taken apart here: one FROM item, WHERE conjuncts that are conditions or
+ * IN / EXISTS subqueries of their own, plain select items.
+ */
 function isPlainSelect(q: SqlQuery): q is SqlSelect {
-  return q.k === 'select' && q.groupBy.length === 0 && q.having === undefined && !q.distinct && q.from.k !== 'join' && !q.items.some((i) => aggregates(i.expr));
+  return (
+    q.k === 'select' &&
+    q.groupBy.length === 0 &&
+    q.having === undefined &&
+    !q.distinct &&
+    q.from.k !== 'join' &&
+    !q.items.some((i) => aggregates(i.expr) || containsSubquery(i.expr)) &&
+    !sqlConjuncts(q.where).some((c) => !isSubqueryCondition(c) && containsSubquery(c))
+  );
 }
 
 /** Whether an expression holds an aggregate call (the subquery is then an aggregation). */
@@ -129,11 +167,7 @@ function aggregates(e: SqlExpr): boolean {
   return isAggregateCall(e) || sqlChildren(e).some(aggregates);
 }
 
-function decompose(q: SqlQuery, isIn: boolean, jc: JoinContext): Decomposed {
-  if (!isPlainSelect(q)) {
-    const sub = compileUncorrelated(q, jc);
-    return { sub, items: isIn ? sub.stream.schema.fields.map((f) => col(f.name)) : [], correlated: [] };
-  }
+function plainRows(q: SqlSelect, isIn: boolean, jc: JoinContext): SubqueryRows {
   let sub = jc.compileFrom(q.from);
   const own: SqlExpr[] = [];
   const nested: SqlExpr[] = [];
@@ -155,72 +189,19 @@ function decompose(q: SqlQuery, isIn: boolean, jc: JoinContext): Decomposed {
   return { sub, items, correlated };
 }
 
-/** A subquery compiled on its own; an outer column in it is named as what it is. */
-function compileUncorrelated(q: SqlQuery, jc: JoinContext): Relation {
-  try {
-    return jc.compileQuery(q);
-  } catch (error) {
-    if (error instanceof SqlError && UNKNOWN_NAME.test(error.message)) {
-      const message = error.message.replace(/^line \d+:\d+: /, '');
-      throw new SqlError(
-        { line: error.line, column: error.column },
-        `${message}; a subquery that refers to the outer query must be SELECT … FROM one table, view, subquery or window TVF [WHERE …] (correlated subqueries with GROUP BY, DISTINCT, joins or set operations are not supported yet)`,
-      );
-    }
-    throw error;
-  }
-}
-
 /** Whether every column `c` names is a column of `scope` (an own condition of the subquery). */
 function resolves(c: SqlExpr, scope: Scope): boolean {
   try {
     compileExpr(c, scope);
     return true;
   } catch (error) {
-    if (error instanceof SqlError && UNKNOWN_NAME.test(error.message)) return false;
+    if (isUnknownName(error)) return false;
     throw error;
   }
 }
 
-/**
- * The columns a correlated condition sees: the subquery's first (an unqualified name, or one
- * qualified by a name the subquery uses, means the subquery's column, as SQL scoping says), then
- * the outer query's under the names the joined row gives them.
- */
-function correlationScope(outer: Relation, sub: Relation): Scope & { readonly subColumns: ReadonlyMap<ScopeColumn, string> } {
-  const names = joinedFieldNames(outer.stream.schema, sub.stream.schema).right;
-  const joinedName = new Map(sub.stream.schema.fields.map((f, i) => [f.name, names[i] as string]));
-  const subColumns = new Map<ScopeColumn, string>();
-  const inner = sub.scope.columns.map((c) => {
-    const column: ScopeColumn = { ...c, field: joinedName.get(c.field) ?? c.field };
-    subColumns.set(column, c.field);
-    return column;
-  });
-  const innerNames = new Set(sub.scope.columns.map((c) => c.name.toLowerCase()));
-  const innerQualifiers = new Set(sub.scope.columns.flatMap((c) => c.qualifiers.map((q) => q.toLowerCase())));
-  const outerColumns = outer.scope.columns.map((c): ScopeColumn => {
-    if (!innerNames.has(c.name.toLowerCase())) return c;
-    return { ...c, qualifiedOnly: true, qualifiers: c.qualifiers.filter((q) => !innerQualifiers.has(q.toLowerCase())) };
-  });
-  const schema = { fields: [...outer.stream.schema.fields, ...sub.stream.schema.fields.map((f) => ({ ...f, name: joinedName.get(f.name) ?? f.name }))] };
-  return { description: `${sub.scope.description} correlated with ${outer.scope.description}`, schema, columns: [...outerColumns, ...inner], subColumns };
-}
-
-/** `outer.a = sub.b` (either way round) as a key pair (outer field, subquery field). */
-function keyPairOf(c: SqlExpr, scope: ReturnType<typeof correlationScope>): JoinKeyPair | undefined {
-  if (c.k !== 'bin' || c.op !== '=' || c.left.k !== 'id' || c.right.k !== 'id') return undefined;
-  const a = resolveColumn(scope, c.left.parts, c.left.pos);
-  const b = resolveColumn(scope, c.right.parts, c.right.pos);
-  if (a.proctime || b.proctime) return undefined;
-  const sa = scope.subColumns.get(a);
-  const sb = scope.subColumns.get(b);
-  if (sa === undefined && sb !== undefined) return { left: a.field, right: sb };
-  if (sb === undefined && sa !== undefined) return { left: b.field, right: sa };
-  return undefined;
-}
-
 /** The subquery fields a correlated condition reads (by their name in the subquery). */
-function referencedSubFields(c: SqlExpr, scope: ReturnType<typeof correlationScope>): string[] {
+function referencedSubFields(c: SqlExpr, scope: CorrelationScope): string[] {
   const joined = new Map([...scope.subColumns].map(([column, field]) => [column.field, field]));
   const refs = (e: Expr): string[] => {
     switch (e.kind) {
@@ -240,33 +221,10 @@ function referencedSubFields(c: SqlExpr, scope: ReturnType<typeof correlationSco
   return refs(compileExpr(c, scope)).flatMap((name) => (joined.has(name) ? [joined.get(name) as string] : []));
 }
 
-/** A relation with expressions as columns: plain column references are used as they are, others projected as `$fN`. */
-function withExpressions(r: Relation, exprs: readonly Expr[]): { relation: Relation; columns: string[]; added: string[] } {
-  const fields = r.stream.schema.fields;
-  const added: { name: string; expr: Expr }[] = [];
-  const columns = exprs.map((x) => {
-    if (x.kind === 'ref') return x.name;
-    const name = `$f${fields.length + added.length}`;
-    added.push({ name, expr: x });
-    return name;
-  });
-  if (added.length === 0) return { relation: r, columns, added: [] };
-  const stream = r.stream.calc([...fields.map((f) => ({ name: f.name, expr: col(f.name) as Expr })), ...added]);
-  return { relation: { stream, scope: { ...r.scope, schema: stream.schema } }, columns, added: added.map((a) => a.name) };
-}
-
 /** The semi / anti join's output without the `$fN` columns added to the outer side. */
 function dropExpressions(joined: Stream<Row>, input: Relation, added: readonly string[], pos: SqlExpr['pos']): Stream<Row> {
   if (added.length === 0) return joined;
   return atPosition(pos, () => joined.calc(input.stream.schema.fields.map((f) => ({ name: f.name, expr: col(f.name) as Expr }))));
-}
-
-/** `r` projected to the fields in `keep` (in their order), unless it has no others. */
-function prune(r: Relation, keep: ReadonlySet<string>): Relation {
-  const fields = r.stream.schema.fields;
-  if (fields.every((f) => keep.has(f.name))) return r;
-  const stream = r.stream.calc(fields.filter((f) => keep.has(f.name)).map((f) => ({ name: f.name, expr: col(f.name) as Expr })));
-  return { stream, scope: { ...r.scope, schema: stream.schema, columns: r.scope.columns.filter((c) => keep.has(c.field)) } };
 }
 
 function fieldType(r: Relation, name: string): LogicalType {

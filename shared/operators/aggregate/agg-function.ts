@@ -27,6 +27,8 @@ export type AggFunctionName =
   | 'JSON_ARRAYAGG'
   | 'JSON_OBJECTAGG'
   | 'PERCENTILE'
+  /** The value of a group's one row; a second row is a data error (scalar subqueries). */
+  | 'SINGLE_VALUE'
   /** A TypeScript aggregate function, by its registry reference (AggCallSpec.user). */
   | 'USER';
 
@@ -38,7 +40,7 @@ export interface AggFunction<A> {
   accumulate(acc: A, value: Value): void;
   /**
    * Throws the RecordError {@link accumulate} would raise for this value (JSON_OBJECTAGG's
-   * duplicate key), without changing anything: the handler checks every call of a row before
+   * duplicate key, SINGLE_VALUE's second row), without changing anything: the handler checks every call of a row before
    * accumulating any, so a rejected row leaves the group's state as it was (operator.ts).
    */
   check?(acc: A, value: Value): void;

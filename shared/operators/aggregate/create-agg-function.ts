@@ -9,6 +9,7 @@ import { avgFunction } from './avg.ts';
 import { countFunction, countStarFunction } from './count.ts';
 import { maxFunction, minFunction } from './min-max.ts';
 import { aggResultType } from './result-type.ts';
+import { singleValueFunction } from './single-value.ts';
 import { sumFunction } from './sum.ts';
 import { firstValueFunction, lastValueFunction, listAggFunction } from './value-aggs.ts';
 import { arrayAggFunction, collectFunction, jsonArrayAggFunction, jsonObjectAggFunction } from './collection-aggs.ts';
@@ -56,6 +57,8 @@ export function createAggFunction(fn: AggFunctionName, argType: LogicalType | un
       return jsonObjectAggFunction(options.onNull === 'ABSENT');
     case 'PERCENTILE':
       return percentileFunction(type, options.percentages!);
+    case 'SINGLE_VALUE':
+      return singleValueFunction(call);
     case 'USER':
       throw new PlanError(`a user aggregate function comes from the pipeline's registry${call === undefined ? '' : ` (${call})`}`);
   }

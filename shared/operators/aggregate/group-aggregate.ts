@@ -122,7 +122,7 @@ export function createGroupAggregateOperator(spec: GroupAggregateSpec, inputSche
       for (let i = 0; i < batch.length; i++) processElement(state, keys[i]!, batch[i]!, out);
       return;
     }
-    // A call that can reject a row (JSON_OBJECTAGG's duplicate key) may do so after earlier rows
+    // A call that can reject a row (JSON_OBJECTAGG's duplicate key, SINGLE_VALUE's second row) may do so after earlier rows
     // of the batch changed their groups: the batch must then leave no change behind (operator.ts),
     // so the groups it touches are copied first and put back when a row is rejected.
     const before = new Map<string, GroupAccumulators | undefined>();

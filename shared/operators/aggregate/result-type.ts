@@ -19,7 +19,7 @@ const AVG_MIN_DECIMAL_SCALE = 6;
  *
  * - COUNT → BIGINT NOT NULL (a count is never NULL, even of an empty group);
  * - SUM(INT) → INT, SUM(BIGINT) → BIGINT, SUM(DOUBLE) → DOUBLE, SUM(DECIMAL(p, s)) → DECIMAL(38, s);
- * - MIN/MAX → the argument type;
+ * - MIN/MAX, FIRST_VALUE/LAST_VALUE, SINGLE_VALUE → the argument type;
  * - AVG(INT) → INT and AVG(BIGINT) → BIGINT (truncating), AVG(DOUBLE) → DOUBLE,
  *   AVG(DECIMAL(p, s)) → DECIMAL(38, max(6, s)).
  *
@@ -58,6 +58,7 @@ export function aggResultType(fn: AggFunctionName, argType: LogicalType | undefi
       return { root: 'STRING', nullable: true };
     case 'FIRST_VALUE':
     case 'LAST_VALUE':
+    case 'SINGLE_VALUE':
       return { ...argType, nullable: true };
     case 'VAR_POP':
     case 'VAR_SAMP':

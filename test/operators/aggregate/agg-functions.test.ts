@@ -7,6 +7,7 @@ import { countFunction, countStarFunction } from '../../../shared/operators/aggr
 import { createAggFunction } from '../../../shared/operators/aggregate/create-agg-function.ts';
 import { maxFunction, minFunction } from '../../../shared/operators/aggregate/min-max.ts';
 import { sumFunction } from '../../../shared/operators/aggregate/sum.ts';
+import { RecordError } from '../../../shared/core/errors.ts';
 
 const INT: LogicalType = { root: 'INT', nullable: true };
 const BIGINT: LogicalType = { root: 'BIGINT', nullable: true };
@@ -292,5 +293,30 @@ describe('COLLECT, ARRAY_AGG, JSON_ARRAYAGG, JSON_OBJECTAGG and PERCENTILE with 
         else expect(actual![0]).toBeCloseTo(expected, 9);
       }),
     );
+  });
+});
+
+describe('SINGLE_VALUE (Flink SingleValueAggFunction)', () => {
+  it('holds the one row, NULL while there is none; a retraction empties it', () => {
+    expect(run(createAggFunction('SINGLE_VALUE', INT), [['+', 7], ['-', 7], ['+', null], ['-', null], ['+', 3]])).toEqual([7, null, null, null, 3]);
+  });
+
+  it('a second row is a data error naming the call and Flink\'s message; the accumulator keeps its row', () => {
+    const fn = createAggFunction('SINGLE_VALUE', STRING, 'SINGLE_VALUE(name) AS $f0');
+    const acc = fn.createAccumulator();
+    fn.accumulate(acc, 'pear');
+    let error: unknown;
+    try {
+      fn.accumulate(acc, 'fig');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(RecordError);
+    expect((error as RecordError).retry).toBe('dead-letter');
+    expect((error as Error).message).toBe(
+      'more than one row returned by a subquery used as an expression: SINGLE_VALUE(name) AS $f0 already holds a row (Flink fails with "SingleValueAggFunction received more than one element.")',
+    );
+    expect(fn.getValue(acc)).toBe('pear');
+    expect(() => fn.check!(acc, 'fig')).toThrow(RecordError);
   });
 });
