@@ -87,7 +87,7 @@ export interface ProduceReport {
   readonly recovered: number;
   /** Rows of the crashed range found in the stream already (not put again). */
   readonly alreadyPut: number;
-  /** Rows committed so far, over every call. */
+  /** Rows committed so far, over every call (0 when `busy`: not read). */
   readonly next: number;
   /** Whether the generator has ended and its end-of-input heartbeats are written. */
   readonly ended: boolean;

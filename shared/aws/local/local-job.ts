@@ -404,6 +404,8 @@ async function produceAll(producer: GeneratorProducer): Promise<{ rows: number; 
     rows += report.rows;
     endMarkers += report.endMarkers;
     if (report.ended) return { rows, endMarkers };
+    // Unpaced, a call ends its generator or runs out of time having put rows; nobody else holds it here.
+    if (report.rows === 0) throw new FlambdaError(`the producer of a generator source put no row and did not end (${report.status})`, 'internal', 'fail');
   }
 }
 
