@@ -33,14 +33,29 @@ import { isAggregateFunction, isScalarFunction, isTableFunction, type AggregateF
 import type { AggregateSpec } from './aggregates.ts';
 import { LookupTable, createLookupTable, type LookupTableOptions } from './lookup-table.ts';
 
-/** Context handed to a generator source: which source shard to produce. */
+/** Context handed to a generator source: which source shard to produce, and from which row. */
 export interface GeneratorContext {
   readonly shard: number;
   readonly parallelism: number;
+  /**
+   * For a {@link GeneratorFunction.seekable} generator: the index (0-based) of the first row to
+   * produce, the rows before it having been produced already (a deployed producer resumes there).
+   * Other generators are never given it: the runtime skips the rows they yield before it.
+   * @default 0
+   */
+  readonly from?: number;
 }
 
-/** A bounded generator of source rows (values in the engine's representation). */
-export type GeneratorFunction = (context: GeneratorContext) => Iterable<Row>;
+/**
+ * A generator of source rows (values in the engine's representation), bounded unless the
+ * source says `unbounded`. The same function must yield the same rows in the same order every
+ * time: the AWS runtime numbers them (`orders#17`) and a deployed producer that resumes after
+ * a crash generates its last rows again.
+ */
+export type GeneratorFunction = ((context: GeneratorContext) => Iterable<Row>) & {
+  /** True when it honours {@link GeneratorContext.from} (starts at that row without generating the ones before). */
+  readonly seekable?: boolean;
+};
 
 /** Options of {@link Pipeline.source}. */
 export interface SourceOptions<S extends SchemaSpec> {
@@ -63,8 +78,24 @@ export interface SourceOptions<S extends SchemaSpec> {
   };
   /** Where records come from. @default JSON lines bound with `--input name=path` */
   readonly connector?: SourceConnector;
-  /** Generates the records in-process instead of reading a file. */
+  /**
+   * Generates the records in-process instead of reading a file. The AWS runtime puts them into
+   * the source stream: `flambda local` before the job starts, a deployed pipeline from a
+   * producer function (infra/lib/stream-pipeline.ts).
+   */
   readonly generator?: GeneratorFunction;
+  /**
+   * For a generator: the rows per second a deployed producer puts into the source stream (Flink
+   * datagen's `rows-per-second`); local runs generate as fast as they can.
+   * @default - no pace: as fast as the stream takes them
+   */
+  readonly rowsPerSecond?: number;
+  /**
+   * For a generator: it never ends (Flink's datagen without `number-of-rows`). Only a deployed
+   * producer can run it (at `rowsPerSecond`); `flambda run` and `flambda local` refuse it.
+   * @default false
+   */
+  readonly unbounded?: boolean;
   /** Number of source shards. @default the job's parallelism */
   readonly parallelism?: number;
   /**
@@ -145,7 +176,18 @@ export class Pipeline {
     if (options.generator) {
       const ref = `gen_${this.generatorFns.size + 1}`;
       this.generatorFns.set(ref, options.generator);
-      connector = { type: 'generator', ref, display: options.generator.name || ref };
+      const rate = options.rowsPerSecond;
+      if (rate !== undefined && !(Number.isSafeInteger(rate) && rate > 0)) throw new PlanError(`source '${name}': rowsPerSecond must be a positive integer (given ${rate})`);
+      if (options.unbounded === true && rate === undefined) throw new PlanError(`source '${name}': an unbounded generator needs rowsPerSecond (the pace a deployed producer puts its rows at)`);
+      connector = {
+        type: 'generator',
+        ref,
+        display: options.generator.name || ref,
+        ...(rate !== undefined ? { rowsPerSecond: rate } : {}),
+        ...(options.unbounded === true ? { unbounded: true as const } : {}),
+      };
+    } else if (options.rowsPerSecond !== undefined || options.unbounded !== undefined) {
+      throw new PlanError(`source '${name}': rowsPerSecond and unbounded apply to generator sources only`);
     }
     const node: SourceNode = {
       type: 'Source',

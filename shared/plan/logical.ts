@@ -63,8 +63,11 @@ export interface NodeTraits {
 export type SourceConnector =
   /** Bounded JSON lines; the path may be bound later with `--input name=path`. */
   | { readonly type: 'jsonl'; readonly path?: string; readonly format?: RecordFormat }
-  /** A generator function from the pipeline module (resolved by `ref` in the function registry). */
-  | { readonly type: 'generator'; readonly ref: string; readonly display: string }
+  /**
+   * A generator function from the pipeline module (resolved by `ref` in the function registry);
+   * `rowsPerSecond` paces a deployed producer, `unbounded` marks one that never ends.
+   */
+  | { readonly type: 'generator'; readonly ref: string; readonly display: string; readonly rowsPerSecond?: number; readonly unbounded?: true }
   /** A Kinesis stream (AWS runtime and CDK). */
   | { readonly type: 'kinesis'; readonly streamName?: string; readonly streamArn?: string; readonly format?: RecordFormat };
 

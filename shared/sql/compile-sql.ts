@@ -323,7 +323,7 @@ function declareSource(ctx: QueryContext, name: string, pos: SqlPosition, source
       schema: columns,
       ...(watermark ? { watermark } : {}),
       ...(c.source ? { connector: c.source } : {}),
-      ...(c.datagen ? { generator: createDatagen(table.physical, c.datagen) } : {}),
+      ...(c.datagen ? { generator: createDatagen(table.physical, c.datagen), rowsPerSecond: c.datagen.rowsPerSecond, ...(c.datagen.rows === undefined ? { unbounded: true } : {}) } : {}),
       // Change events must stay in order per key, which one source shard keeps (a Debezium
       // stream is ordered by its partitions; spreading it round-robin would reorder a key's changes).
       ...(table.parallelism !== undefined ? { parallelism: table.parallelism } : c.source?.type !== 'generator' && isChangelogFormat(c.source?.format) ? { parallelism: 1 } : {}),

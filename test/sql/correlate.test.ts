@@ -34,21 +34,19 @@ async function both(sql: string): Promise<string[]> {
 
 describe('Correlate (UNNEST and table functions), on both runtimes', () => {
   // UNNEST alone in FROM and the joins page's `(VALUES …), UNNEST(…)` read VALUES, a generator
-  // source, which runs on the embedded runtime only (shared/cli/local-command.ts); the same
-  // Correlate over a table runs on both below.
+  // source: on the AWS runtime its producer puts the rows into the source stream.
   it('UNNEST on its own in FROM: an ARRAY, a MAP, an ARRAY of ROW, several collections zipped', async () => {
-    const embedded = async (sql: string): Promise<string[]> => (await runEmbeddedSql(sql)).rows;
-    expect(await embedded('SELECT * FROM UNNEST(ARRAY[1, 2, 3]) AS t (x)')).toEqual(['{"x":1}', '{"x":2}', '{"x":3}']);
-    expect(await embedded('SELECT x * 10 AS y FROM UNNEST(ARRAY[1, 2, 3]) AS t (x) WHERE x > 1')).toEqual(['{"y":20}', '{"y":30}']);
-    expect(await embedded("SELECT * FROM UNNEST(MAP['a', 1, 'b', 2]) AS t (k, v)")).toEqual(['{"k":"a","v":1}', '{"k":"b","v":2}']);
-    expect(await embedded("SELECT * FROM UNNEST(ARRAY[ROW(1, 'a'), ROW(2, 'b')])")).toEqual(['{"EXPR$0":1,"EXPR$1":"a"}', '{"EXPR$0":2,"EXPR$1":"b"}']);
-    expect(await embedded("SELECT * FROM UNNEST(ARRAY[1, 2, 3], ARRAY['a', 'b']) WITH ORDINALITY AS t (n, s, o)")).toEqual(['{"n":1,"s":"a","o":1}', '{"n":2,"s":"b","o":2}', '{"n":3,"s":null,"o":3}']);
-    expect(await embedded("SELECT * FROM (VALUES ('order_1')), UNNEST(ARRAY['shirt', 'pants', 'hat'])")).toEqual([
+    expect(await both('SELECT * FROM UNNEST(ARRAY[1, 2, 3]) AS t (x)')).toEqual(['{"x":1}', '{"x":2}', '{"x":3}']);
+    expect(await both('SELECT x * 10 AS y FROM UNNEST(ARRAY[1, 2, 3]) AS t (x) WHERE x > 1')).toEqual(['{"y":20}', '{"y":30}']);
+    expect(await both("SELECT * FROM UNNEST(MAP['a', 1, 'b', 2]) AS t (k, v)")).toEqual(['{"k":"a","v":1}', '{"k":"b","v":2}']);
+    expect(await both("SELECT * FROM UNNEST(ARRAY[ROW(1, 'a'), ROW(2, 'b')])")).toEqual(['{"EXPR$0":1,"EXPR$1":"a"}', '{"EXPR$0":2,"EXPR$1":"b"}']);
+    expect(await both("SELECT * FROM UNNEST(ARRAY[1, 2, 3], ARRAY['a', 'b']) WITH ORDINALITY AS t (n, s, o)")).toEqual(['{"n":1,"s":"a","o":1}', '{"n":2,"s":"b","o":2}', '{"n":3,"s":null,"o":3}']);
+    expect(await both("SELECT * FROM (VALUES ('order_1')), UNNEST(ARRAY['shirt', 'pants', 'hat'])")).toEqual([
       '{"EXPR$0":"order_1","EXPR$00":"hat"}',
       '{"EXPR$0":"order_1","EXPR$00":"pants"}',
       '{"EXPR$0":"order_1","EXPR$00":"shirt"}',
     ]);
-    expect(await embedded("SELECT * FROM (VALUES ('order_1')) AS o (id) CROSS JOIN UNNEST(ARRAY['shirt', 'pants', 'hat']) WITH ORDINALITY AS t (product_name, product_index)")).toEqual([
+    expect(await both("SELECT * FROM (VALUES ('order_1')) AS o (id) CROSS JOIN UNNEST(ARRAY['shirt', 'pants', 'hat']) WITH ORDINALITY AS t (product_name, product_index)")).toEqual([
       '{"id":"order_1","product_name":"hat","product_index":3}',
       '{"id":"order_1","product_name":"pants","product_index":2}',
       '{"id":"order_1","product_name":"shirt","product_index":1}',
@@ -88,7 +86,7 @@ describe('Correlate (UNNEST and table functions), on both runtimes', () => {
   it('a table function: joined with a condition, LEFT, alone in FROM, and over an updating input', async () => {
     expect(await both(`${DOCS} SELECT id, w FROM docs JOIN LATERAL TABLE(split_words(line)) AS T (w, l) ON l > 1`)).toEqual(['{"id":1,"w":"aa"}', '{"id":1,"w":"ccc"}', '{"id":3,"w":"dd"}']);
     expect(await both(`${DOCS} SELECT id, word FROM docs LEFT JOIN LATERAL TABLE(split_words(line)) ON TRUE WHERE id > 1`)).toEqual(['{"id":2,"word":null}', '{"id":3,"word":"dd"}']);
-    expect((await runEmbeddedSql(`${DOCS} SELECT * FROM LATERAL TABLE(split_words('p qq'))`, { functions: FUNCTIONS })).rows).toEqual(['{"word":"p","len":1}', '{"word":"qq","len":2}']);
+    expect(await both(`${DOCS} SELECT * FROM LATERAL TABLE(split_words('p qq'))`)).toEqual(['{"word":"p","len":1}', '{"word":"qq","len":2}']);
     // Every change of the aggregate's row reaches the Correlate with its kind: each word of the
     // old LISTAGG value is retracted, each of the new one added.
     const updating = `${DOCS} SELECT word FROM (SELECT LISTAGG(line, ' ') AS lines FROM docs), LATERAL TABLE(split_words(lines))`;

@@ -315,7 +315,7 @@ describe('connectors', () => {
   });
 
   it('generates datagen rows in the embedded runtime', async () => {
-    const program = compile(`CREATE TABLE g (id BIGINT, v INT, s STRING) WITH ('connector' = 'datagen', 'number-of-rows' = '20', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.v.min' = '1', 'fields.v.max' = '3');
+    const program = compile(`CREATE TABLE g (id BIGINT, v INT, s STRING) WITH ('connector' = 'datagen', 'number-of-rows' = '20', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '100', 'fields.v.min' = '1', 'fields.v.max' = '3');
       SELECT v, count(*) AS n, IF(v > 1, 'big', 'small') AS size FROM g GROUP BY v;`);
     const graph = program.pipeline.jobGraph({ parallelism: 2 });
     const rows: Record<string, unknown>[] = [];

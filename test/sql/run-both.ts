@@ -77,12 +77,16 @@ export async function runEmbeddedSql(text: string, options: SqlRunOptions = {}):
   return { rows: finalRows(graph, changes), changes, deadLetters };
 }
 
-/** Runs the script's job on the AWS runtime over emulators; every source must name its file in 'path'. */
+/**
+ * Runs the script's job on the AWS runtime over emulators; every source must name its file in
+ * 'path' or be a generator source (VALUES, datagen), whose rows its producer puts.
+ */
 export async function runLocalSql(text: string, options: SqlRunOptions = {}): Promise<SqlRun> {
   const program = compileSql(text, options.functions ? { functions: options.functions } : {});
   const graph = program.pipeline.jobGraph({ parallelism: options.parallelism ?? 2 });
   const inputs = new Map<string, string>();
   for (const s of graph.sources) {
+    if (s.connector.type === 'generator') continue;
     if (s.connector.type !== 'jsonl' || s.connector.path === undefined) throw new Error(`source '${s.name}' has no file`);
     inputs.set(s.name, s.connector.path);
   }
@@ -91,7 +95,7 @@ export async function runLocalSql(text: string, options: SqlRunOptions = {}): Pr
   const result = await runLocalJob({
     onDeadLetters: (letters) => deadLetters.push(...letters.map((l) => l.reason)),
     graph,
-    code: { functions: program.pipeline.userFunctions },
+    code: { functions: program.pipeline.userFunctions, generators: program.pipeline.generators },
     inputs,
     sink: (name, rows) => {
       if (name === graph.sinks[0]!.name) changes.push(...rows);

@@ -9,6 +9,7 @@ import type { ChangeRow } from '../../../shared/core/row.ts';
 import type { Field, LogicalType, Value } from '../../../shared/core/types.ts';
 import { nestedText } from '../../../shared/plan/expr-cast.ts';
 import { isNested } from '../../../shared/plan/expr-type-rules.ts';
+import { runLocalJob } from '../../../shared/aws/local/local-job.ts';
 import { runEmbeddedJob } from '../../../shared/runtime/embedded/embedded-runtime.ts';
 import { MaterializedView } from '../../../shared/runtime/materialized-view.ts';
 import { compileSql } from '../../../shared/sql/compile-sql.ts';
@@ -46,8 +47,13 @@ export interface CaseOutput {
   readonly explains: string[];
 }
 
-/** Runs `c` over the fixture files; throws what compiling or running throws. */
-export async function runCase(c: ConformanceCase, files: FixtureFiles, functions?: ReadonlyMap<string, UserFunctionDefinition>): Promise<CaseOutput> {
+/**
+ * Runs `c` over the fixture files; throws what compiling or running throws. On the embedded
+ * runtime by default; `runtime: 'aws'` runs it the AWS way on emulators (runLocalJob: Kinesis
+ * streams, stage handlers, DynamoDB state; a generator source's rows put by its producer), one
+ * record per batch as the embedded run reads one row per batch.
+ */
+export async function runCase(c: ConformanceCase, files: FixtureFiles, functions?: ReadonlyMap<string, UserFunctionDefinition>, runtime: 'embedded' | 'aws' = 'embedded'): Promise<CaseOutput> {
   const sql = c.sql.replace(/\{\{(\w+)\}\}/g, (_m, name: string) => files.path(name));
   const script = [...(c.tables ?? []).map((name) => files.ddl(name)), sql].join('\n');
   const program = compileSql(script, { ...(functions ? { functions } : {}) });
@@ -74,12 +80,14 @@ export async function runCase(c: ConformanceCase, files: FixtureFiles, functions
       return [sink.name, [{ write }]];
     }),
   );
-  await runEmbeddedJob(graph, {
-    code: { functions: program.pipeline.userFunctions, generators: program.pipeline.generators },
-    sinkSetup: { quiet: true },
-    observers,
-    batchSize: 1,
-  });
+  const code = { functions: program.pipeline.userFunctions, generators: program.pipeline.generators };
+  if (runtime === 'aws') {
+    const inputs = new Map(graph.sources.flatMap((s) => (s.connector.type === 'jsonl' && s.connector.path !== undefined ? [[s.name, s.connector.path] as const] : [])));
+    const result = await runLocalJob({ graph, code, inputs, sink: (name, rows) => observers.get(name)?.forEach((o) => o.write(rows)), batchSize: 1, env: {} });
+    if (result.errors.length > 0) throw new Error(`handler errors: ${result.errors.map(String).join('; ')}`);
+  } else {
+    await runEmbeddedJob(graph, { code, sinkSetup: { quiet: true }, observers, batchSize: 1 });
+  }
   for (const collect of views) collect();
   return { rows: rows.sort(), changelog, explains };
 }
