@@ -34,6 +34,8 @@ export class TopMerchandiseStack extends Stack {
       pipeline: topMerchandise,
       parallelism: props.parallelism ?? 2,
       sinkConnectors: { leaderboard: 'dynamodb' },
+      // The orders generator serves local runs; on AWS the orders are put on the stream (the output below).
+      externalSources: ['orders'],
       // An example: `npm run destroy` should leave nothing behind.
       removalPolicy: RemovalPolicy.DESTROY,
     });

@@ -7,7 +7,8 @@
  * the handler reported failed from a successful invocation, which Lambda's Errors metric never
  * sees: a shard retrying for minutes is blocked), SkippedRanges (the event source mapping
  * discarded an announced range: data was lost); for the pipeline: dead letters waiting in the
- * queue and a failing heartbeat (idle shards stop advancing). Every alarm gets the
+ * queue, a failing heartbeat (idle shards stop advancing) and a failing producer of a generator
+ * source (its rows stop coming). Every alarm gets the
  * `alarmActions` and, with `alarmTopic`, an SNS action on that topic.
  *
  * The custom metrics are those of shared/aws/stage-metrics.ts, namespace `Flambda`. Powertools
@@ -58,6 +59,8 @@ export interface PipelineDashboardProps extends PipelineAlarmProps {
   readonly deadLetterQueue: sqs.IQueue;
   /** The heartbeat function, to alarm on its errors. @default - no heartbeat */
   readonly heartbeat?: lambda.IFunction;
+  /** The producer functions of generator sources, to alarm on their errors. @default - none */
+  readonly producers?: readonly { readonly source: string; readonly function: lambda.IFunction }[];
   /** Whether to create the dashboard (alarms are always created). @default true */
   readonly dashboard?: boolean;
 }
@@ -212,6 +215,19 @@ export class PipelineDashboard extends Construct {
         new cloudwatch.Alarm(this, 'HeartbeatErrors', {
           alarmDescription: `${props.pipelineName}: the heartbeat failed repeatedly; idle shards no longer advance their watermark or processing time`,
           metric: props.heartbeat.metricErrors({ period, statistic: 'Sum' }),
+          threshold: 1,
+          evaluationPeriods: 3,
+          datapointsToAlarm: 2,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        }),
+      );
+    }
+    for (const producer of props.producers ?? []) {
+      addAlarm(
+        new cloudwatch.Alarm(this, `ProducerErrors-${producer.source}`, {
+          alarmDescription: `${props.pipelineName}: the producer of generator source '${producer.source}' failed repeatedly; its rows no longer reach the source stream`,
+          metric: producer.function.metricErrors({ period, statistic: 'Sum' }),
           threshold: 1,
           evaluationPeriods: 3,
           datapointsToAlarm: 2,

@@ -20,6 +20,9 @@ export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..
 /** The generic stage handler's entry. */
 export const STAGE_HANDLER_ENTRY = join(PROJECT_ROOT, 'functions/stage-handler.ts');
 
+/** The entry of a generator source's producer function (bundled like a stage: job graph and pipeline module beside it). */
+export const GENERATOR_PRODUCER_ENTRY = join(PROJECT_ROOT, 'functions/generator-producer.ts');
+
 /** The heartbeat function's entry. */
 export const HEARTBEAT_ENTRY = join(PROJECT_ROOT, 'functions/heartbeat.ts');
 

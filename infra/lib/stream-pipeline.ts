@@ -8,12 +8,18 @@
  *                                                             ▼
  *                 state table (pk, sk, TTL `ttl`, PITR) ◄── every stage; DLQ ◄── every stage + ESM
  *  EventBridge (every minute) ─► heartbeat fn ─► one record per source shard (idle shards advance)
+ *  EventBridge (every minute) ─► producer fn per generator source (VALUES, datagen) ─► its source stream
  * ```
  *
  * One stream per exchange, one function per stage, one event source mapping per function with
  * parallelization factor 1 (a shard's records must be processed in order by one invocation at
  * a time: state and checkpoints are per shard) and partial batch responses (the handler reports
  * the first failing record; Lambda re-delivers from there).
+ *
+ * A generator source gets a producer function (functions/generator-producer.ts) that puts its
+ * rows into its source stream, effectively once: a bounded one (VALUES, datagen with
+ * `number-of-rows`) in its first invocations, then ends it with a +∞ watermark; an unbounded
+ * datagen table at its `rows-per-second`, the rows that came due at every scheduled invocation.
  */
 import { existsSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
@@ -34,16 +40,17 @@ import { Construct } from 'constructs';
 import { compileSql } from '../../shared/sql/compile-sql.ts';
 import type { UserFunctionDefinition } from '../../shared/api/user-functions.ts';
 import { writeSqlPipelineModule } from './sql-pipeline-module.ts';
-import { HEARTBEAT_ENV, STAGE_ENV } from '../../shared/aws/env.ts';
+import { HEARTBEAT_ENV, PRODUCER_ENV, STAGE_ENV } from '../../shared/aws/env.ts';
 import { ATTR, DEFAULT_TTL_ATTRIBUTE } from '../../shared/aws/state/constants.ts';
 import type { LookupSourceDescriptor } from '../../shared/plan/logical.ts';
-import type { JobGraph, JobSink, JobStage } from '../../shared/plan/job-graph.ts';
+import type { JobGraph, JobSink, JobSource, JobStage } from '../../shared/plan/job-graph.ts';
 import { serializeJobGraph } from '../../shared/plan/job-graph.ts';
 import { PipelineDashboard } from './pipeline-dashboard.ts';
 import type { PipelineAlarmProps } from './pipeline-dashboard.ts';
 import {
   baseBundling,
   DEPS_LOCK_FILE,
+  GENERATOR_PRODUCER_ENTRY,
   HEARTBEAT_ENTRY,
   JOB_GRAPH_FILE,
   LOOKUP_FILES_DIR,
@@ -229,6 +236,19 @@ export interface StreamPipelineProps extends PipelineAlarmProps {
   readonly heartbeat?: boolean;
   /** How often the heartbeat runs. @default events.Schedule.rate(Duration.minutes(1)) */
   readonly heartbeatSchedule?: events.Schedule;
+  /**
+   * Generator sources (VALUES, datagen, a TypeScript `generator`) whose stream is filled from
+   * outside, by source name: they get no producer function (their generator then serves local
+   * runs only). Every other generator source gets one, which needs `pipelineModule`.
+   * @default - every generator source gets a producer function
+   */
+  readonly externalSources?: readonly string[];
+  /**
+   * How often the producer functions run. Each invocation puts the rows that came due since the
+   * last (an unbounded datagen table at its `rows-per-second`), or finds its generator ended.
+   * @default events.Schedule.rate(Duration.minutes(1))
+   */
+  readonly producerSchedule?: events.Schedule;
   /** Whether the CloudWatch dashboard is created. @default true */
   readonly dashboard?: boolean;
 }
@@ -335,7 +355,7 @@ export class StreamPipeline extends Construct {
     const { name, functions, scriptDir, ...rest } = props;
     const pipelineName = name ?? id.toLowerCase().replace(/[^a-z0-9_-]/g, '-');
     const program = compileSql(sql, { name: pipelineName, ...(functions ? { functions } : {}) });
-    const pipelineModule = rest.pipelineModule ?? writeSqlPipelineModule(sql, pipelineName, scriptDir ?? process.cwd());
+    const pipelineModule = rest.pipelineModule ?? writeSqlPipelineModule(sql, pipelineName, scriptDir ?? process.cwd(), program.pipeline.generators.size > 0);
     return new StreamPipeline(scope, id, { ...rest, pipeline: program.pipeline, ...(pipelineModule !== undefined ? { pipelineModule } : {}) });
   }
 
@@ -357,6 +377,8 @@ export class StreamPipeline extends Construct {
   readonly sinkStreams: ReadonlyMap<string, kinesis.IStream>;
   /** The heartbeat function, unless `heartbeat` is false. */
   readonly heartbeatFunction: NodejsFunction | undefined;
+  /** The producer function of every generator source not in `externalSources`, by source name. */
+  readonly producers: ReadonlyMap<string, NodejsFunction>;
   /** The dashboard and alarms. */
   readonly monitoring: PipelineDashboard;
   /** The Lambda runtime of every function. */
@@ -444,6 +466,11 @@ export class StreamPipeline extends Construct {
     this.stages = deployed;
 
     this.heartbeatFunction = props.heartbeat === false ? undefined : this.createHeartbeat(props, removalPolicy);
+    const producers = new Map<string, NodejsFunction>();
+    for (const source of producedSources(graph, props)) {
+      producers.set(source.name, this.createProducer(source, props, stageBundling(graphJson, pipelineModule), removalPolicy));
+    }
+    this.producers = producers;
 
     this.monitoring = new PipelineDashboard(this, 'Monitoring', {
       pipelineName: graph.name,
@@ -451,6 +478,7 @@ export class StreamPipeline extends Construct {
       deadLetterQueue: this.deadLetterQueue,
       dashboard: props.dashboard ?? true,
       ...(this.heartbeatFunction !== undefined ? { heartbeat: this.heartbeatFunction } : {}),
+      producers: [...producers].map(([source, fn]) => ({ source, function: fn })),
       ...alarmProps(props),
     });
     if ((props.retryAttempts ?? DEFAULTS.retryAttempts) !== -1) {
@@ -696,11 +724,64 @@ export class StreamPipeline extends Construct {
   }
 
   /**
+   * The producer function of a generator source: bundled as a stage is (the job graph and the
+   * pipeline module beside the handler), run on `producerSchedule`, allowed to write its source
+   * stream and read it back (a producer resuming after a crash looks there for the rows it
+   * already put), and to keep its position in the state table.
+   */
+  private createProducer(source: JobSource, props: StreamPipelineProps, bundling: ReturnType<typeof stageBundling>, removalPolicy: RemovalPolicy): NodejsFunction {
+    const stream = this.sourceStreams.get(source.name);
+    if (stream === undefined) throw new StreamPipelineValidationError(`internal: no stream for source '${source.name}'`);
+    const connector = source.connector as Extract<JobSource['connector'], { type: 'generator' }>;
+    const logGroup = new logs.LogGroup(this, `Logs-producer-${source.name}`, {
+      retention: props.logRetention ?? DEFAULTS.logRetention,
+      removalPolicy,
+    });
+    const fn = new NodejsFunction(this, `Producer-${source.name}`, {
+      description: `Flambda ${this.jobGraph.name}: puts the rows of generator source '${source.name}' (${connector.display}) into its stream`,
+      entry: GENERATOR_PRODUCER_ENTRY,
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: DEPS_LOCK_FILE,
+      runtime: this.runtime,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: 512,
+      // Within the schedule's minute: an invocation rarely overlaps the next (which then steps aside).
+      timeout: Duration.seconds(50),
+      logGroup,
+      bundling,
+      environment: {
+        [STAGE_ENV.jobGraphPath]: `./${JOB_GRAPH_FILE}`,
+        [STAGE_ENV.stateTable]: this.stateTable.tableName,
+        [STAGE_ENV.pipelineModule]: `./${PIPELINE_MODULE_FILE}`,
+        [PRODUCER_ENV.source]: source.name,
+        [PRODUCER_ENV.stream]: stream.streamName,
+      },
+    });
+    stream.grantReadWrite(fn);
+    this.stateTable.grantReadWriteData(fn);
+    new events.Rule(this, `ProducerSchedule-${source.name}`, {
+      description: `Flambda ${this.jobGraph.name}: producer schedule of generator source '${source.name}'`,
+      schedule: props.producerSchedule ?? events.Schedule.rate(Duration.minutes(1)),
+      targets: [new targets.LambdaFunction(fn, { retryAttempts: 0 })],
+    });
+    // A provisioned shard takes 1,000 records a second (Kinesis quotas): beyond, the producer falls behind.
+    const shards = props.streamMode === kinesis.StreamMode.ON_DEMAND || props.sourceStreams?.[source.name] !== undefined ? undefined : source.parallelism;
+    if (connector.rowsPerSecond !== undefined && shards !== undefined && connector.rowsPerSecond > shards * 1_000) {
+      Annotations.of(this).addWarningV2(
+        '@flambda/generator-rate',
+        `generator source '${source.name}' asks for ${connector.rowsPerSecond} rows per second, but its stream of ${shards} shard${shards === 1 ? '' : 's'} takes ${shards * 1_000}: its producer will fall behind (lower 'rows-per-second' or raise the source's parallelism)`,
+      );
+    }
+    return fn;
+  }
+
+  /**
    * cdk-nag findings that are deliberate, each with the reason, on the resources they concern
    * (not stack-wide, so a new finding elsewhere still fails).
    */
   private suppressNagFindings(): void {
-    const functions = [...[...this.stages.values()].map((s) => s.function), ...(this.heartbeatFunction ? [this.heartbeatFunction] : [])];
+    const functions = [...[...this.stages.values()].map((s) => s.function), ...(this.heartbeatFunction ? [this.heartbeatFunction] : []), ...this.producers.values()];
     for (const fn of functions) {
       const validations = Validations.of(fn);
       validations.acknowledge({
@@ -892,6 +973,25 @@ function validate(graph: JobGraph, props: StreamPipelineProps): void {
   if (refs.length > 0 && props.pipelineModule === undefined) {
     throw new StreamPipelineValidationError(`operators ${refs.join(', ')} call user functions: give pipelineModule (the module whose default export defines them)`);
   }
+  const generatorSources = graph.sources.filter((s) => s.connector.type === 'generator').map((s) => s.name);
+  for (const name of props.externalSources ?? []) {
+    if (!generatorSources.includes(name)) {
+      throw new StreamPipelineValidationError(`externalSources names '${name}', which is no generator source of the job graph (generator sources: ${generatorSources.join(', ') || 'none'})`);
+    }
+  }
+  const produced = producedSources(graph, props).map((s) => s.name);
+  if (produced.length > 0 && props.pipelineModule === undefined) {
+    throw new StreamPipelineValidationError(
+      `generator source${produced.length === 1 ? '' : 's'} ${produced.map((n) => `'${n}'`).join(', ')} need${produced.length === 1 ? 's' : ''} a producer function, which takes the generator from the pipeline module: ` +
+        `give pipelineModule (the module whose default export defines it), or list ${produced.length === 1 ? 'it' : 'them'} in externalSources to fill the stream from outside`,
+    );
+  }
+}
+
+/** The generator sources that get a producer function: all but `externalSources`. */
+function producedSources(graph: JobGraph, props: StreamPipelineProps): JobSource[] {
+  const external = new Set(props.externalSources ?? []);
+  return graph.sources.filter((s) => s.connector.type === 'generator' && !external.has(s.name));
 }
 
 /**

@@ -44,12 +44,16 @@ export function aggregateInput<T>(
   const calls: AggCall[] = entries.map(([name, spec]) => {
     if (keys.includes(name)) throw new PlanError(`aggregate '${name}' has the name of a group key`);
     const arg = spec.arg === undefined ? undefined : columnFor(typeof spec.arg === 'string' ? { kind: 'ref', name: spec.arg } : spec.arg);
+    const extraArgs = spec.extraArgs?.map((a) => columnFor(typeof a === 'string' ? { kind: 'ref', name: a } : a));
     const filterField = spec.filter ? columnFor(spec.filter) : undefined;
     return {
       fn: spec.fn,
       ...(arg !== undefined ? { arg } : {}),
+      ...(extraArgs !== undefined && extraArgs.length > 0 ? { extraArgs } : {}),
       distinct: spec.distinct,
       ...(spec.separator !== undefined ? { separator: spec.separator } : {}),
+      ...(spec.onNull !== undefined ? { onNull: spec.onNull } : {}),
+      ...(spec.percentages !== undefined ? { percentages: spec.percentages } : {}),
       ...(spec.user !== undefined ? { user: spec.user } : {}),
       ...(filterField !== undefined ? { filterField } : {}),
       name,

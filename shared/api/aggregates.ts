@@ -1,20 +1,20 @@
 /**
  * Aggregate call builders for `stream.groupBy(…).aggregate({…})`:
  * `count()`, `count('x')`, `countDistinct('x')`, `sum('x')`, `min`, `max`, `avg`, `listagg`,
- * `firstValue`, `lastValue`, `variance('STDDEV_POP', 'x')`, each with an
+ * `firstValue`, `lastValue`, `singleValue`, `variance('STDDEV_POP', 'x')`, each with an
  * optional `filter` (SQL `FILTER (WHERE …)`) given as an expression.
  */
-import type { UserAggregateRef } from '../operators/aggregate/agg-call.ts';
+import type { AggOptions, UserAggregateRef } from '../operators/aggregate/agg-call.ts';
 import type { AggFunctionName } from '../operators/aggregate/agg-function.ts';
 import type { Expr } from '../plan/expr.ts';
 
 /** An aggregate call as declared in the API; the planner turns arguments into columns. */
-export interface AggregateSpec<Result = unknown> {
+export interface AggregateSpec<Result = unknown> extends AggOptions {
   readonly fn: AggFunctionName;
   readonly arg?: string | Expr;
+  /** A user aggregate's second and later arguments. */
+  readonly extraArgs?: readonly (string | Expr)[];
   readonly distinct: boolean;
-  /** LISTAGG's separator; `,` when absent. */
-  readonly separator?: string;
   /** For `fn: 'USER'`: the registered aggregate function. */
   readonly user?: UserAggregateRef;
   readonly filter?: Expr;
@@ -76,6 +76,15 @@ export function firstValue(arg: string | Expr, options: AggregateOptions = {}): 
 /** `LAST_VALUE(arg)`: the latest non-null value still in the group. */
 export function lastValue(arg: string | Expr, options: AggregateOptions = {}): AggregateSpec {
   return { fn: 'LAST_VALUE', arg, distinct: false, ...filterOf(options) };
+}
+
+/**
+ * `SINGLE_VALUE(arg)`: the value of the group's one row, NULL while it has none; a second row is
+ * a data error (Flink's SingleValueAggFunction, which the SQL planner puts over a scalar subquery
+ * that may return more than one row).
+ */
+export function singleValue(arg: string | Expr): AggregateSpec {
+  return { fn: 'SINGLE_VALUE', arg, distinct: false };
 }
 
 /**

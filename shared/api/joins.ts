@@ -11,7 +11,9 @@
  *    (`l.t BETWEEN r.t - INTERVAL … AND r.t + INTERVAL …`, or `>=` / `<=` / `>` / `<` forms)
  *    → IntervalJoin (IntervalJoinUtil.extractWindowBoundsFromPredicate); the bounds leave the
  *    residual condition.
- * 3. Otherwise a regular Join. SEMI and ANTI exist as window joins only.
+ * 3. Otherwise a regular Join; SEMI and ANTI are regular joins too (Flink's
+ *    StreamingSemiAntiJoinOperator), never interval joins: their time bounds stay in the
+ *    condition, as Flink's interval join rule leaves semi and anti joins alone.
  */
 import { PlanError } from '../core/errors.ts';
 import type { Field, Row, Schema } from '../core/types.ts';
@@ -33,6 +35,8 @@ export type JoinInput = Pick<Stream<unknown>, 'pipeline' | 'node' | 'schema' | '
 export interface JoinKeyPair {
   readonly left: string;
   readonly right: string;
+  /** `IS NOT DISTINCT FROM` instead of `=`: NULL matches NULL (regular joins only). @default false */
+  readonly nullSafe?: boolean;
 }
 
 /** What a join asks for, before the rules pick its kind. */
@@ -63,7 +67,9 @@ export interface WindowProperties {
 export function windowPropertiesOf(node: LogicalNode): WindowProperties | undefined {
   switch (node.type) {
     case 'WindowTableFunction':
-      return { window: node.window, start: 'window_start', end: 'window_end' };
+      // A SESSION table function's rows carry per-partition sessions, which no window join or
+      // window Top-N after it plans by (they take the aligned windows).
+      return node.window.type === 'SESSION' ? undefined : { window: node.window, start: 'window_start', end: 'window_end' };
     case 'WindowAggregate':
       return node.timeDomain !== 'processing' && !windowEmitsUpdates(node) ? { window: node.window, start: 'window_start', end: 'window_end' } : undefined;
     case 'WindowRank':
@@ -202,8 +208,8 @@ function rowtimes(schema: Schema): string[] {
 /**
  * Builds the join of `left` and `right` the rules pick (see the module header).
  *
- * @throws PlanError for unknown or incomparable keys, a non-BOOLEAN condition, a SEMI / ANTI
- *   join that is not a window join, or inputs of another pipeline.
+ * @throws PlanError for unknown or incomparable keys, a non-BOOLEAN condition, or inputs of
+ *   another pipeline.
  */
 export function buildJoin(left: JoinInput, right: JoinInput, request: JoinRequest): Stream<Row> {
   const what = request.what ?? 'join';
@@ -214,10 +220,12 @@ export function buildJoin(left: JoinInput, right: JoinInput, request: JoinReques
   checkKeys(ls, rs, request.keys, what);
   checkCondition(request.condition, ls, rs, request.type, what);
   const base = { left: left.node, right: right.node } as const;
+  // IS NOT DISTINCT FROM keys (INTERSECT, EXCEPT) are a regular join's: NULL rows stay NULL-safe.
+  const nullSafeKeys = request.keys.some((k) => k.nullSafe === true) ? request.keys.map((k) => k.nullSafe === true) : undefined;
 
   const lw = windowPropertiesOf(left.node);
   const rw = windowPropertiesOf(right.node);
-  if (lw && rw && sameWindow(lw.window, rw.window)) {
+  if (lw && rw && nullSafeKeys === undefined && sameWindow(lw.window, rw.window)) {
     const isStart = (k: JoinKeyPair): boolean => k.left === lw.start && k.right === rw.start;
     const isEnd = (k: JoinKeyPair): boolean => k.left === lw.end && k.right === rw.end;
     if (request.keys.some(isStart) && request.keys.some(isEnd)) {
@@ -256,15 +264,11 @@ export function buildJoin(left: JoinInput, right: JoinInput, request: JoinReques
       });
     }
   }
-  if (request.type === 'SEMI' || request.type === 'ANTI') {
-    throw new PlanError(
-      `${what}: ${request.type} joins are window joins: both inputs must be windowed by the same window and the condition must equate their window_start and window_end`,
-    );
-  }
-  const joinType: OuterJoinType = request.type;
+  const joinType = request.type;
   const keys = { leftKeys: request.keys.map((k) => k.left), rightKeys: request.keys.map((k) => k.right) };
   const rightNames = joinedFieldNames(ls, rs).right;
-  const bounds = extractIntervalBounds(
+  const semiOrAnti = joinType === 'SEMI' || joinType === 'ANTI';
+  const bounds = semiOrAnti || nullSafeKeys !== undefined ? undefined : extractIntervalBounds(
     conjunctsOf(request.condition),
     rowtimes(ls),
     rowtimes(rs).map((n) => rightNames[rs.fields.findIndex((f) => f.name === n)] as string),
@@ -272,7 +276,7 @@ export function buildJoin(left: JoinInput, right: JoinInput, request: JoinReques
   if (bounds) {
     const rightTime = rs.fields[rightNames.indexOf(bounds.rightTime)]?.name as string;
     return intervalJoin(left, right, {
-      joinType,
+      joinType: joinType as OuterJoinType,
       ...keys,
       condition: andOf(bounds.rest),
       timeDomain: 'event',
@@ -289,6 +293,7 @@ export function buildJoin(left: JoinInput, right: JoinInput, request: JoinReques
     rightSchema: rs,
     ...keys,
     ...(request.condition !== undefined ? { condition: request.condition } : {}),
+    ...(nullSafeKeys !== undefined ? { nullSafeKeys } : {}),
     leftInput: { type: 'NoUniqueKey' } as const,
     rightInput: { type: 'NoUniqueKey' } as const,
   };
@@ -298,6 +303,7 @@ export function buildJoin(left: JoinInput, right: JoinInput, request: JoinReques
     ...base,
     joinType,
     ...keys,
+    ...(nullSafeKeys !== undefined ? { nullSafeKeys } : {}),
     ...(request.condition !== undefined ? { condition: request.condition } : {}),
     ...(request.leftStateTtlMs !== undefined ? { leftStateTtlMs: request.leftStateTtlMs } : {}),
     ...(request.rightStateTtlMs !== undefined ? { rightStateTtlMs: request.rightStateTtlMs } : {}),

@@ -29,18 +29,33 @@ import type { PlannedPipeline } from '../plan/planner.ts';
 import { planPipeline } from '../plan/planner.ts';
 import type { RowOf, SchemaSpec } from './schema-spec.ts';
 import { Stream } from './stream.ts';
-import { isAggregateFunction, isScalarFunction, isTableFunction, type AggregateFunction, type FunctionArgument, type ScalarFunction, type TableFunction, type TableFunctionCall, type UserFunctionDefinition } from './user-functions.ts';
+import { isAggregateFunction, isScalarFunction, isTableFunction, type AggregateFunction, type FunctionArgument, type ScalarFunction, type TableFunction, type TableFunctionCall, type UserAggregateOptions, type UserFunctionDefinition } from './user-functions.ts';
 import type { AggregateSpec } from './aggregates.ts';
 import { LookupTable, createLookupTable, type LookupTableOptions } from './lookup-table.ts';
 
-/** Context handed to a generator source: which source shard to produce. */
+/** Context handed to a generator source: which source shard to produce, and from which row. */
 export interface GeneratorContext {
   readonly shard: number;
   readonly parallelism: number;
+  /**
+   * For a {@link GeneratorFunction.seekable} generator: the index (0-based) of the first row to
+   * produce, the rows before it having been produced already (a deployed producer resumes there).
+   * Other generators are never given it: the runtime skips the rows they yield before it.
+   * @default 0
+   */
+  readonly from?: number;
 }
 
-/** A bounded generator of source rows (values in the engine's representation). */
-export type GeneratorFunction = (context: GeneratorContext) => Iterable<Row>;
+/**
+ * A generator of source rows (values in the engine's representation), bounded unless the
+ * source says `unbounded`. The same function must yield the same rows in the same order every
+ * time: the AWS runtime numbers them (`orders#17`) and a deployed producer that resumes after
+ * a crash generates its last rows again.
+ */
+export type GeneratorFunction = ((context: GeneratorContext) => Iterable<Row>) & {
+  /** True when it honours {@link GeneratorContext.from} (starts at that row without generating the ones before). */
+  readonly seekable?: boolean;
+};
 
 /** Options of {@link Pipeline.source}. */
 export interface SourceOptions<S extends SchemaSpec> {
@@ -63,8 +78,24 @@ export interface SourceOptions<S extends SchemaSpec> {
   };
   /** Where records come from. @default JSON lines bound with `--input name=path` */
   readonly connector?: SourceConnector;
-  /** Generates the records in-process instead of reading a file. */
+  /**
+   * Generates the records in-process instead of reading a file. The AWS runtime puts them into
+   * the source stream: `flambda local` before the job starts, a deployed pipeline from a
+   * producer function (infra/lib/stream-pipeline.ts).
+   */
   readonly generator?: GeneratorFunction;
+  /**
+   * For a generator: the rows per second a deployed producer puts into the source stream (Flink
+   * datagen's `rows-per-second`); local runs generate as fast as they can.
+   * @default - no pace: as fast as the stream takes them
+   */
+  readonly rowsPerSecond?: number;
+  /**
+   * For a generator: it never ends (Flink's datagen without `number-of-rows`). Only a deployed
+   * producer can run it (at `rowsPerSecond`); `flambda run` and `flambda local` refuse it.
+   * @default false
+   */
+  readonly unbounded?: boolean;
   /** Number of source shards. @default the job's parallelism */
   readonly parallelism?: number;
   /**
@@ -145,7 +176,18 @@ export class Pipeline {
     if (options.generator) {
       const ref = `gen_${this.generatorFns.size + 1}`;
       this.generatorFns.set(ref, options.generator);
-      connector = { type: 'generator', ref, display: options.generator.name || ref };
+      const rate = options.rowsPerSecond;
+      if (rate !== undefined && !(Number.isSafeInteger(rate) && rate > 0)) throw new PlanError(`source '${name}': rowsPerSecond must be a positive integer (given ${rate})`);
+      if (options.unbounded === true && rate === undefined) throw new PlanError(`source '${name}': an unbounded generator needs rowsPerSecond (the pace a deployed producer puts its rows at)`);
+      connector = {
+        type: 'generator',
+        ref,
+        display: options.generator.name || ref,
+        ...(rate !== undefined ? { rowsPerSecond: rate } : {}),
+        ...(options.unbounded === true ? { unbounded: true as const } : {}),
+      };
+    } else if (options.rowsPerSecond !== undefined || options.unbounded !== undefined) {
+      throw new PlanError(`source '${name}': rowsPerSecond and unbounded apply to generator sources only`);
     }
     const node: SourceNode = {
       type: 'Source',
@@ -194,35 +236,53 @@ export class Pipeline {
    * A user function for the API's expressions, by name (`pipeline.function('count_char',
    * countChar)`): a scalar function gives a builder of its calls, an expression for `select`,
    * `filter` and the like; a table function gives calls for `stream.joinLateral(…)`; an aggregate
-   * function gives aggregate calls for `groupBy(…).aggregate({…})`. Arguments
-   * are input columns by name or `lit(…)` values (compute other expressions in a `select` first).
+   * function gives aggregate calls for `groupBy(…).aggregate({…})` and `window(…).aggregate({…})`
+   * (`avg('x')`, `wavg(['x', 'w'], { filter, distinct })`: one argument, or a list of none or
+   * several). Scalar and table function arguments are input columns by name or `lit(…)` values
+   * (compute other expressions in a `select` first); aggregate arguments may be expressions. A
+   * function's declared parameter types cast its arguments as in SQL, and a call they do not take
+   * is refused where the call meets its input (`select`, `joinLateral`, `aggregate`), naming the
+   * function, the argument and both types.
    *
    * @throws PlanError for a definition that is not `scalarFunction(…)`, `tableFunction(…)` or
    *   `aggregateFunction(…)`.
    */
   function(name: string, definition: ScalarFunction): (...args: FunctionArgument[]) => Expr;
   function(name: string, definition: TableFunction): (...args: FunctionArgument[]) => TableFunctionCall;
-  function(name: string, definition: AggregateFunction): (arg: string | Expr, options?: { readonly filter?: Expr }) => AggregateSpec;
+  function(name: string, definition: AggregateFunction): (args: string | Expr | readonly (string | Expr)[], options?: UserAggregateOptions) => AggregateSpec;
   function(
     name: string,
     definition: UserFunctionDefinition,
-  ): ((...args: FunctionArgument[]) => Expr) | ((...args: FunctionArgument[]) => TableFunctionCall) | ((arg: string | Expr, options?: { readonly filter?: Expr }) => AggregateSpec) {
+  ): ((...args: FunctionArgument[]) => Expr) | ((...args: FunctionArgument[]) => TableFunctionCall) | ((args: string | Expr | readonly (string | Expr)[], options?: UserAggregateOptions) => AggregateSpec) {
     if (isTableFunction(definition)) return (...args: FunctionArgument[]): TableFunctionCall => ({ fn: definition, name, args });
     if (isAggregateFunction(definition)) {
       // One registry entry per declared function: the aggregate operators find it by reference.
-      const user = { ref: this.registerFunction(definition as never), name, resultType: definition.resultType };
-      return (arg: string | Expr, options: { readonly filter?: Expr } = {}): AggregateSpec => ({ fn: 'USER', user, arg, distinct: false, ...(options.filter ? { filter: options.filter } : {}) });
+      const user = { ref: this.registerFunction(definition as never), name, resultType: definition.resultType, ...(definition.signatures !== undefined ? { input: definition.signatures } : {}) };
+      // One argument (a column name or an expression), or a list of them: none or several.
+      return (args: string | Expr | readonly (string | Expr)[], options: UserAggregateOptions = {}): AggregateSpec => {
+        const list: readonly (string | Expr)[] = Array.isArray(args) ? args : [args as string | Expr];
+        const [first, ...rest] = list;
+        return {
+          fn: 'USER',
+          user,
+          ...(first !== undefined ? { arg: first } : {}),
+          ...(rest.length > 0 ? { extraArgs: rest } : {}),
+          distinct: options.distinct ?? false,
+          ...(options.filter ? { filter: options.filter } : {}),
+        };
+      };
     }
     if (!isScalarFunction(definition)) throw new PlanError(`pipeline.function('${name}'): the definition must be a scalarFunction(…), tableFunction(…) or aggregateFunction(…)`);
-    return (...args: FunctionArgument[]): Expr => {
-      const values = args.map((a) => (typeof a === 'string' ? (row: Row) => row[a] ?? null : () => a.value));
-      const ref = this.registerFunction(((row: Row) => {
-        const result = definition.eval(...values.map((v) => v(row)));
-        return result === undefined ? null : result;
-      }) as UserFunction);
-      const display = `${name}(${args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a.value))).join(', ')})`;
-      return { kind: 'udf', ref, display, type: definition.resultType };
-    };
+    // A call of the arguments' values: the expression compiler resolves it against the declared
+    // parameter types when it meets the input's schema (shared/plan/udf-values.ts).
+    return (...args: FunctionArgument[]): Expr => ({
+      kind: 'udf',
+      ref: this.registerFunction(definition.eval as never),
+      display: name,
+      type: definition.resultType,
+      args: args.map((a): Expr => (typeof a === 'string' ? { kind: 'ref', name: a } : a)),
+      ...(definition.signatures !== undefined ? { input: definition.signatures } : {}),
+    });
   }
 
   /** Registers a user function and returns its stable reference. @internal */

@@ -7,7 +7,9 @@ import { parseType } from '../core/type-parse.ts';
 import type { Field, Row, Schema, Value } from '../core/types.ts';
 import { groupAggregateOutputSchema } from '../operators/aggregate/group-aggregate.ts';
 import { calcOutputSchema } from '../operators/calc/calc-operator.ts';
-import { unnestOutputSchema, type UnnestSpec } from '../operators/unnest/unnest-operator.ts';
+import { correlateOutputSchema, type CorrelateSpec } from '../operators/correlate/correlate-operator.ts';
+import { unnestColumns } from '../operators/correlate/unnest-rows.ts';
+import { printExpr } from '../plan/expr-print.ts';
 import type { Expr } from '../plan/expr.ts';
 import { inferType } from '../plan/expr-types.ts';
 import type { CalcNode, LogicalNode, SinkConnector } from '../plan/logical.ts';
@@ -24,8 +26,9 @@ import { buildJoin, intervalJoin as intervalJoinNode, temporalJoin as temporalJo
 import type { Duration } from './windows.ts';
 import { overAggregateOutputSchema, type OverFrame } from '../operators/over/over-aggregate.ts';
 import { parseDuration } from './windows.ts';
-import { correlate } from './lateral.ts';
+import { limit as limitNode, sortByTime as sortByTimeNode, type SortByTimeOptions } from './time-order.ts';
 import type { TableFunctionCall } from './user-functions.ts';
+import type { JoinType, OuterJoinType } from '../operators/join/join-spec.ts';
 
 /** Options of {@link Stream.sinkTo}. */
 export interface SinkOptions {
@@ -114,7 +117,13 @@ export class Stream<T> {
       }
     });
     const keys = a.map((f) => f.name);
-    const fields = a.map((f, i) => ({ name: f.name, type: { ...f.type, nullable: f.type.nullable || (b[i] as Field).type.nullable } }));
+    // A time attribute of both inputs stays one (Flink unions rowtime with rowtime): the union's
+    // watermark is the smaller of its inputs', so a window after it closes in event time.
+    const fields = a.map((f, i) => {
+      const g = b[i] as Field;
+      const type = { ...f.type, nullable: f.type.nullable || g.type.nullable };
+      return f.timeAttribute !== undefined && f.timeAttribute === g.timeAttribute ? { name: f.name, type, timeAttribute: f.timeAttribute } : { name: f.name, type };
+    });
     return new Stream(this.pipeline, {
       type: 'Union',
       id: this.pipeline.nextId(),
@@ -162,31 +171,71 @@ export class Stream<T> {
   }
 
   /**
-   * One row per element of the ARRAY (or entry of the MAP) `spec.expr` evaluates to: this
-   * stream's columns, then the element's (SQL's `CROSS JOIN UNNEST`, and with `outer` the
-   * `LEFT JOIN UNNEST … ON TRUE`); see shared/operators/unnest/unnest-operator.ts.
+   * Joins every row with the rows of a table function (Flink's Correlate): the one plan node
+   * behind {@link unnest} and {@link joinLateral}; see shared/operators/correlate/.
    *
-   * @throws PlanError for a non-collection expression or a column name that clashes.
+   * @throws PlanError for a wrong number of column names, a name that clashes, a LEFT join with a
+   *   condition, or an UNNEST argument that is not an ARRAY or a MAP.
    */
-  unnest(spec: UnnestSpec): Stream<Row> {
-    const schema = unnestOutputSchema(spec, this.schema);
-    return new Stream<Row>(this.pipeline, { type: 'Unnest', id: this.pipeline.nextId(), input: this.node, ...spec, schema });
+  correlate(spec: CorrelateSpec): Stream<Row> {
+    const schema = correlateOutputSchema(spec, this.schema);
+    return new Stream<Row>(this.pipeline, { type: 'Correlate', id: this.pipeline.nextId(), input: this.node, ...spec, schema });
+  }
+
+  /**
+   * One row per element of the ARRAY (or entry of the MAP) `collections` evaluates to — of
+   * several collections zipped, the shorter padded with NULLs: this stream's columns, then the
+   * element's (SQL's `CROSS JOIN UNNEST(…)`; `type: 'left'` is `LEFT JOIN UNNEST(…) ON TRUE`,
+   * keeping a row without elements once). `columns` names the element columns (by default a
+   * ROW element's field names, `EXPR$i` for a scalar, `KEY`/`VALUE` for a MAP); `ordinality`
+   * names a 1-based position column (`WITH ORDINALITY`).
+   *
+   * ```ts
+   * orders.unnest(col('items'), { columns: ['sku', 'qty'], ordinality: 'n' });
+   * ```
+   *
+   * @throws PlanError as {@link correlate}.
+   */
+  unnest(collections: Expr | readonly Expr[], options: { readonly type?: 'inner' | 'left'; readonly columns?: readonly string[]; readonly ordinality?: string } = {}): Stream<Row> {
+    const args: readonly Expr[] = Array.isArray(collections) ? collections : [collections as Expr];
+    const ordinality = options.ordinality !== undefined;
+    const names = unnestColumns(
+      args.map((a) => inferType(a, this.schema)),
+      ordinality,
+      args.map(printExpr),
+    ).defaultNames;
+    const elementNames = options.columns ?? names.slice(0, ordinality ? -1 : undefined);
+    return this.correlate({
+      call: { fn: 'UNNEST', args, ...(ordinality ? { ordinality: true } : {}) },
+      columns: [...elementNames, ...(options.ordinality !== undefined ? [options.ordinality] : [])],
+      joinType: options.type === 'left' ? 'LEFT' : 'INNER',
+    });
   }
 
   /**
    * Joins every row with the rows of a table function (SQL `CROSS JOIN LATERAL TABLE(f(x))`, or
    * `LEFT JOIN … ON TRUE` with `type: 'left'`): `call` comes from `pipeline.function(name, fn)`.
+   * `columns` renames the function's columns; an inner join's `condition` (over the joined
+   * row) keeps only the rows it is TRUE for.
    *
    * ```ts
    * const split = pipeline.function('split', splitWords);
    * docs.joinLateral(split('line'), { type: 'left' });
    * ```
+   *
+   * @throws PlanError for an unknown argument column, or as {@link correlate}.
    */
-  joinLateral(call: TableFunctionCall, options: { readonly type?: 'inner' | 'left'; readonly columns?: readonly string[] } = {}): Stream<Row> {
+  joinLateral(call: TableFunctionCall, options: { readonly type?: 'inner' | 'left'; readonly columns?: readonly string[]; readonly condition?: Expr } = {}): Stream<Row> {
     for (const a of call.args) if (typeof a === 'string') requireColumn(this.schema, a, `${call.name}(…)`);
-    const args = call.args.map((a) => (typeof a === 'string' ? (row: Row) => row[a] ?? null : () => a.value));
-    const display = `${call.name}(${call.args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a.value))).join(', ')})`;
-    return correlate(this, call.fn, args, { ...options, display });
+    const args: Expr[] = call.args.map((a) => (typeof a === 'string' ? { kind: 'ref', name: a } : a));
+    // The function object goes into the registry: the operator finds it there by reference.
+    const ref = this.pipeline.registerFunction(call.fn as never);
+    return this.correlate({
+      call: { fn: 'USER', ref, name: call.name, args, columnTypes: call.fn.columns.map((c) => c.type), ...(call.fn.signatures !== undefined ? { input: call.fn.signatures } : {}) },
+      columns: options.columns ?? call.fn.columns.map((c) => c.name),
+      joinType: options.type === 'left' ? 'LEFT' : 'INNER',
+      ...(options.condition !== undefined ? { condition: options.condition } : {}),
+    });
   }
 
   /** Groups by key columns; follow with `.aggregate({...})`. */
@@ -252,6 +301,28 @@ export class Stream<T> {
     options: Omit<RankOptions<T>, 'range'> & { readonly rankNumber?: R },
   ): Stream<R extends string ? T & { [P in R]: number } : T> {
     return this.rank<R>({ ...options, range: { atMost: n } });
+  }
+
+  /**
+   * The first `fetch` rows to arrive after the first `offset` (SQL `LIMIT fetch OFFSET offset`
+   * without ORDER BY; Flink's Limit): on one shard; over an updating input, a retraction of one
+   * of those rows lets the next row in (`-D` then `+I`), as Flink's retracting rank does.
+   */
+  limit(fetch: number, options: { readonly offset?: number } = {}): Stream<T> {
+    return limitNode(this, fetch, options.offset ?? 0);
+  }
+
+  /**
+   * The rows in time order (SQL `ORDER BY rowtime [, …]` without LIMIT; Flink's TemporalSort), on
+   * one shard: in event time each row comes out when the watermark reaches its timestamp, the
+   * rows of one timestamp ordered by the other keys; a row whose place has been passed already
+   * (its timestamp is not after the last one emitted) goes to `lateSink`, or is counted and
+   * dropped. In processing time the rows of one millisecond are ordered by the keys.
+   *
+   * @throws PlanError as {@link sortByTime} (time-order.ts).
+   */
+  sortByTime(options: SortByTimeOptions<T>): Stream<T> {
+    return sortByTimeNode(this, options);
   }
 
   /**
@@ -352,11 +423,13 @@ export class Stream<T> {
    * they come and go — inputs may be updating, and the output retracts what no longer holds.
    * `type` `left` / `right` / `full` keeps unmatched rows padded with NULLs (retracted when a
    * match arrives, restored when the last match goes). Output: this stream's columns, then the
-   * other's; a clashing name of the other side gets a suffix (`id` → `id0`).
+   * other's; a clashing name of the other side gets a suffix (`id` → `id0`). `type` `semi` /
+   * `anti` outputs this stream's rows alone, while at least one / no row of the other matches
+   * (Flink's StreamingSemiAntiJoinOperator: a match arriving or leaving emits or retracts them).
    *
    * As in Flink's planner, a join of two windowed streams on their `window_start` and
    * `window_end` is a window join, and a `where` that bounds one side's rowtime by the other's
-   * from both sides is an interval join (see {@link Stream.intervalJoin}).
+   * from both sides is an interval join (see {@link Stream.intervalJoin}; not for semi / anti).
    *
    * @throws PlanError for unknown or incomparable key columns, a non-BOOLEAN `where`, or a
    *   stream of another pipeline.
@@ -364,7 +437,7 @@ export class Stream<T> {
   join<U, const J extends JoinKind = 'inner'>(other: Stream<U>, options: JoinOptions<T, U> & { readonly type?: J }): Stream<Joined<T, U, J>> {
     const ttl = options.stateTtlMs;
     return buildJoin(this, other, {
-      type: joinKind(options.type),
+      type: joinKind(options.type, true),
       keys: joinKeys(options.on as JoinOn<unknown, unknown>, 'join'),
       ...(options.where !== undefined ? { condition: options.where } : {}),
       ...(typeof ttl === 'number' ? { leftStateTtlMs: ttl, rightStateTtlMs: ttl } : {}),
@@ -383,7 +456,7 @@ export class Stream<T> {
    *
    * @throws PlanError for bounds with lower > upper, a missing rowtime column, or as {@link Stream.join}.
    */
-  intervalJoin<U, const J extends JoinKind = 'inner'>(other: Stream<U>, options: IntervalJoinOptions<T, U> & { readonly type?: J }): Stream<Joined<T, U, J>> {
+  intervalJoin<U, const J extends OuterJoinKind = 'inner'>(other: Stream<U>, options: IntervalJoinOptions<T, U> & { readonly type?: J }): Stream<Joined<T, U, J>> {
     const keys = joinKeys(options.on as JoinOn<unknown, unknown>, 'intervalJoin');
     const timeDomain = options.timeDomain ?? 'event';
     const lower = signedDuration(options.between[0], 'intervalJoin lower bound');
@@ -394,7 +467,7 @@ export class Stream<T> {
         ? { leftTimeColumn: options.time?.left ?? rowtimeOf(this.schema, 'intervalJoin left input'), rightTimeColumn: options.time?.right ?? rowtimeOf(other.schema, 'intervalJoin right input') }
         : {};
     return intervalJoinNode(this, other, {
-      joinType: joinKind(options.type) as 'INNER',
+      joinType: joinKind(options.type, false),
       leftKeys: keys.map((k) => k.left),
       rightKeys: keys.map((k) => k.right),
       condition: options.where,
@@ -467,7 +540,13 @@ export class Stream<T> {
 }
 
 /** How a join keeps unmatched rows. */
-export type JoinKind = 'inner' | 'left' | 'right' | 'full';
+export type OuterJoinKind = 'inner' | 'left' | 'right' | 'full';
+
+/**
+ * How a regular join matches: an {@link OuterJoinKind}, or `semi` / `anti` — this stream's rows
+ * while at least one / no row of the other matches (SQL `IN` / `EXISTS`, `NOT IN` / `NOT EXISTS`).
+ */
+export type JoinKind = OuterJoinKind | 'semi' | 'anti';
 
 /** Equi-join keys: `{ thisColumn: 'otherColumn' }`, a list of pairs, or names both sides share. */
 export type JoinOn<T, U> =
@@ -478,8 +557,13 @@ export type JoinOn<T, U> =
 
 type Nullable<R> = { [K in keyof R]: R[K] | null };
 
-/** The row type of a join: this stream's columns, then the other's (nullable on a padded side). */
-export type Joined<T, U, J> = (J extends 'right' | 'full' ? Nullable<T> : T) & (J extends 'left' | 'full' ? Nullable<Omit<U, keyof T>> : Omit<U, keyof T>);
+/**
+ * The row type of a join: this stream's columns, then the other's (nullable on a padded side);
+ * this stream's columns alone for a semi or anti join.
+ */
+export type Joined<T, U, J> = J extends 'semi' | 'anti'
+  ? T
+  : (J extends 'right' | 'full' ? Nullable<T> : T) & (J extends 'left' | 'full' ? Nullable<Omit<U, keyof T>> : Omit<U, keyof T>);
 
 /** Options of {@link Stream.join}. */
 export interface JoinOptions<T, U> {
@@ -496,7 +580,7 @@ export interface JoinOptions<T, U> {
 export interface IntervalJoinOptions<T, U> {
   readonly on: JoinOn<T, U>;
   /** @default 'inner' */
-  readonly type?: JoinKind;
+  readonly type?: OuterJoinKind;
   /** `[lower, upper]` of `this.t - other.t`, e.g. `['-10 s', '0 s']` or `[-10_000, 0]`. */
   readonly between: readonly [Duration, Duration];
   /** @default 'event' */
@@ -520,13 +604,16 @@ export interface TemporalJoinOptions<T, U> {
   readonly stateTtlMs?: number;
 }
 
-/** `'left'` → `'LEFT'`, checking the value (options come from JavaScript too). */
-function joinKind(type: string | undefined): 'INNER' | 'LEFT' | 'RIGHT' | 'FULL' {
+/** `'left'` → `'LEFT'`, checking the value (options come from JavaScript too); `semi` / `anti` for a regular join only. */
+function joinKind(type: string | undefined, semiAnti: true): JoinType;
+function joinKind(type: string | undefined, semiAnti: false): OuterJoinType;
+function joinKind(type: string | undefined, semiAnti: boolean): JoinType {
   const t = type ?? 'inner';
-  if (t !== 'inner' && t !== 'left' && t !== 'right' && t !== 'full') {
-    throw new PlanError(`join type must be 'inner', 'left', 'right' or 'full' (given ${JSON.stringify(type)})`);
+  const kinds = semiAnti ? ['inner', 'left', 'right', 'full', 'semi', 'anti'] : ['inner', 'left', 'right', 'full'];
+  if (!kinds.includes(t)) {
+    throw new PlanError(`${semiAnti ? 'join' : 'intervalJoin'} type must be ${kinds.map((k) => `'${k}'`).join(', ').replace(/, ([^,]*)$/, ' or $1')} (given ${JSON.stringify(type)})`);
   }
-  return t.toUpperCase() as 'INNER';
+  return t.toUpperCase() as JoinType;
 }
 
 /** The key pairs of an `on` option. */

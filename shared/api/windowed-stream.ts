@@ -22,16 +22,18 @@ import type { WindowTriggerSpec } from '../operators/window/triggers.ts';
 import { windowDeduplicateOutputSchema } from '../operators/window-rank/window-deduplicate.ts';
 import { windowRankOutputSchema } from '../operators/window-rank/window-rank.ts';
 import { windowTableFunctionOutputSchema } from '../operators/window-rank/window-table-function.ts';
-import type { LateSinkSpec, LogicalNode, SinkConnector, WindowSpec, WindowTiming } from '../plan/logical.ts';
+import type { AggCall, LateSinkSpec, LogicalNode, SinkConnector, WindowSpec, WindowTiming } from '../plan/logical.ts';
 import { WINDOW_END_COLUMN, WINDOW_START_COLUMN, windowEmitsUpdates } from '../plan/window-planning.ts';
 import type { AggregateSpec } from './aggregates.ts';
 import { aggregateInput, requireColumn } from './aggregate-input.ts';
 import type { RowOf, SchemaSpec } from './schema-spec.ts';
 import type { Stream, JoinOn } from './stream.ts';
+import type { Pipeline } from './pipeline.ts';
 import { parseOrder, parseRankRange, type OrderSpec, type RankRangeSpec } from './rank-options.ts';
 import { buildJoin } from './joins.ts';
 import type { Expr } from '../plan/expr.ts';
 import { parseDuration, type Duration } from './windows.ts';
+import { missingMergeError } from './user-functions.ts';
 
 /** The columns every window result carries (TIMESTAMP(3) as epoch milliseconds). */
 export interface WindowColumns {
@@ -142,6 +144,7 @@ export class WindowedStream<T> {
     const input = this.stream;
     const groupBy = this.groupKeys(options.groupBy);
     const { aggInput, calls } = aggregateInput(input, groupBy, aggregates, [this.window.timeColumn]);
+    requireMerge(calls, this.window, input.pipeline.userFunctions);
     const timing = this.timing(options, 'window aggregate');
     const spec: WindowAggregateSpec = { window: this.window, ...timingSpec(timing), groupBy, aggCalls: calls, generateUpdateBefore: true };
     return input.derive({
@@ -187,7 +190,6 @@ export class WindowedStream<T> {
     });
   }
 
-  /** The window table function alone: every row once per window it falls in, with the window columns. */
   /**
    * Window join (Flink's window join): joins the rows of this window with the rows of `other`'s
    * window of the same start and end whose `on` keys are equal, when the window ends — INNER,
@@ -198,6 +200,7 @@ export class WindowedStream<T> {
    * @throws PlanError when the windows differ, or as {@link Stream.join}.
    */
   join<U>(other: WindowedStream<U>, options: WindowJoinOptions<T, U>): Stream<Row> {
+    if (this.window.type === 'SESSION') throw new PlanError('window join over SESSION windows is not supported yet: join on TUMBLE, HOP or CUMULATE windows');
     if (JSON.stringify(this.window) !== JSON.stringify({ ...other.window, timeColumn: this.window.timeColumn })) {
       throw new PlanError('window join: both sides must use the same window (type, size, slide or step, offset)');
     }
@@ -216,15 +219,37 @@ export class WindowedStream<T> {
     });
   }
 
-  withWindowColumns(): Stream<T & WindowColumns> {
-    this.requireEventTime('window table function');
+  /**
+   * The window table function alone: every row with the window columns. TUMBLE, HOP and
+   * CUMULATE assign each row all its windows as it passes (event time only; lateness is the
+   * operators' after it). A SESSION holds each partition's rows until their session closes (the
+   * watermark passes `window_end - 1`, or the processing-time clock does), then emits them in
+   * arrival order, each with its kind, so it takes updating input too; a row whose session has
+   * closed already is late: it goes to `lateSink`, or is counted and dropped.
+   *
+   * @throws PlanError for processing time or a late sink with an aligned window, or a late sink
+   *   in processing time.
+   */
+  withWindowColumns(options: { readonly lateSink?: LateSinkOption } = {}): Stream<T & WindowColumns> {
+    const session = this.window.type === 'SESSION';
+    if (!session) {
+      this.requireEventTime('window table function');
+      if (options.lateSink !== undefined) throw new PlanError(`window table function: ${this.window.type} windows have no late rows of their own (lateSink is for SESSION)`);
+    } else if (options.lateSink !== undefined && this.options.timeDomain === 'processing') {
+      throw new PlanError(`window table function: lateSink '${typeof options.lateSink === 'string' ? options.lateSink : options.lateSink.name}' needs event time; processing-time sessions are never late`);
+    }
     const input = this.stream;
+    const timeDomain = session ? this.options.timeDomain : undefined;
+    const spec = { window: this.window, ...(timeDomain !== undefined ? { timeDomain } : {}) };
+    const schema = windowTableFunctionOutputSchema(spec, input.schema);
+    const lateSink = this.lateSinkOf(options.lateSink);
     return input.derive({
       type: 'WindowTableFunction',
       id: input.pipeline.nextId(),
       input: input.node,
-      window: this.window,
-      schema: windowTableFunctionOutputSchema({ window: this.window }, input.schema),
+      ...spec,
+      ...(lateSink ? { lateSink } : {}),
+      schema,
     });
   }
 
@@ -319,10 +344,7 @@ export class WindowedStream<T> {
   }
 
   private lateSinkOf(option: LateSinkOption | undefined): LateSinkSpec | undefined {
-    if (option === undefined) return undefined;
-    const spec: LateSinkSpec = typeof option === 'string' ? { name: option, connector: { type: 'collect' } } : { name: option.name, connector: option.connector ?? { type: 'collect' } };
-    this.stream.pipeline.reserveSinkName(spec.name);
-    return spec;
+    return lateSinkSpec(this.stream.pipeline, option);
   }
 
   private requireEventTime(what: string): void {
@@ -330,6 +352,30 @@ export class WindowedStream<T> {
       throw new PlanError(`${what}: processing-time windows are supported by aggregate() and process() only (window Top-N and deduplication use event time)`);
     }
   }
+}
+
+/**
+ * The `merge` a user aggregate function needs in this window (see {@link missingMergeError}).
+ *
+ * @throws PlanError naming the function, the window and the missing method.
+ */
+function requireMerge(calls: readonly AggCall[], window: WindowSpec, functions: ReadonlyMap<string, unknown>): void {
+  for (const call of calls) {
+    if (call.user === undefined) continue;
+    const error = missingMergeError(call.user.name, functions.get(call.user.ref), window.type);
+    if (error !== undefined) throw new PlanError(error);
+  }
+}
+
+/**
+ * The plan's late sink for a `lateSink` option (a collect sink unless a connector is given),
+ * its name reserved in the pipeline. Undefined without the option.
+ */
+export function lateSinkSpec(pipeline: Pipeline, option: LateSinkOption | undefined): LateSinkSpec | undefined {
+  if (option === undefined) return undefined;
+  const spec: LateSinkSpec = typeof option === 'string' ? { name: option, connector: { type: 'collect' } } : { name: option.name, connector: option.connector ?? { type: 'collect' } };
+  pipeline.reserveSinkName(spec.name);
+  return spec;
 }
 
 /** The window timing fields of an operator spec. */
@@ -349,7 +395,7 @@ function timingSpec(t: WindowTiming): Pick<WindowAggregateSpec, 'timeDomain' | '
 export function windowOfNode(node: LogicalNode): WindowSpec | undefined {
   switch (node.type) {
     case 'WindowTableFunction':
-      return node.window;
+      return node.window.type === 'SESSION' ? undefined : node.window;
     case 'WindowAggregate':
       return node.timeDomain !== 'processing' && !windowEmitsUpdates(node) ? node.window : undefined;
     case 'Calc': {

@@ -13,6 +13,7 @@ import { PlanError } from '../core/errors.ts';
 import { parseJobGraph } from '../plan/job-graph.ts';
 import type { JobGraph } from '../plan/job-graph.ts';
 import type { UserCode } from '../operators/registry.ts';
+import type { GeneratorFunction } from '../api/pipeline.ts';
 
 /** Names of the environment variables of a stage function. */
 export const STAGE_ENV = {
@@ -120,17 +121,57 @@ export function loadJobGraph(path: string): JobGraph {
 }
 
 /**
- * The user functions of the pipeline module (its default export's `userFunctions`), or none
- * when no module is configured.
+ * The user functions and generators of the pipeline module (its default export's
+ * `userFunctions` and `generators`), or none when no module is configured.
  */
-export async function loadUserCode(pipelineModule: string | undefined): Promise<UserCode> {
-  if (pipelineModule === undefined) return { functions: new Map() };
-  const module = (await import(pathToFileURL(pipelineModule).href)) as { default?: { userFunctions?: unknown } };
+export async function loadUserCode(pipelineModule: string | undefined): Promise<UserCode & { readonly generators: ReadonlyMap<string, GeneratorFunction> }> {
+  if (pipelineModule === undefined) return { functions: new Map(), generators: new Map() };
+  const module = (await import(pathToFileURL(pipelineModule).href)) as { default?: { userFunctions?: unknown; generators?: unknown } };
   const functions = module.default?.userFunctions;
   if (!(functions instanceof Map)) {
     throw new PlanError(`pipeline module ${pipelineModule} (${STAGE_ENV.pipelineModule}) has no default export with userFunctions`);
   }
-  return { functions };
+  const generators = module.default?.generators;
+  return { functions, generators: generators instanceof Map ? (generators as ReadonlyMap<string, GeneratorFunction>) : new Map() };
+}
+
+/**
+ * Names of the environment variables of a generator source's producer function
+ * (functions/generator-producer.ts). It also reads {@link STAGE_ENV}'s `jobGraphPath`,
+ * `stateTable` and `pipelineModule` (required: the generator lives there).
+ */
+export const PRODUCER_ENV = {
+  /** The generator source the function produces. Required. */
+  source: 'FLAMBDA_GENERATOR_SOURCE',
+  /** The source's Kinesis stream. Required. */
+  stream: 'FLAMBDA_GENERATOR_STREAM',
+} as const;
+
+/** A producer function's configuration, parsed from its environment. */
+export interface ProducerEnvironment {
+  /** Absolute path of the job graph file. */
+  readonly jobGraphPath: string;
+  readonly tableName: string;
+  /** Absolute path of the pipeline module. */
+  readonly pipelineModule: string;
+  readonly source: string;
+  readonly streamName: string;
+}
+
+/**
+ * Parses a producer function's environment; relative paths are resolved against `baseDir`.
+ *
+ * @throws PlanError naming the missing variable.
+ */
+export function readProducerEnvironment(env: Env, baseDir: string = process.cwd()): ProducerEnvironment {
+  const at = (path: string): string => (isAbsolute(path) ? path : resolve(baseDir, path));
+  return {
+    jobGraphPath: at(optional(env, STAGE_ENV.jobGraphPath) ?? DEFAULT_JOB_GRAPH_PATH),
+    tableName: required(env, STAGE_ENV.stateTable),
+    pipelineModule: at(required(env, STAGE_ENV.pipelineModule)),
+    source: required(env, PRODUCER_ENV.source),
+    streamName: required(env, PRODUCER_ENV.stream),
+  };
 }
 
 /** Names of the environment variables of the heartbeat function. */

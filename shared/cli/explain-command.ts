@@ -7,7 +7,7 @@ import type { JobGraph } from '../plan/job-graph.ts';
 import { formatDistribution } from '../plan/planner.ts';
 import { serializeJobGraph } from '../plan/job-graph.ts';
 import { readFileSync } from 'node:fs';
-import { isSqlFile, loadPipelineWithExplains } from './load-pipeline.ts';
+import { isSqlFile, loadPipelineWithOutputs } from './load-pipeline.ts';
 import type { CliIo } from './run-command.ts';
 
 /** Options of the explain command. */
@@ -21,9 +21,13 @@ export interface ExplainCommandOptions {
 
 /** Prints the plan of a pipeline module or SQL script (for SQL, Flink's three EXPLAIN sections). */
 export async function explainCommand(file: string, options: ExplainCommandOptions, io: CliIo): Promise<number> {
-  const { pipeline, explains } = await loadPipelineWithExplains(file, (warning) => io.stderr.write(`flambda: warning: ${warning}\n`));
-  // The script's own EXPLAIN statements first, each as the SQL shell prints one.
-  for (const text of explains) io.stdout.write(`${text}\n\n`);
+  const { pipeline, outputs } = await loadPipelineWithOutputs(
+    file,
+    (warning) => io.stderr.write(`flambda: warning: ${warning}\n`),
+    (line) => io.stderr.write(`flambda: ${line}\n`),
+  );
+  // What the script's own EXPLAIN, SHOW and DESCRIBE statements print first, as the SQL shell prints them.
+  for (const text of outputs) io.stdout.write(`${text}\n\n`);
   if (pipeline === undefined) return 0;
   const graph = pipeline.jobGraph({ parallelism: options.parallelism });
   if (options.json) {

@@ -11,24 +11,25 @@ import { Pipeline } from '../api/pipeline.ts';
 
 /** Imports `file` and returns its pipeline, with errors that say what was expected; SQL warnings go to `onWarning`. */
 export async function loadPipeline(file: string, onWarning?: (message: string) => void): Promise<Pipeline> {
-  const { pipeline } = await loadPipelineWithExplains(file, onWarning);
-  if (pipeline === undefined) throw new PlanError(`${file}: the script has only EXPLAIN statements: nothing to run`);
+  const { pipeline } = await loadPipelineWithOutputs(file, onWarning);
+  if (pipeline === undefined) throw new PlanError(`${file}: the script has only EXPLAIN, SHOW and DESCRIBE statements: nothing to run`);
   return pipeline;
 }
 
-/** What {@link loadPipelineWithExplains} loads. */
+/** What {@link loadPipelineWithOutputs} loads. */
 export interface LoadedPipeline {
-  /** The job; undefined for a SQL script whose only outputs are EXPLAIN statements. */
+  /** The job; undefined for a SQL script whose only outputs are EXPLAIN, SHOW and DESCRIBE statements. */
   readonly pipeline: Pipeline | undefined;
-  /** The output of the script's `EXPLAIN …` statements, in order (none for a module). */
-  readonly explains: readonly string[];
+  /** What the script's EXPLAIN, SHOW and DESCRIBE statements print, in order (none for a module). */
+  readonly outputs: readonly string[];
 }
 
 /**
- * {@link loadPipeline}, and the output of a SQL script's `EXPLAIN …` statements (explained as
- * the SQL shell explains one, explain-sql.ts), for `flambda run` and `flambda explain` to print.
+ * {@link loadPipeline}, and what a SQL script's EXPLAIN, SHOW and DESCRIBE statements print
+ * (as the SQL shell prints them, statement-outputs.ts), for `flambda run`, `local` and
+ * `explain` to print before the job.
  */
-export async function loadPipelineWithExplains(file: string, onWarning?: (message: string) => void): Promise<LoadedPipeline> {
+export async function loadPipelineWithOutputs(file: string, onWarning?: (message: string) => void, onProgress?: (message: string) => void): Promise<LoadedPipeline> {
   const path = resolve(file);
   if (!existsSync(path)) throw new PlanError(`pipeline file not found: ${file}`);
   if (isSqlFile(path)) {
@@ -36,10 +37,10 @@ export async function loadPipelineWithExplains(file: string, onWarning?: (messag
     const { compileSqlFile } = await import('../sql/compile-sql.ts');
     const program = compileSqlFile(path, { functions: await sqlUserFunctions(path) });
     for (const warning of program.warnings) onWarning?.(`${file}: ${warning}`);
-    const explains = program.explained.length === 0 ? [] : (await import('../sql/explain-sql.ts')).explainStatements(program);
-    return { pipeline: program.sinks.length === 0 ? undefined : program.pipeline, explains };
+    const outputs = program.outputs.length === 0 ? [] : await (await import('./statement-outputs.ts')).renderStatementOutputs(program, (line) => onProgress?.(`${file}: ${line}`));
+    return { pipeline: program.sinks.length === 0 ? undefined : program.pipeline, outputs };
   }
-  return { pipeline: await loadModule(file, path), explains: [] };
+  return { pipeline: await loadModule(file, path), outputs: [] };
 }
 
 async function loadModule(file: string, path: string): Promise<Pipeline> {

@@ -12,12 +12,13 @@ import { runLocalJob, type LocalStageReport } from '../aws/local/local-job.ts';
 import { awsDimensionSources } from '../aws/lookup/dimension-sources.ts';
 import { createSink, JsonlChangelogWriter, type SinkInstance } from '../runtime/embedded/sinks.ts';
 import { FinalCollector, bindInputs, bindSinkFiles, checkOutputPath, describeSchema, encodeFinal, summaryLine } from './bindings.ts';
-import { loadPipelineWithExplains } from './load-pipeline.ts';
+import { loadPipelineWithOutputs } from './load-pipeline.ts';
 import type { CliIo } from './run-command.ts';
 import type { StageHandler } from '../aws/handler/stage-handler.ts';
 import { localBilling } from '../aws/local/local-billing.ts';
 import { localProbe } from '../aws/local/local-probe.ts';
 import { openJobPage } from '../ui/job-page.ts';
+import { requireBoundedGenerator } from '../runtime/generator-rows.ts';
 
 /** Options of the local command, as parsed by the CLI. */
 export interface LocalOptions {
@@ -40,8 +41,12 @@ export interface LocalOptions {
 
 /** Runs a pipeline module on the local AWS runtime; returns the process exit code. */
 export async function localCommand(file: string, options: LocalOptions, io: CliIo): Promise<number> {
-  const { pipeline, explains } = await loadPipelineWithExplains(file, (warning) => io.stderr.write(`flambda: warning: ${warning}\n`));
-  for (const text of explains) io.stdout.write(`${text}\n\n`);
+  const { pipeline, outputs } = await loadPipelineWithOutputs(
+    file,
+    (warning) => io.stderr.write(`flambda: warning: ${warning}\n`),
+    (line) => io.stderr.write(`flambda: ${line}\n`),
+  );
+  for (const text of outputs) io.stdout.write(`${text}\n\n`);
   if (pipeline === undefined) return 0;
   const graph = pipeline.jobGraph({ parallelism: options.parallelism, ...(options.errorPolicy !== undefined ? { errorPolicy: options.errorPolicy } : {}) });
   const bound = localInputs(graph, options.input);
@@ -81,7 +86,7 @@ export async function localCommand(file: string, options: LocalOptions, io: CliI
   try {
     result = await runLocalJob({
       graph,
-      code: { functions: pipeline.userFunctions, lookupSources: awsDimensionSources({ jsonlPaths: lookupFiles }) },
+      code: { functions: pipeline.userFunctions, generators: pipeline.generators, lookupSources: awsDimensionSources({ jsonlPaths: lookupFiles }) },
       inputs,
       ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
       sink: (name, rows) => {
@@ -94,9 +99,16 @@ export async function localCommand(file: string, options: LocalOptions, io: CliI
           deadLetters.set(key, (deadLetters.get(key) ?? 0) + 1);
           if (source !== undefined && letter.kind !== 'data-error') undecodable.set(source, (undecodable.get(source) ?? 0) + 1);
           if (firstReasons.length < 5) firstReasons.push(letter.reason);
-          // A source stage's record is an input line (partition key = its line number): file:line, as in `run`.
+          // A source stage's record is an input line (partition key = its line number): file:line,
+          // as in `run`; or a generated row, whose partition key is its position (`values_1#3`).
           const file = source === undefined ? undefined : inputs.get(source);
-          const position = file !== undefined && letter.kind !== 'skipped-range' ? `${file}:${letter.partitionKey}` : `${letter.stream}/${letter.shardId}@${letter.sequenceNumber}`;
+          const generated = source !== undefined && graph.sources.some((s) => s.name === source && s.connector.type === 'generator');
+          const position =
+            letter.kind === 'skipped-range' || (file === undefined && !generated)
+              ? `${letter.stream}/${letter.shardId}@${letter.sequenceNumber}`
+              : file !== undefined
+                ? `${file}:${letter.partitionKey}`
+                : letter.partitionKey;
           const raw = Buffer.from(letter.data, 'base64').toString('utf8');
           deadLetterOut?.write(
             `${JSON.stringify({ ...(source !== undefined ? { source } : {}), stage: letter.stage, kind: letter.kind, position, reason: letter.reason, raw, ...(letter.operator !== undefined ? { operator: letter.operator } : {}) })}\n`,
@@ -162,13 +174,17 @@ export async function localCommand(file: string, options: LocalOptions, io: CliI
   return 0;
 }
 
-/** `--input` bindings, else a jsonl source's own path; generator sources cannot run locally. */
+/**
+ * `--input` bindings, else a jsonl source's own path; generator sources (VALUES, datagen) need
+ * none: their producer puts their rows (shared/aws/local/local-job.ts).
+ */
 function localInputs(graph: JobGraph, bindings: readonly string[]): Map<string, string> {
   const inputs = bindInputs(graph, bindings);
   for (const source of graph.sources) {
     if (inputs.has(source.name)) continue;
     const c = source.connector;
     if (c.type === 'jsonl' && c.path !== undefined) inputs.set(source.name, c.path);
+    else if (c.type === 'generator') requireBoundedGenerator(source, 'flambda local');
     else {
       throw new PlanError(
         `source '${source.name}' is a ${c.type} source; flambda local reads Kinesis streams filled from files: pass --input ${source.name}=<file.jsonl>`,

@@ -97,13 +97,14 @@ Starts kinesalite and dynalite in-process on 127.0.0.1 (free ports) and closes t
 unless AWS_ENDPOINT_URL_KINESIS / AWS_ENDPOINT_URL_DYNAMODB (or AWS_ENDPOINT_URL) name endpoints
 to use instead. Creates a stream per source (shards = the source stage's parallelism), a stream
 per exchange (shards = the next stage's parallelism) and the state table; puts every input line
-as a record (partition key = line number); runs one local event source mapping and stage handler
-per stage until each has drained, upstream first, printing a line per stage.
+as a record (partition key = line number), and the rows of generator sources (VALUES, datagen
+with 'number-of-rows') as a deployed producer does (partition key = the row's position,
+values_1#3), each source ending with a +inf watermark heartbeat; runs one local event source
+mapping and stage handler per stage until each has drained, upstream first, printing a line per
+stage. Delivery is effectively once.
 
-Limits: delivery is at-least-once (a retried batch can repeat or, across an exchange, lose rows);
-a Kinesis source never ends, so no end-of-input watermark is sent and windowed or other
-event-time-timer results never close; generator sources and kinesis/dynamodb sinks are not
-supported.`,
+Limits: an unbounded datagen table (no 'number-of-rows') is refused; kinesis/dynamodb sinks,
+--table and --live-every are not supported.`,
     )
     .action(async (file: string, opts: Record<string, unknown>) => {
       // Loaded on demand: `local` needs the AWS SDK, which `run` must not load.

@@ -12,7 +12,7 @@ import type { JobProbe } from '../runtime/job-probe.ts';
 import { formatStages } from './explain-command.ts';
 import { createDisplayEncoder, JsonlChangelogWriter, type SinkObserver } from '../runtime/embedded/sinks.ts';
 import { FinalCollector, bindInputs, bindSinkFiles, checkOutputPath, describeSchema, encodeFinal, summaryLine } from './bindings.ts';
-import { loadPipelineWithExplains } from './load-pipeline.ts';
+import { loadPipelineWithOutputs } from './load-pipeline.ts';
 import { renderTable } from './table.ts';
 import { openJobPage, type JobPage } from '../ui/job-page.ts';
 
@@ -49,9 +49,13 @@ export interface CliIo {
 
 /** Runs a pipeline module on the embedded runtime; returns the process exit code. */
 export async function runCommand(file: string, options: RunOptions, io: CliIo): Promise<number> {
-  const { pipeline, explains } = await loadPipelineWithExplains(file, (warning) => io.stderr.write(`flambda: warning: ${warning}\n`));
-  // A script's EXPLAIN statements print their plans, as Flink's SQL client executing the script does.
-  for (const text of explains) io.stdout.write(`${text}\n\n`);
+  const { pipeline, outputs } = await loadPipelineWithOutputs(
+    file,
+    (warning) => io.stderr.write(`flambda: warning: ${warning}\n`),
+    (line) => io.stderr.write(`flambda: ${line}\n`),
+  );
+  // A script's EXPLAIN, SHOW and DESCRIBE statements print, as Flink's SQL client executing the script does.
+  for (const text of outputs) io.stdout.write(`${text}\n\n`);
   if (pipeline === undefined) return 0;
   const graph = pipeline.jobGraph({ parallelism: options.parallelism, ...(options.errorPolicy !== undefined ? { errorPolicy: options.errorPolicy } : {}) });
   const inputs = bindInputs(graph, options.input);

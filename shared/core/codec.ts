@@ -33,8 +33,9 @@
  * - Numeric strings (BIGINT, INT, DOUBLE, DECIMAL, BOOLEAN) may have surrounding whitespace,
  *   which Flink trims; timestamp strings may not.
  * - ROW<…>: a JSON object, its fields by name (others ignored); ARRAY<T>: a JSON array;
- *   MAP<STRING, V>: a JSON object. Nested values follow these same rules, and errors name the
- *   nested field (`info.name`, `tags[]`).
+ *   MAP<STRING, V>: a JSON object; MULTISET<T>: a JSON object from element to count (or an
+ *   array of `[element, count]` pairs). Nested values follow these same rules, and errors name
+ *   the nested field (`info.name`, `tags[]`).
  *
  * Encoding writes TIMESTAMP as its formatted string (TIMESTAMP_LTZ in UTC with a `Z`; DATE as
  * `YYYY-MM-DD`; TIME as `HH:MM:SS` with the fraction digits it has, as Flink's json format
@@ -45,6 +46,7 @@
  */
 import { FlambdaError, PlanError, RecordError } from './errors.ts';
 import { formatDecimal, tryParseDecimal } from './decimal.ts';
+import { canonicalMultiset, type Multiset, type MultisetEntry } from './multiset.ts';
 import { formatDate, formatTime, formatTimestamp, isTimestampInRange, parseDate, parseTime, parseTimestamp, truncateTimePrecision } from './timestamp.ts';
 import { formatType } from './type-parse.ts';
 import type { Field, LogicalType, Row, Schema, Value } from './types.ts';
@@ -339,6 +341,40 @@ function mapConverter(field: Field): Converter {
   };
 }
 
+/** A multiset's count: a positive integer. */
+function countOf(raw: unknown): number | undefined {
+  const n = integerOf(raw);
+  return n !== undefined && n >= 1 && Number.isSafeInteger(n) ? n : undefined;
+}
+
+/**
+ * MULTISET<T>: a JSON object from element to count (as Flink's json format writes a multiset of
+ * strings; each key is read as a T), or an array of `[element, count]` pairs (how elements
+ * without a text form — nested ones, NULL — are written).
+ */
+function multisetConverter(field: Field): Converter {
+  const element = nullableConverter({ name: `${field.name}[]`, type: field.type.element ?? { root: 'STRING', nullable: true } });
+  return (raw, position) => {
+    const entries: MultisetEntry[] = [];
+    const add = (item: unknown, count: unknown): void => {
+      const n = countOf(count);
+      if (n === undefined) throw fieldError(field, `expected a positive integer count, got ${show(count)}`, position);
+      entries.push([element(item, position), n]);
+    };
+    if (Array.isArray(raw)) {
+      for (const pair of raw as unknown[]) {
+        if (!Array.isArray(pair) || pair.length !== 2) throw fieldError(field, `expected [element, count] pairs, got ${show(pair)}`, position);
+        add(pair[0], pair[1]);
+      }
+    } else {
+      const record = objectOf(raw);
+      if (record === undefined) throw fieldError(field, `expected a JSON object from element to count, got ${show(raw)}`, position);
+      for (const k of Object.keys(record)) add(k, record[k]);
+    }
+    return canonicalMultiset(entries) as Value;
+  };
+}
+
 /** The converter for a column's type, without null handling. */
 function converterFor(field: Field): Converter {
   switch (field.type.root) {
@@ -348,6 +384,8 @@ function converterFor(field: Field): Converter {
       return arrayConverter(field);
     case 'MAP':
       return mapConverter(field);
+    case 'MULTISET':
+      return multisetConverter(field);
     case 'BIGINT':
       return bigintConverter(field);
     case 'INT':
@@ -489,6 +527,21 @@ function valueEncoderFor(field: Field): ValueEncoder | undefined {
         for (const [k, v] of Object.entries(value as Record<string, Value>)) {
           Object.defineProperty(out, k, { value: entry(v), enumerable: true, writable: true, configurable: true });
         }
+        return out;
+      };
+    }
+    case 'MULTISET': {
+      const elementType = type.element ?? { root: 'STRING', nullable: true };
+      const element = nestedEncoder({ name: `${field.name}[]`, type: elementType });
+      const textKeys = !['ROW', 'ARRAY', 'MAP', 'MULTISET'].includes(elementType.root);
+      return (value) => {
+        if (!Array.isArray(value)) return wrongRepresentation(field, value, 'array');
+        const entries = value as Multiset;
+        // Scalar elements as an object from the element's text to its count, as Flink writes a
+        // multiset; NULL and nested elements have no key text, so those multisets are pairs.
+        if (!textKeys || entries.some(([e]) => e === null)) return entries.map(([e, n]) => [element(e), n]);
+        const out: Record<string, JsonValue> = {};
+        for (const [e, n] of entries) Object.defineProperty(out, String(element(e)), { value: n, enumerable: true, writable: true, configurable: true });
         return out;
       };
     }

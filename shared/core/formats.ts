@@ -129,7 +129,7 @@ function createCsvDecoder(schema: Schema, format: CsvFormat): LineDecoder {
   if (quote !== null && quote.length !== 1) throw new PlanError(`'csv.quote-character' must be one character (given '${quote}')`);
   const fields = schema.fields;
   for (const f of fields) {
-    if (f.type.root === 'ROW' || f.type.root === 'ARRAY' || f.type.root === 'MAP') {
+    if (f.type.root === 'ROW' || f.type.root === 'ARRAY' || f.type.root === 'MAP' || f.type.root === 'MULTISET') {
       throw new PlanError(`the csv format does not read ${formatType(f.type)} columns (column '${f.name}'); use 'format' = 'json'`);
     }
   }

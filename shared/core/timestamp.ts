@@ -30,6 +30,13 @@ export const MIN_TIMESTAMP_MS = daysFromCivil(0, 1, 1) * MS_PER_DAY;
 /** Latest supported TIMESTAMP(3): `9999-12-31 23:59:59.999`. */
 export const MAX_TIMESTAMP_MS = daysFromCivil(9999, 12, 31) * MS_PER_DAY + MS_PER_DAY - 1;
 
+/**
+ * The processing time a bounded job ends at: the latest valid JavaScript epoch millisecond. Both
+ * runtimes advance processing time to it at the end of bounded input, so processing-time
+ * windows, sorts and sessions emit their last results instead of losing them.
+ */
+export const END_OF_PROCESSING_TIME = 8.64e15;
+
 /** True when `ms` is an integer inside the supported range (years 0000–9999). */
 export function isTimestampInRange(ms: number): boolean {
   return Number.isInteger(ms) && ms >= MIN_TIMESTAMP_MS && ms <= MAX_TIMESTAMP_MS;

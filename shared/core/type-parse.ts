@@ -27,7 +27,7 @@ export const MAX_TIME_PRECISION = 3;
 
 /** Listed in every parse error so users see the whole menu at once. */
 const SUPPORTED =
-  'BIGINT, INT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR(n), BOOLEAN, TIMESTAMP(3), DATE, TIME(p), TIMESTAMP_LTZ(3), ROW<name T, …>, ARRAY<T>, MAP<STRING, T> (each optionally NOT NULL)';
+  'BIGINT, INT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR(n), BOOLEAN, TIMESTAMP(3), DATE, TIME(p), TIMESTAMP_LTZ(3), ROW<name T, …>, ARRAY<T>, MAP<STRING, T>, MULTISET<T> (each optionally NOT NULL)';
 
 type Token =
   /** A word, upper-cased; `raw` keeps its spelling (ROW field names are case-sensitive). */
@@ -152,6 +152,12 @@ class TypeReader {
       const element = this.type();
       this.expectPunct('>', 'after the ARRAY element type');
       return { root: 'ARRAY', nullable: this.nullability(), element };
+    }
+    if (name === 'MULTISET') {
+      this.expectPunct('<', 'after MULTISET');
+      const element = this.type();
+      this.expectPunct('>', 'after the MULTISET element type');
+      return { root: 'MULTISET', nullable: this.nullability(), element };
     }
     if (name === 'MAP') {
       this.expectPunct('<', 'after MAP');
@@ -347,10 +353,35 @@ export function formatType(t: LogicalType): string {
     case 'MAP':
       base = `MAP<${t.key ? formatType(t.key) : '?'}, ${t.value ? formatType(t.value) : '?'}>`;
       break;
+    case 'MULTISET':
+      base = `MULTISET<${t.element ? formatType(t.element) : '?'}>`;
+      break;
     default:
       base = t.root;
   }
   return t.nullable ? base : `${base} NOT NULL`;
+}
+
+/**
+ * Prints a type as Flink's `LogicalType.asSummaryString()` does (what `TYPEOF` and `DESCRIBE`
+ * show): {@link formatType}, but `STRING` for a VARCHAR of the maximum length, inside nested
+ * types too.
+ */
+export function formatTypeSummary(t: LogicalType): string {
+  const notNull = t.nullable ? '' : ' NOT NULL';
+  switch (t.root) {
+    case 'STRING':
+      return t.length === undefined ? `STRING${notNull}` : formatType(t);
+    case 'ROW':
+      return `ROW<${(t.fields ?? []).map((f) => `\`${f.name.replaceAll('`', '``')}\` ${formatTypeSummary(f.type)}`).join(', ')}>${notNull}`;
+    case 'ARRAY':
+    case 'MULTISET':
+      return `${t.root}<${t.element ? formatTypeSummary(t.element) : '?'}>${notNull}`;
+    case 'MAP':
+      return `MAP<${t.key ? formatTypeSummary(t.key) : '?'}, ${t.value ? formatTypeSummary(t.value) : '?'}>${notNull}`;
+    default:
+      return formatType(t);
+  }
 }
 
 /**

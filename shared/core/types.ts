@@ -17,6 +17,7 @@
  * | ROW<a T, b U>         | a plain object `{ a, b }` with the field values |
  * | ARRAY<T>              | an array of the element values             |
  * | MAP<STRING, V>        | a plain object from key to value (keys are STRING) |
+ * | MULTISET<T>           | an array of `[element, count]` pairs, each element once, in order (core/multiset.ts) |
  * | NULL of any type      | `null`                                     |
  *
  * TIMESTAMP and TIMESTAMP_LTZ hold the same kind of number but mean different things, as in
@@ -42,7 +43,8 @@ export type TypeRoot =
   | 'TIMESTAMP_LTZ'
   | 'ROW'
   | 'ARRAY'
-  | 'MAP';
+  | 'MAP'
+  | 'MULTISET';
 
 /** One field of a ROW type. */
 export interface RowTypeField {
@@ -65,7 +67,7 @@ export interface LogicalType {
   readonly length?: number;
   /** ROW: the fields in order. */
   readonly fields?: readonly RowTypeField[];
-  /** ARRAY: the element type. */
+  /** ARRAY and MULTISET: the element type. */
   readonly element?: LogicalType;
   /** MAP: the key type (STRING) and the value type. */
   readonly key?: LogicalType;

@@ -77,7 +77,7 @@ export interface Operator {
   readonly outputWatermarkDelayMs?: number;
   /**
    * True for an operator that keeps no state and derives its output synchronously from each
-   * input row alone (Calc, Map, Unnest, Union): running a row through it again has no effect but
+   * input row alone (Calc, Map, Correlate, Union): running a row through it again has no effect but
    * its output, so the stage executor can trace a row that fails further down the chain back to
    * the stage's input record it came from (shared/runtime/stage-executor.ts). @default false
    */

@@ -16,16 +16,17 @@ import type { UdfRegistry } from '../plan/expr-compile.ts';
 import { createGroupAggregateOperator } from './aggregate/group-aggregate.ts';
 import { createCalcOperator } from './calc/calc-operator.ts';
 import { createDeduplicateOperator } from './dedup/deduplicate-operator.ts';
-import { createUnnestOperator } from './unnest/unnest-operator.ts';
+import { createCorrelateOperator } from './correlate/correlate-operator.ts';
 import { createMapOperator } from './map/map-operator.ts';
 import { createRankOperator } from './rank/rank-operator.ts';
 import type { Operator } from './operator.ts';
 import { createConstraintEnforcer } from './sink/constraint-enforcer.ts';
 import { createUnionOperator } from './union/union-operator.ts';
 import { createOverAggregateOperator } from './over/over-aggregate.ts';
+import { createTemporalSortOperator } from './sort/temporal-sort.ts';
 import { PlanError } from '../core/errors.ts';
 import { createWindowAggregateOperator, createWindowProcessOperator, type WindowProcessFunction } from './window/index.ts';
-import { createWindowDeduplicateOperator, createWindowRankOperator, createWindowTableFunctionOperator } from './window-rank/index.ts';
+import { createUnalignedWindowTableFunctionOperator, createWindowDeduplicateOperator, createWindowRankOperator, createWindowTableFunctionOperator } from './window-rank/index.ts';
 import { createIntervalJoinOperator, createStreamingJoinOperator, createTemporalJoinOperator, createWindowJoinOperator } from './join/index.ts';
 
 /** User code a job may reference: scalar/row functions by registry reference. */
@@ -141,8 +142,8 @@ export function createOperator(op: JobOperator, code: UserCode): Operator {
       return createCalcOperator(op.spec, op.inputSchema, code.functions as UdfRegistry);
     case 'Map':
       return createMapOperator(op.spec, code.functions);
-    case 'Unnest':
-      return createUnnestOperator(op.spec, op.inputSchema, code.functions as UdfRegistry);
+    case 'Correlate':
+      return createCorrelateOperator(op.spec, op.inputSchema, code.functions);
     case 'GroupAggregate':
       return createGroupAggregateOperator(op.spec, op.inputSchema, code.functions);
     case 'Rank':
@@ -151,8 +152,10 @@ export function createOperator(op: JobOperator, code: UserCode): Operator {
       return createDeduplicateOperator(op.spec, op.inputSchema);
     case 'OverAggregate':
       return createOverAggregateOperator(op.spec, op.inputSchema);
+    case 'TemporalSort':
+      return createTemporalSortOperator(op.spec, op.inputSchema);
     case 'WindowAggregate':
-      return createWindowAggregateOperator(op.spec, op.inputSchema);
+      return createWindowAggregateOperator(op.spec, op.inputSchema, { functions: code.functions });
     case 'WindowProcess': {
       const fn = code.functions.get(op.spec.ref);
       if (typeof fn !== 'function') {
@@ -162,6 +165,8 @@ export function createOperator(op: JobOperator, code: UserCode): Operator {
     }
     case 'WindowTableFunction':
       return createWindowTableFunctionOperator(op.spec, op.inputSchema);
+    case 'UnalignedWindowTableFunction':
+      return createUnalignedWindowTableFunctionOperator(op.spec, op.inputSchema);
     case 'WindowRank':
       return createWindowRankOperator(op.spec, op.inputSchema);
     case 'WindowDeduplicate':

@@ -2,14 +2,15 @@
  * Formatters of plan parts as Flink prints them in EXPLAIN, shared by the node descriptions of
  * explain.ts and window-explain.ts (a leaf module, so neither imports the other).
  */
+import { aggCallName, aggOptionsText } from '../operators/aggregate/agg-call.ts';
 import type { AggCall, RankRange, RankStrategy, SortField } from './logical.ts';
 
 /** `COUNT(DISTINCT bidder) FILTER $f3 AS total_bidders`, as Flink prints aggregate calls. */
 export function formatAggCall(call: AggCall): string {
-  const arg = call.arg === undefined ? '*' : `${call.distinct ? 'DISTINCT ' : ''}${call.arg}`;
-  const separator = call.separator === undefined ? '' : `, '${call.separator}'`;
+  const args = call.arg === undefined ? (call.user ? '' : '*') : [call.arg, ...(call.extraArgs ?? [])].join(', ');
+  const arg = call.distinct ? `DISTINCT ${args}` : args;
   const filter = call.filterField === undefined ? '' : ` FILTER ${call.filterField}`;
-  return `${call.user?.name ?? call.fn}(${arg}${separator})${filter} AS ${call.name}`;
+  return `${aggCallName(call)}(${arg}${aggOptionsText(call)})${filter} AS ${call.name}`;
 }
 
 /** `price DESC`, `a ASC NULLS LAST`, as Flink prints order keys. */

@@ -20,11 +20,14 @@ import { formatDistribution } from './planner.ts';
 import { describeWindowNode } from './window-explain.ts';
 import { formatAggCall, formatRankRange, formatSortField, STRATEGY_NAMES } from './explain-format.ts';
 import { formatOverFrame } from '../operators/over/over-aggregate.ts';
+import { formatCorrelateCall } from '../operators/correlate/correlate-operator.ts';
 
 /** Options of {@link explainPlan}. */
 export interface ExplainOptions {
   /** Append `changelogMode=[I,UB,UA,D]` to every node, as Flink's `EXPLAIN CHANGELOG_MODE`. */
   readonly changelogMode?: boolean;
+  /** The plan advice numbers of nodes, printed first as `advice=[1]` (`EXPLAIN PLAN_ADVICE`). */
+  readonly advice?: ReadonlyMap<LogicalNode, readonly number[]>;
 }
 
 /** Prints every sink's tree, separated by blank lines. */
@@ -48,6 +51,11 @@ export function explainTree(root: LogicalNode, traits: ReadonlyMap<LogicalNode, 
   const lines: string[] = [];
   const visit = (node: LogicalNode, prefix: string, childIndent: string): void => {
     let text = describePlanNode(node);
+    const advice = options.advice?.get(node);
+    if (advice !== undefined) {
+      const open = text.indexOf('(');
+      text = `${text.slice(0, open + 1)}advice=[${advice.join(', ')}]${text[open + 1] === ')' ? '' : ', '}${text.slice(open + 1)}`;
+    }
     if (options.changelogMode) {
       const mode = traits.get(node)?.changelogMode ?? [];
       text = `${text.slice(0, -1)}, changelogMode=[${mode.map(shortKind).join(',')}])`;
@@ -97,21 +105,29 @@ export function describePlanNode(node: LogicalNode): string {
         ['where', node.condition ? `[${printExpr(node.condition)}]` : undefined],
       ])})`;
     case 'Map':
-      return node.flat
-        ? `Correlate(${attrs([['invocation', `[${node.display}]`], ['fields', fields(outNames)]])})`
-        : `Map(${attrs([['function', `[${node.display}]`], ['fields', fields(outNames)]])})`;
-    case 'Unnest':
+      return `Map(${attrs([['function', `[${node.display}]`], ['fields', fields(outNames)]])})`;
+    case 'Correlate': {
+      // As Flink's StreamPhysicalCorrelate: the invocation, its table, `select` without spaces.
+      const invocation = formatCorrelateCall(node.call);
       return `Correlate(${attrs([
-        ['invocation', `[UNNEST(${printExpr(node.expr)})${node.ordinality !== undefined ? ' WITH ORDINALITY' : ''}]`],
-        ['joinType', `[${node.outer === true ? 'LEFT' : 'INNER'}]`],
-        ['fields', fields(outNames)],
+        ['invocation', `[${invocation}]`],
+        ['correlate', `[table(${invocation})]`],
+        ['select', `[${outNames.join(',')}]`],
+        ['rowType', `[RecordType(${node.schema.fields.map((f) => `${formatType(f.type)} ${f.name}`).join(', ')})]`],
+        ['joinType', `[${node.joinType}]`],
+        ['condition', node.condition ? `[${printExpr(node.condition)}]` : undefined],
       ])})`;
+    }
     case 'GroupAggregate':
       return `GroupAggregate(${attrs([
         ['groupBy', node.groupBy.length > 0 ? fields(node.groupBy) : undefined],
         ['select', fields([...node.groupBy, ...node.aggCalls.map(formatAggCall)])],
       ])})`;
     case 'Rank':
+      // Flink's StreamExecLimit is a Rank without sort keys, and EXPLAIN prints it as a Limit.
+      if (node.orderBy.length === 0 && node.rankRange.type === 'constant') {
+        return `Limit(offset=[${node.rankRange.start - 1}], fetch=[${node.rankRange.end - node.rankRange.start + 1}])`;
+      }
       return `${node.type}(${attrs([
         ['strategy', node.strategy ? `[${formatStrategy(node.strategy, node.upsertKey)}]` : undefined],
         ['rankType', `[${node.rankType}]`],
@@ -127,6 +143,8 @@ export function describePlanNode(node: LogicalNode): string {
         ['window', `[${formatOverFrame(node.frame)}]`],
         ['select', fields([...node.input.schema.fields.map((f) => f.name), ...node.aggCalls.map(formatAggCall)])],
       ])})`;
+    case 'TemporalSort':
+      return `TemporalSort(orderBy=[${[`${node.timeColumn} ASC`, ...node.orderBy.map(formatSortField)].join(', ')}])`;
     case 'Deduplicate':
       return `Deduplicate(${attrs([
         ['keep', `[${node.keep === 'first' ? 'FirstRow' : 'LastRow'}]`],

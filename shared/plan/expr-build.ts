@@ -265,6 +265,9 @@ export function inTimeZone(expr: Expr, zone: string): Expr {
         return { ...e, args: e.args.map(stamp), zone };
       case 'cast':
         return { ...e, expr: stamp(e.expr), zone };
+      case 'udf':
+        // The function's own argument casts are implicit ones, which need no zone (udf-signature.ts).
+        return e.args === undefined ? e : { ...e, args: e.args.map(stamp) };
       default:
         return e;
     }

@@ -9,11 +9,15 @@
  * (lint's import-x/no-cycle keeps it so).
  */
 import type { Builtin } from './expr-fn.ts';
+import { ARRAY_FUNCTIONS } from './expr-fn-arrays.ts';
 import { COLLECTION_FUNCTIONS } from './expr-fn-collections.ts';
 import { JSON_FUNCTIONS } from './expr-fn-json.ts';
 import { MATH_FUNCTIONS } from './expr-fn-math.ts';
 import { MORE_FUNCTIONS } from './expr-fn-more.ts';
+import { RANDOM_FUNCTIONS } from './expr-fn-random.ts';
+import { REGEXP_FUNCTIONS } from './expr-fn-regexp.ts';
 import { STRING_FUNCTIONS } from './expr-fn-strings.ts';
+import { TEXT_FUNCTIONS } from './expr-fn-text.ts';
 import { TIME_FUNCTIONS } from './expr-fn-time.ts';
 
 /**
@@ -21,7 +25,18 @@ import { TIME_FUNCTIONS } from './expr-fn-time.ts';
  * type rules (expr-type-rules.ts), never expr-types.ts, so they are fully loaded by now.
  */
 const registry: ReadonlyMap<string, Builtin> = new Map(
-  Object.entries({ ...STRING_FUNCTIONS, ...TIME_FUNCTIONS, ...MATH_FUNCTIONS, ...MORE_FUNCTIONS, ...JSON_FUNCTIONS, ...COLLECTION_FUNCTIONS }),
+  Object.entries({
+    ...STRING_FUNCTIONS,
+    ...TIME_FUNCTIONS,
+    ...MATH_FUNCTIONS,
+    ...MORE_FUNCTIONS,
+    ...JSON_FUNCTIONS,
+    ...COLLECTION_FUNCTIONS,
+    ...REGEXP_FUNCTIONS,
+    ...RANDOM_FUNCTIONS,
+    ...TEXT_FUNCTIONS,
+    ...ARRAY_FUNCTIONS,
+  }),
 );
 
 /** The built-in function of that (canonical, upper-case) name. */

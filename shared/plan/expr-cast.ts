@@ -19,6 +19,7 @@
  */
 import { fitsPrecision, formatDecimal, pow10, rescaleDecimal, tryParseDecimal } from '../core/decimal.ts';
 import { RecordError } from '../core/errors.ts';
+import type { Multiset } from '../core/multiset.ts';
 import { formatDate, formatTime, formatTimestamp, parseDate, parseTime, parseTimestamp, truncateTimePrecision } from '../core/timestamp.ts';
 import { timeZoneOf, toInstant, toLocalMillis, type TimeZone } from '../core/time-zone.ts';
 import type { LogicalType, Value } from '../core/types.ts';
@@ -124,6 +125,7 @@ export function castConverter(from: LogicalType, to: LogicalType, where: string,
     case 'ROW':
     case 'ARRAY':
     case 'MAP':
+    case 'MULTISET':
       // castProblem admits only a cast to the same type (nullability aside).
       return undefined;
   }
@@ -203,6 +205,7 @@ function toStringConverter(from: LogicalType, to: LogicalType, zone: TimeZone): 
     case 'ROW':
     case 'ARRAY':
     case 'MAP':
+    case 'MULTISET':
       return (v) => limit(nestedText(v, from, zone));
   }
 }
@@ -225,6 +228,9 @@ export function nestedText(v: Value, type: LogicalType, zone: TimeZone = UTC): s
       return `{${Object.entries(v as Readonly<Record<string, Value>>)
         .map(([k, e]) => `${k}=${nestedText(e, type.value ?? type, zone)}`)
         .join(', ')}}`;
+    case 'MULTISET':
+      // Flink prints a multiset as the map from element to count it holds.
+      return `{${(v as Multiset).map(([e, n]) => `${nestedText(e, type.element ?? type, zone)}=${n}`).join(', ')}}`;
     default: {
       const convert = toStringConverter(type, { root: 'STRING', nullable: true }, zone);
       return convert === undefined ? String(v) : String(convert(v as NonNullValue));

@@ -22,6 +22,8 @@ import type { ComparisonOperator } from './expr-compare.ts';
 import { compileComparison, compileIn } from './expr-compare.ts';
 import type { Call, CastExpr, Expr, UdfCall } from './expr.ts';
 import { printExpr } from './expr-print.ts';
+import { udfArguments } from './udf-signature.ts';
+import { bindUdfCall, udfResultConverter } from './udf-values.ts';
 import { builtin } from './expr-builtins.ts';
 import { isMonthInterval } from './expr-build.ts';
 import { addMonths, fromWallClock, wallClockOf } from './expr-fn-time.ts';
@@ -124,8 +126,18 @@ class Compiler {
         `unknown user-defined function '${expr.display}' (ref '${expr.ref}'); registered: ${known.length === 0 ? '(none)' : known.join(', ')}`,
       );
     }
-    // A UDF returning undefined means "no value"; SQL has only NULL for that.
-    return { fn: (row) => fn(row) ?? null, type: expr.type };
+    if (expr.args === undefined) {
+      // A UDF returning undefined means "no value"; SQL has only NULL for that.
+      return { fn: (row) => fn(row) ?? null, type: expr.type };
+    }
+    // A function of values: each argument cast to its parameter and converted to its JS value,
+    // the result converted back to the declared type (udf-values.ts).
+    const args = expr.args.map((a) => this.compile(a));
+    const bound = bindUdfCall(expr.display, expr.input, udfArguments(expr.args, args.map((a) => a.type)));
+    const result = udfResultConverter(expr.type, `user function ${expr.display}`);
+    const call = fn as unknown as (...values: unknown[]) => unknown;
+    const evaluators = args.map((a) => a.fn);
+    return { fn: (row) => result(call(...bound.toJs(evaluators.map((ev) => ev(row))))), type: expr.type };
   }
 
   private cast(expr: CastExpr): Compiled {
@@ -281,10 +293,6 @@ class Compiler {
         return strict1<string>(f0, (s) => s.toLowerCase());
       case 'TRIM':
         return strict1<string>(f0, (s) => trimSpaces(s, true, true));
-      case 'LTRIM':
-        return strict1<string>(f0, (s) => trimSpaces(s, true, false));
-      case 'RTRIM':
-        return strict1<string>(f0, (s) => trimSpaces(s, false, true));
       case 'CHAR_LENGTH':
         return strict1<string>(f0, codePointLength);
       case 'CONCAT':

@@ -4,7 +4,7 @@
  * - `DOT(row, 'name')`: field access `row.name` (Calcite's DOT); NULL when the row is NULL.
  * - `ITEM(array, i)`: `array[i]`, 1-based; NULL for a NULL operand or an index outside the array
  *   (Flink returns NULL there too). `ITEM(map, key)`: `map[key]`, NULL for a missing key.
- * - `CARDINALITY(array | map)`: the number of elements or entries, as INT.
+ * - `CARDINALITY(array | map | multiset)`: the number of elements or entries, as INT.
  * - `ELEMENT(array)`: the only element of a one-element array, NULL for an empty one, an error
  *   for a longer one (as Flink).
  * - `ROW(a, b, …)`: a row with fields `EXPR$0`, `EXPR$1`, … (Flink's names for constructor
@@ -15,6 +15,7 @@
  * a plain object by key. Nothing here mutates a value it reads.
  */
 import { PlanError, RecordError } from '../core/errors.ts';
+import type { Multiset } from '../core/multiset.ts';
 import type { LogicalType, Row, Value } from '../core/types.ts';
 import type { Call } from './expr.ts';
 import { printExpr } from './expr-print.ts';
@@ -94,16 +95,18 @@ const ITEM: Builtin = {
 const CARDINALITY: Builtin = {
   type: (call, [t]) => {
     checkArgs(call, 1, 1);
-    if (t?.root !== 'ARRAY' && t?.root !== 'MAP') throw new PlanError(`CARDINALITY applies to an ARRAY or a MAP, not ${t ? typeName(t) : '?'}, in ${printExpr(call)}`);
+    if (t?.root !== 'ARRAY' && t?.root !== 'MAP' && t?.root !== 'MULTISET') throw new PlanError(`CARDINALITY applies to an ARRAY, a MAP or a MULTISET, not ${t ? typeName(t) : '?'}, in ${printExpr(call)}`);
     return nullableIf(INT, [t]);
   },
   evaluator: ({ args }) => {
     const f = args[0]!.fn;
-    const isArray = args[0]!.type.root === 'ARRAY';
+    const root = args[0]!.type.root;
     return (row) => {
       const v = f(row);
       if (v === null) return null;
-      return isArray ? (v as readonly Value[]).length : Object.keys(v as Row).length;
+      // A multiset counts every occurrence, as Calcite's CARDINALITY.
+      if (root === 'MULTISET') return (v as Multiset).reduce((n, [, count]) => n + count, 0);
+      return root === 'ARRAY' ? (v as readonly Value[]).length : Object.keys(v as Row).length;
     };
   },
 };

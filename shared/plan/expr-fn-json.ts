@@ -1,6 +1,6 @@
 /**
  * The JSON built-ins with Flink's (SQL/JSON) semantics: JSON_VALUE, JSON_QUERY, JSON_EXISTS,
- * JSON_OBJECT, JSON_ARRAY and IS JSON. Paths are SQL/JSON paths: an optional `lax` (the default)
+ * JSON_OBJECT, JSON_ARRAY, JSON_STRING, JSON_QUOTE, JSON_UNQUOTE and IS JSON. Paths are SQL/JSON paths: an optional `lax` (the default)
  * or `strict` mode, then `$` and steps `.key`, `."key"`, `['key']`, `[n]`, `[*]`, `.*`. In lax
  * mode a missing step is an empty result (the ON EMPTY behaviour, NULL by default), in strict
  * mode an error (the ON ERROR behaviour, NULL by default — FALSE for JSON_EXISTS). The
@@ -9,14 +9,15 @@
  */
 import { PlanError, RecordError } from '../core/errors.ts';
 import { formatDecimal } from '../core/decimal.ts';
-import { createValueEncoder } from '../core/codec.ts';
 import { formatTimestamp } from '../core/timestamp.ts';
 import { parseType } from '../core/type-parse.ts';
+import type { Multiset } from '../core/multiset.ts';
 import type { LogicalType, Row, Value } from '../core/types.ts';
-import { castConverter } from './expr-cast.ts';
+import { castConverter, formatDouble } from './expr-cast.ts';
+import { typeName } from './expr-type-rules.ts';
 import type { Call, Expr } from './expr.ts';
 import { printExpr } from './expr-print.ts';
-import { BOOLEAN, type Builtin, checkArgs, type FnArg, requireRoots, STRING, STRINGS } from './expr-fn.ts';
+import { BOOLEAN, type Builtin, checkArgs, type FnArg, nullableIf, requireRoots, strict, STRING, STRINGS } from './expr-fn.ts';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Step = { readonly key: string } | { readonly index: number } | { readonly wildcard: true };
@@ -163,24 +164,148 @@ function scalarText(v: Json): string | null {
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
-/** A SQL value as a JSON value's text, for JSON_OBJECT and JSON_ARRAY. */
-function toJsonText(v: Value, t: LogicalType, raw: boolean): string {
+/**
+ * A TIMESTAMP as Flink's JSON functions write it: Java's ISO_LOCAL_DATE_TIME
+ * (`2024-01-01T10:00:00`, fraction digits only as needed: `…:00.5`).
+ */
+function isoLocalDateTime(ms: number): string {
+  const [date = '', time = ''] = formatTimestamp(ms).split(' ');
+  return `${date}T${time.replace(/\.(\d*?)0*$/, (_m, digits: string) => (digits === '' ? '' : `.${digits}`))}`;
+}
+
+/**
+ * Why a value of type `t` cannot go into JSON, or undefined when it can: Flink's JSON functions
+ * have no JSON form for DATE and TIME (JsonGenerateUtils rejects them when the call is planned),
+ * at any depth of a ROW, ARRAY, MAP or MULTISET.
+ */
+function jsonValueProblem(t: LogicalType): string | undefined {
+  switch (t.root) {
+    case 'DATE':
+    case 'TIME':
+      return `Type '${typeName(t)}' is not scalar or cannot be converted into JSON`;
+    case 'ROW':
+      for (const f of t.fields ?? []) {
+        const problem = jsonValueProblem(f.type);
+        if (problem !== undefined) return problem;
+      }
+      return undefined;
+    case 'ARRAY':
+    case 'MULTISET':
+      return t.element === undefined ? undefined : jsonValueProblem(t.element);
+    case 'MAP':
+      return t.value === undefined ? undefined : jsonValueProblem(t.value);
+    default:
+      return undefined;
+  }
+}
+
+/** Rejects a JSON function call whose value operands (`types`) have no JSON form. */
+function requireJsonValues(call: Call, types: readonly LogicalType[]): void {
+  for (const t of types) {
+    const problem = jsonValueProblem(t);
+    if (problem !== undefined) throw new PlanError(`${problem}: ${printExpr(call)}`);
+  }
+}
+
+/**
+ * A SQL value as JSON text, as Flink's JSON functions serialize it (JsonGenerateUtils): numbers
+ * and booleans bare (DOUBLE as Java prints it, `2.0`; a non-finite one quoted), strings quoted,
+ * DECIMAL exact, TIMESTAMP as an ISO local date-time string, ROW and MAP as objects, ARRAY as an
+ * array, MULTISET as an object from element to count.
+ */
+export function jsonText(v: Value, t: LogicalType): string {
   if (v === null) return 'null';
-  if (raw) return v as string;
   switch (t.root) {
     case 'STRING':
       return JSON.stringify(v);
     case 'DECIMAL':
       return formatDecimal(v as bigint, t.scale ?? 0);
+    case 'DOUBLE':
+      return Number.isFinite(v) ? formatDouble(v as number) : JSON.stringify(formatDouble(v as number));
     case 'TIMESTAMP':
-      return JSON.stringify(formatTimestamp(v as number));
+      return JSON.stringify(isoLocalDateTime(v as number));
     case 'TIMESTAMP_LTZ':
+      // Flink writes the instant's UTC reading with a `Z` (JsonGenerateUtils).
+      return JSON.stringify(`${isoLocalDateTime(v as number)}Z`);
+    case 'ROW': {
+      const row = v as Readonly<Record<string, Value>>;
+      return `{${(t.fields ?? []).map((f) => `${JSON.stringify(f.name)}:${jsonText(row[f.name] ?? null, f.type)}`).join(',')}}`;
+    }
+    case 'ARRAY':
+      return `[${(v as readonly Value[]).map((e) => jsonText(e, t.element ?? STRING)).join(',')}]`;
+    case 'MAP':
+      return `{${Object.entries(v as Readonly<Record<string, Value>>)
+        .map(([k, e]) => `${JSON.stringify(k)}:${jsonText(e, t.value ?? STRING)}`)
+        .join(',')}}`;
+    case 'MULTISET':
+      return `{${(v as Multiset).map(([e, n]) => `${JSON.stringify(e === null ? 'null' : keyText(e, t.element ?? STRING))}:${n}`).join(',')}}`;
     case 'DATE':
     case 'TIME':
-      // As the json format writes them: an instant in UTC with a `Z`, `yyyy-MM-dd`, `HH:mm:ss`.
-      return JSON.stringify(createValueEncoder({ name: 'value', type: t })(v));
+      // jsonValueProblem rejects them when the call is planned.
+      throw new Error(`internal: ${t.root} has no JSON form`);
     default:
       return String(v);
+  }
+}
+
+/** A value as an object key: a string as it is, anything else as its JSON text. */
+function keyText(v: Value, t: LogicalType): string {
+  return t.root === 'STRING' ? (v as string) : jsonText(v, t);
+}
+
+/** A SQL value as a JSON value's text, for JSON_OBJECT and JSON_ARRAY (`raw`: already JSON). */
+function toJsonText(v: Value, t: LogicalType, raw: boolean): string {
+  if (v === null) return 'null';
+  return raw ? (v as string) : jsonText(v, t);
+}
+
+/**
+ * JSON_QUOTE's escaping (Flink's JsonQuoteFunction): `"` `\` `/` and the control characters
+ * `\b \f \n \r \t` by their short escapes, other characters below U+0020 as `\u00XX`.
+ */
+function jsonQuote(s: string): string {
+  let out = '"';
+  for (const c of s) {
+    switch (c) {
+      case '"':
+        out += '\\"';
+        break;
+      case '\\':
+        out += '\\\\';
+        break;
+      case '/':
+        out += '\\/';
+        break;
+      case '\b':
+        out += '\\b';
+        break;
+      case '\f':
+        out += '\\f';
+        break;
+      case '\n':
+        out += '\\n';
+        break;
+      case '\r':
+        out += '\\r';
+        break;
+      case '\t':
+        out += '\\t';
+        break;
+      default:
+        out += c < ' ' ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : c;
+    }
+  }
+  return `${out}"`;
+}
+
+/** JSON_UNQUOTE: the string a JSON string literal denotes; anything that is not one is returned as it is. */
+function jsonUnquote(s: string): string {
+  if (s.length < 2 || !s.startsWith('"') || !s.endsWith('"')) return s;
+  try {
+    const v: unknown = JSON.parse(s);
+    return typeof v === 'string' ? v : s;
+  } catch {
+    return s;
   }
 }
 
@@ -201,7 +326,8 @@ function jsonQueryLike(kind: 'VALUE' | 'QUERY' | 'EXISTS'): Builtin {
     },
     evaluator: ({ call, args, where }) => {
       const c = readClauses(call, defaults);
-      const toType = c.returning && c.returning.root !== 'STRING' ? castConverter(STRING, c.returning, where) : undefined;
+      const returnsArray = c.returning?.root === 'ARRAY';
+      const toType = c.returning && c.returning.root !== 'STRING' && !returnsArray ? castConverter(STRING, c.returning, where) : undefined;
       const fdoc = args[0]!.fn;
       const fpath = args[1]!.fn;
       return (row) => {
@@ -209,19 +335,25 @@ function jsonQueryLike(kind: 'VALUE' | 'QUERY' | 'EXISTS'): Builtin {
         const pathText = fpath(row);
         if (text === null || pathText === null) return null;
         let items: Json[];
+        let path: JsonPath;
         try {
-          items = evaluatePath(parseJson(text as string), parsePath(pathText as string));
+          path = parsePath(pathText as string);
+          items = evaluatePath(parseJson(text as string), path);
         } catch (err) {
           if (!(err instanceof JsonError)) throw err;
-          return behave(c.onError, args, row, `${err.message} in ${where}`);
+          return emptyValue(behave(c.onError, args, row, `${err.message} in ${where}`), returnsArray);
         }
         if (kind === 'EXISTS') return items.length > 0;
-        if (items.length === 0) return behave(c.onEmpty, args, row, `the path selects nothing in ${where}`);
+        // What the path selects, as Jayway JsonPath (behind Calcite's JSON functions) gives it: a
+        // definite path (no wildcard) its one item, an indefinite one the array of its matches.
+        const definite = !path.steps.some((step) => 'wildcard' in step);
+        if (definite && items.length === 0) return emptyValue(behave(c.onEmpty, args, row, `the path selects nothing in ${where}`), returnsArray);
+        const selected: Json = definite ? items[0]! : items;
+        const isContainer = (j: Json): boolean => j !== null && typeof j === 'object';
         try {
           if (kind === 'VALUE') {
-            const item = items[0]!;
-            if (items.length > 1 || (item !== null && typeof item === 'object')) throw new JsonError('JSON_VALUE selects a non-scalar value');
-            const s = scalarText(item);
+            if (isContainer(selected)) throw new JsonError('JSON_VALUE selects a non-scalar value');
+            const s = scalarText(selected);
             if (s === null || toType === undefined) return s;
             try {
               return toType(s);
@@ -229,18 +361,27 @@ function jsonQueryLike(kind: 'VALUE' | 'QUERY' | 'EXISTS'): Builtin {
               throw new JsonError(`'${s}' is not a ${c.returning!.root}`);
             }
           }
-          const isContainer = (j: Json): boolean => j !== null && typeof j === 'object';
-          const wrap = c.wrapper === 'UNCONDITIONAL' || (c.wrapper === 'CONDITIONAL' && (items.length > 1 || !isContainer(items[0]!)));
-          if (wrap) return JSON.stringify(items);
-          if (items.length > 1 || !isContainer(items[0]!)) throw new JsonError('JSON_QUERY selects a scalar or several values (use WITH ARRAY WRAPPER)');
-          return JSON.stringify(items[0]);
+          // Calcite's wrappers: UNCONDITIONAL always, CONDITIONAL unless the value is an array.
+          const value = c.wrapper === 'UNCONDITIONAL' || (c.wrapper === 'CONDITIONAL' && !Array.isArray(selected)) ? [selected] : selected;
+          if (!isContainer(value)) throw new JsonError('JSON_QUERY selects a scalar (use WITH ARRAY WRAPPER)');
+          if (!returnsArray) return JSON.stringify(value);
+          if (!Array.isArray(value)) throw new JsonError('JSON_QUERY … RETURNING ARRAY selects an object');
+          // ARRAY<STRING>: string elements as their text, the others as their JSON.
+          return value.map((e) => (typeof e === 'string' ? e : JSON.stringify(e)));
         } catch (err) {
           if (!(err instanceof JsonError)) throw err;
-          return behave(c.onError, args, row, `${err.message} in ${where}`);
+          return emptyValue(behave(c.onError, args, row, `${err.message} in ${where}`), returnsArray);
         }
       };
     },
   };
+}
+
+/** An ON EMPTY / ON ERROR result for JSON_QUERY … RETURNING ARRAY: EMPTY ARRAY is the empty array. */
+function emptyValue(v: Value, returnsArray: boolean): Value {
+  if (!returnsArray || v === null) return v;
+  if (v === '[]') return [];
+  throw new RecordError(`EMPTY OBJECT does not fit JSON_QUERY … RETURNING ARRAY`);
 }
 
 /** The trailing `NULL ON NULL` / `ABSENT ON NULL` of JSON_OBJECT / JSON_ARRAY, and the operand count before it. */
@@ -263,6 +404,7 @@ export const JSON_FUNCTIONS: Readonly<Record<string, Builtin>> = {
       const { count } = onNull(call, false);
       if (count % 2 !== 0) throw new PlanError(`JSON_OBJECT takes KEY … VALUE … pairs in ${printExpr(call)}`);
       for (let i = 0; i < count; i += 2) if (types[i]!.root !== 'STRING') throw new PlanError(`a JSON_OBJECT key must be a STRING in ${printExpr(call)}`);
+      requireJsonValues(call, types.slice(0, count).filter((_t, i) => i % 2 === 1));
       return STRING;
     },
     evaluator: ({ call, args, where }) => {
@@ -282,7 +424,10 @@ export const JSON_FUNCTIONS: Readonly<Record<string, Builtin>> = {
   },
   JSON_ARRAY: {
     // Default ABSENT ON NULL.
-    type: () => STRING,
+    type: (call, types) => {
+      requireJsonValues(call, types.slice(0, onNull(call, true).count));
+      return STRING;
+    },
     evaluator: ({ call, args }) => {
       const { absent, count } = onNull(call, true);
       return (row) => {
@@ -295,6 +440,34 @@ export const JSON_FUNCTIONS: Readonly<Record<string, Builtin>> = {
         return `[${parts.join(',')}]`;
       };
     },
+  },
+  JSON_STRING: {
+    // NULL gives NULL (not the JSON text null), as Flink documents.
+    type: (call, types) => {
+      checkArgs(call, 1, 1);
+      requireJsonValues(call, types);
+      return nullableIf(STRING, types);
+    },
+    evaluator: ({ args }) => {
+      const t = args[0]!.type;
+      return strict(args, ([v]) => jsonText(v!, t));
+    },
+  },
+  JSON_QUOTE: {
+    type: (call, types) => {
+      checkArgs(call, 1, 1);
+      requireRoots(call, types, STRINGS);
+      return nullableIf(STRING, types);
+    },
+    evaluator: ({ args }) => strict(args, ([s]) => jsonQuote(s as string)),
+  },
+  JSON_UNQUOTE: {
+    type: (call, types) => {
+      checkArgs(call, 1, 1);
+      requireRoots(call, types, STRINGS);
+      return nullableIf(STRING, types);
+    },
+    evaluator: ({ args }) => strict(args, ([s]) => jsonUnquote(s as string)),
   },
   'IS JSON': {
     // FALSE for NULL, as for any text that is not JSON of the kind.

@@ -1,6 +1,6 @@
 /**
  * Numeric and comparison built-ins with Flink's semantics: ROUND (half up, away from zero, at
- * `d` decimal places), POWER, SQRT, EXP, LN, LOG, LOG10, LOG2 (DOUBLE; out of domain gives NaN
+ * `d` decimal places) and TRUNCATE (towards zero), POWER, SQRT, EXP, LN, LOG, LOG10, LOG2 (DOUBLE; out of domain gives NaN
  * or -Infinity as Java's Math does), GREATEST / LEAST (NULL when any operand is NULL), NULLIF
  * and IS DISTINCT FROM (two NULLs are not distinct).
  */
@@ -27,8 +27,11 @@ function compare(a: Value, b: Value): number {
   return (a as number) < (b as number) ? -1 : 1;
 }
 
-/** Half-up rounding of a decimal string's digits to `d` places (d may be negative). */
-function roundDecimalText(x: number, d: number): number {
+/**
+ * A double rounded half up (or, for TRUNCATE, towards zero) to `d` places (d may be negative),
+ * on its decimal digits as Java's `BigDecimal.valueOf(double).setScale(d, mode)` does.
+ */
+function roundDecimalText(x: number, d: number, down = false): number {
   if (!Number.isFinite(x)) return x;
   const sign = x < 0 ? -1 : 1;
   // The shortest round-trip text (as Java's BigDecimal.valueOf(double) reads it), rounded exactly.
@@ -40,30 +43,87 @@ function roundDecimalText(x: number, d: number): number {
   if (keep < 0) return 0;
   const head = digits.slice(0, keep).padEnd(keep, '0');
   let n = BigInt(head === '' ? '0' : head);
-  if ((digits[keep] ?? '0') >= '5') n += 1n;
+  if (!down && (digits[keep] ?? '0') >= '5') n += 1n;
+  // BigDecimal has no negative zero: -0.4 rounds to 0.0, not -0.0.
+  if (n === 0n) return 0;
   return sign * Number(`${n.toString()}e${exp + 1 - keep}`);
 }
 
-/** The unscaled `v` (at `scale`) rounded half up to `d` < `scale` places: unscaled at scale `d`. */
-function roundExact(v: bigint, scale: number, d: number): bigint {
+/**
+ * The unscaled `v` (at `scale`) rounded half up — or towards zero with `down` — to `d` < `scale`
+ * places: unscaled at scale `d`.
+ */
+function roundExact(v: bigint, scale: number, d: number, down = false): bigint {
   const drop = scale - d;
   if (drop <= 0) return v;
   const div = pow10(drop);
   const q = v / div;
+  if (down) return q;
   const r = v % div;
   const half = div / 2n;
   const rounded = r >= half ? q + 1n : r <= -half ? q - 1n : q;
   return rounded;
 }
 
-/** `d` of ROUND(x, d): an integer literal (Flink's result type depends on it). */
+/** `d` of ROUND(x, d) / TRUNCATE(x, d): an integer literal (Flink's result type depends on it). */
 function roundPlaces(call: Parameters<Builtin['type']>[0]): number {
   const a = call.args[1];
   if (a === undefined) return 0;
   if (a.kind !== 'literal' || typeof a.value !== 'number' || !Number.isInteger(a.value)) {
-    throw new PlanError(`ROUND takes an integer literal as its second argument in ${printExpr(call)}`);
+    throw new PlanError(`${call.fn} takes an integer literal as its second argument in ${printExpr(call)}`);
   }
   return a.value;
+}
+
+/**
+ * ROUND (half up, away from zero) or TRUNCATE (towards zero) at `d` decimal places, with Flink's
+ * result type (FlinkReturnTypes.ROUND_FUNCTION for both): the operand's type, or for a DECIMAL
+ * rounded below its scale LogicalTypeMerging.findRoundDecimalType.
+ */
+function rounding(down: boolean): Builtin {
+  return {
+    type: (call, types) => {
+      checkArgs(call, 1, 2);
+      requireRoots(call, types, NUMERICS, INTEGERS);
+      const t = types[0]!;
+      if (t.root !== 'DECIMAL') return nullableIf(t, types);
+      const d = roundPlaces(call);
+      const { precision, scale } = decimalShape(t);
+      if (d >= scale) return nullableIf(t, types);
+      const p = d < 0 ? Math.min(MAX_DECIMAL_PRECISION, 1 + precision - scale) : Math.min(MAX_DECIMAL_PRECISION, 1 + precision - scale + d);
+      return nullableIf({ root: 'DECIMAL', nullable: false, precision: p, scale: Math.max(d, 0) }, types);
+    },
+    evaluator: ({ call, args }) => {
+      const t = args[0]!.type;
+      const d = call.args.length > 1 ? undefined : 0;
+      const places = (row: Row): number | null => (d !== undefined ? d : (args[1]!.fn(row) as number | null));
+      const f = args[0]!.fn;
+      return (row) => {
+        const v = f(row);
+        const n = places(row);
+        if (v === null || n === null) return null;
+        switch (t.root) {
+          case 'DOUBLE':
+            return roundDecimalText(v as number, n, down);
+          case 'DECIMAL': {
+            // The result has scale n (0 when n < 0), or keeps the operand's when n is not smaller.
+            const scale = t.scale ?? 0;
+            if (n >= scale) return v;
+            const rounded = roundExact(v as bigint, scale, n, down);
+            return n >= 0 ? rounded : rounded * pow10(-n);
+          }
+          default: {
+            if (n >= 0) return v;
+            const unit = 10 ** -n;
+            const x = v as number;
+            const r = Math.sign(x) * Math.floor(Math.abs(x) / unit + (down ? 0 : 0.5)) * unit;
+            if (t.root === 'INT' && (r > 2147483647 || r < -2147483648)) throw new RecordError(`${call.fn} overflows INT: ${x}`);
+            return r;
+          }
+        }
+      };
+    },
+  };
 }
 
 function doubleFn(arity: number, op: (...xs: number[]) => number): Builtin {
@@ -116,50 +176,8 @@ function checkComparable(call: Parameters<Builtin['type']>[0], types: readonly L
 
 /** The numeric and comparison built-ins by name. */
 export const MATH_FUNCTIONS: Readonly<Record<string, Builtin>> = {
-  ROUND: {
-    type: (call, types) => {
-      checkArgs(call, 1, 2);
-      requireRoots(call, types, NUMERICS, INTEGERS);
-      const t = types[0]!;
-      if (t.root !== 'DECIMAL') return nullableIf(t, types);
-      const d = roundPlaces(call);
-      const { precision, scale } = decimalShape(t);
-      if (d >= scale) return nullableIf(t, types);
-      // Flink's LogicalTypeMerging.findRoundDecimalType.
-      const p = d < 0 ? Math.min(MAX_DECIMAL_PRECISION, 1 + precision - scale) : Math.min(MAX_DECIMAL_PRECISION, 1 + precision - scale + d);
-      return nullableIf({ root: 'DECIMAL', nullable: false, precision: p, scale: Math.max(d, 0) }, types);
-    },
-    evaluator: ({ call, args }) => {
-      const t = args[0]!.type;
-      const d = call.args.length > 1 ? undefined : 0;
-      const places = (row: Row): number | null => (d !== undefined ? d : (args[1]!.fn(row) as number | null));
-      const f = args[0]!.fn;
-      return (row) => {
-        const v = f(row);
-        const n = places(row);
-        if (v === null || n === null) return null;
-        switch (t.root) {
-          case 'DOUBLE':
-            return roundDecimalText(v as number, n);
-          case 'DECIMAL': {
-            // The result has scale n (0 when n < 0), or keeps the operand's when n is not smaller.
-            const scale = t.scale ?? 0;
-            if (n >= scale) return v;
-            const rounded = roundExact(v as bigint, scale, n);
-            return n >= 0 ? rounded : rounded * pow10(-n);
-          }
-          default: {
-            if (n >= 0) return v;
-            const unit = 10 ** -n;
-            const x = v as number;
-            const r = Math.sign(x) * Math.floor(Math.abs(x) / unit + 0.5) * unit;
-            if (t.root === 'INT' && (r > 2147483647 || r < -2147483648)) throw new RecordError(`ROUND overflows INT: ${x}`);
-            return r;
-          }
-        }
-      };
-    },
-  },
+  ROUND: rounding(false),
+  TRUNCATE: rounding(true),
   POWER: doubleFn(2, Math.pow),
   SQRT: doubleFn(1, Math.sqrt),
   EXP: doubleFn(1, Math.exp),

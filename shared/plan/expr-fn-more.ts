@@ -2,10 +2,14 @@
  * More built-ins of Flink's function tables, with its semantics: trigonometry (SIN … ATAN2,
  * DEGREES, RADIANS on DOUBLE, as Java's Math), SIGN, PI, E; strings REPEAT, REVERSE, LEFT, RIGHT,
  * ASCII, CHR, REGEXP (a partial match, NULL for a pattern that does not compile), TO_BASE64 /
- * FROM_BASE64 (UTF-8), IS_DIGIT / IS_ALPHA; BIN and HEX of integers (two's complement of a
+ * FROM_BASE64 (UTF-8), IS_DIGIT / IS_ALPHA; TYPEOF (the operand's type, as Flink names it); BIN and HEX of integers (two's complement of a
  * negative BIGINT, as Java's Long.toBinaryString / toHexString) and HEX of a string's UTF-8 bytes.
  */
+import { PlanError } from '../core/errors.ts';
+import { formatType, formatTypeSummary } from '../core/type-parse.ts';
 import type { LogicalType } from '../core/types.ts';
+import type { Call } from './expr.ts';
+import { printExpr } from './expr-print.ts';
 import { BOOLEAN, type Builtin, checkArgs, DOUBLE, INT, INTEGERS, NUMERICS, nullableIf, requireRoots, strict, STRING, STRINGS } from './expr-fn.ts';
 import { compileRegExp } from './expr-strings.ts';
 
@@ -49,6 +53,13 @@ function stringOf(arity: number, roots: readonly (readonly string[])[], result: 
 /** Java's Long.toString(x, radix) of the 64-bit two's complement, for BIN and HEX. */
 function unsignedText(x: number, radix: number): string {
   return BigInt.asUintN(64, BigInt(x)).toString(radix);
+}
+
+/** TYPEOF's force_serializable: a BOOLEAN literal. */
+function serializableFlag(call: Call): boolean {
+  const a = call.args[1];
+  if (a?.kind !== 'literal' || typeof a.value !== 'boolean') throw new PlanError(`the second argument of TYPEOF must be TRUE or FALSE in ${printExpr(call)}`);
+  return a.value;
 }
 
 /** The built-ins by name. */
@@ -106,6 +117,20 @@ export const MORE_FUNCTIONS: Readonly<Record<string, Builtin>> = {
   FROM_BASE64: stringOf(1, [STRINGS], STRING, (s: string) => Buffer.from(s, 'base64').toString('utf8')),
   IS_DIGIT: stringOf(1, [STRINGS], BOOLEAN, (s: string) => /^[0-9]+$/.test(s)),
   IS_ALPHA: stringOf(1, [STRINGS], BOOLEAN, (s: string) => /^[A-Za-z]+$/.test(s)),
+  TYPEOF: {
+    // The operand's type as a constant string: Flink's summary string (`INT NOT NULL`, `STRING`),
+    // or with force_serializable TRUE the full form (`VARCHAR(2147483647)`).
+    type: (call) => {
+      checkArgs(call, 1, 2);
+      if (call.args.length === 2) serializableFlag(call);
+      return STRING;
+    },
+    evaluator: ({ call, args }) => {
+      const t = args[0]!.type;
+      const text = call.args.length === 2 && serializableFlag(call) ? formatType(t) : formatTypeSummary(t);
+      return () => text;
+    },
+  },
   REGEXP: {
     type: (call, types) => {
       checkArgs(call, 2, 2);

@@ -1,13 +1,14 @@
 /**
  * String built-ins with Flink's documented semantics: REPLACE, REGEXP_REPLACE, LPAD / RPAD,
- * CONCAT_WS, INITCAP, POSITION / LOCATE, TRIM(BOTH | LEADING | TRAILING chars FROM s), and the
+ * CONCAT_WS, INITCAP, POSITION / LOCATE, TRIM(BOTH | LEADING | TRAILING chars FROM s),
+ * LTRIM / RTRIM / BTRIM(s [, chars]), and the
  * hashes MD5 / SHA1 / SHA256 (lower-case hex of the UTF-8 bytes). NULL in gives NULL out unless
  * noted.
  */
 import { createHash } from 'node:crypto';
 import type { Value } from '../core/types.ts';
 import { type Builtin, checkArgs, INT, INTEGERS, keywordArg, nullableIf, requireRoots, strict, STRING, STRINGS } from './expr-fn.ts';
-import { compileRegExp } from './expr-strings.ts';
+import { compileRegExp, trimSpaces } from './expr-strings.ts';
 
 /** Java's `String.replace`: every occurrence, left to right; an empty target goes between every char and at both ends. */
 function replaceAll(s: string, target: string, replacement: string): string {
@@ -57,6 +58,21 @@ function trimChars(s: string, chars: string, leading: boolean, trailing: boolean
   if (leading) while (a < b && set.has(cps[a]!)) a++;
   if (trailing) while (b > a && set.has(cps[b - 1]!)) b--;
   return cps.slice(a, b).join('');
+}
+
+/**
+ * LTRIM / RTRIM / BTRIM `(s [, chars])`: the characters of `chars` — spaces when absent, as
+ * TRIM — removed from the start, the end or both. The result keeps the operand's type.
+ */
+function sideTrim(leading: boolean, trailing: boolean): Builtin {
+  return {
+    type: (call, types) => {
+      checkArgs(call, 1, 2);
+      requireRoots(call, types, STRINGS);
+      return nullableIf(types[0]!, types);
+    },
+    evaluator: ({ args }) => strict(args, ([s, chars]) => (chars === undefined ? trimSpaces(s as string, leading, trailing) : trimChars(s as string, chars as string, leading, trailing))),
+  };
 }
 
 function hash(algorithm: string): Builtin {
@@ -178,6 +194,9 @@ export const STRING_FUNCTIONS: Readonly<Record<string, Builtin>> = {
       return strict(args.slice(1), ([chars, s]: Value[]) => trimChars(s as string, chars as string, side !== 'TRAILING', side !== 'LEADING'));
     },
   },
+  LTRIM: sideTrim(true, false),
+  RTRIM: sideTrim(false, true),
+  BTRIM: sideTrim(true, true),
   OVERLAY: {
     // OVERLAY(s PLACING r FROM pos [FOR len]): `len` characters of s from pos replaced by r (len defaults to r's length).
     type: (call, types) => {

@@ -35,6 +35,11 @@ export interface Builtin {
   /** @throws PlanError when the operands do not fit. */
   readonly type: (call: Call, argTypes: readonly LogicalType[]) => LogicalType;
   readonly evaluator: (ctx: FnContext) => (row: Row) => Value;
+  /**
+   * The value is not a function of the operands (RAND, UUID): two evaluations of one row differ,
+   * so a retraction cannot repeat the value of the row it retracts (shared/plan/determinism.ts).
+   */
+  readonly nonDeterministic?: boolean;
 }
 
 export const INT: LogicalType = { root: 'INT', nullable: false };

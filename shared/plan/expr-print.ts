@@ -74,7 +74,7 @@ export function printExpr(expr: Expr): string {
     case 'cast':
       return `${expr.safe === true ? 'TRY_CAST' : 'CAST'}(${printExpr(expr.expr)} AS ${castTypeText(expr.type)})`;
     case 'udf':
-      return `${expr.display}()`;
+      return `${expr.display}(${(expr.args ?? []).map(printExpr).join(', ')})`;
     case 'call':
       return `${expr.fn}(${expr.args.map(printExpr).join(', ')})`;
   }

@@ -153,3 +153,101 @@ export function splitIndex(text: string, separator: string, index: number): stri
   const tokens = separator === '' ? text.split(WHITESPACE) : text.split(separator);
   return index < tokens.length ? tokens[index]! : null;
 }
+
+/** The characters SIMILAR TO gives a meaning (Calcite's SQL_SIMILAR_SPECIALS). */
+const SIMILAR_SPECIALS = '[]()|^-+*_%?{}';
+/** The characters a JavaScript regular expression (with the `u` flag) needs escaped to be literal. */
+const JS_SYNTAX = '^$\\.*+?()[]{}|/';
+/** SIMILAR TO's POSIX classes inside `[…]`, as Calcite maps them (Java's ASCII classes). */
+const SIMILAR_CLASSES: readonly (readonly [string, string])[] = [
+  ['[:ALPHA:]', 'A-Za-z'],
+  ['[:alpha:]', 'A-Za-z'],
+  ['[:UPPER:]', 'A-Z'],
+  ['[:upper:]', 'A-Z'],
+  ['[:LOWER:]', 'a-z'],
+  ['[:lower:]', 'a-z'],
+  ['[:DIGIT:]', '0-9'],
+  ['[:digit:]', '0-9'],
+  ['[:SPACE:]', ' '],
+  ['[:space:]', ' '],
+  ['[:WHITESPACE:]', ' \\t\\n\\x0B\\f\\r'],
+  ['[:whitespace:]', ' \\t\\n\\x0B\\f\\r'],
+  ['[:ALNUM:]', 'A-Za-z0-9'],
+  ['[:alnum:]', 'A-Za-z0-9'],
+];
+
+/** A character as a literal in a `u`-flag regular expression (inside a class, `-` too). */
+function literalChar(c: string, inClass: boolean): string {
+  return JS_SYNTAX.includes(c) || (inClass && c === '-') ? `\\${c}` : c;
+}
+
+/**
+ * Translates a SQL `SIMILAR TO` pattern into an anchored RegExp, as Calcite's
+ * `sqlToRegexSimilar` (which Flink copies in SqlLikeUtils) turns it into a Java regex: `_` is any
+ * character, `%` any run, `|`, `*`, `+`, `?`, `{m,n}`, `( )` and `[…]` (with ranges, `^` and
+ * `[:ALPHA:]`-style classes) keep their regex meaning, `.` too (Calcite passes it through), `$`
+ * and `\` are literal; the escape character makes the special character after it literal.
+ * Returns an error message instead for an invalid escape or pattern.
+ */
+export function similarToRegExp(pattern: string, escape: string | undefined): RegExp | string {
+  if (escape !== undefined && [...escape].length !== 1) return `Invalid escape character '${escape}'`;
+  const invalid = `Invalid regular expression '${pattern}'`;
+  const chars = [...pattern];
+  // SQL 2003 Part 2 Section 8.6 General Rule 3.b: a special escape character must escape a special one.
+  if (escape !== undefined && SIMILAR_SPECIALS.includes(escape)) {
+    for (let i = 0; i < chars.length; i++) {
+      if (chars[i] !== escape) continue;
+      const next = chars[i + 1];
+      if (next === undefined || (!SIMILAR_SPECIALS.includes(next) && next !== escape)) return `Invalid escape sequence '${pattern}', ${i}`;
+      i++;
+    }
+  }
+  let source = '';
+  let inClass = false;
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i]!;
+    if (c === escape) {
+      const next = chars[i + 1];
+      if (next === undefined || (!SIMILAR_SPECIALS.includes(next) && next !== escape)) return `Invalid escape sequence '${pattern}', ${i}`;
+      source += literalChar(next, inClass);
+      i++;
+    } else if (inClass) {
+      if (c === ']') {
+        inClass = false;
+        source += ']';
+      } else if (c === '-' || c === '^') {
+        source += c;
+      } else if (c === '[' && chars[i + 1] === ':') {
+        const rest = chars.slice(i).join('');
+        const named = SIMILAR_CLASSES.find(([name]) => rest.startsWith(name));
+        if (named === undefined) return invalid;
+        source += named[1];
+        i += [...named[0]].length - 1;
+      } else if (SIMILAR_SPECIALS.includes(c)) {
+        return invalid;
+      } else {
+        source += literalChar(c, true);
+      }
+    } else if (c === '_') {
+      source += '.';
+    } else if (c === '%') {
+      source += '[\\s\\S]*';
+    } else if (c === '[') {
+      inClass = true;
+      source += '[';
+    } else if (c === ']') {
+      return invalid;
+    } else if (c === '\\' || c === '$') {
+      source += `\\${c}`;
+    } else {
+      source += c;
+    }
+  }
+  if (inClass) return invalid;
+  try {
+    // The 'u' flag makes `_` and `.` match one code point, as Java's regex does.
+    return new RegExp(`^(?:${source})$`, 'u');
+  } catch {
+    return invalid;
+  }
+}

@@ -45,14 +45,16 @@ export function typeName(t: LogicalType): string {
       return `ARRAY<${t.element ? typeName(t.element) : '?'}>`;
     case 'MAP':
       return `MAP<${t.key ? typeName(t.key) : '?'}, ${t.value ? typeName(t.value) : '?'}>`;
+    case 'MULTISET':
+      return `MULTISET<${t.element ? typeName(t.element) : '?'}>`;
     default:
       return t.root;
   }
 }
 
-/** ROW, ARRAY and MAP: the types whose values nest other values. */
+/** ROW, ARRAY, MAP and MULTISET: the types whose values nest other values. */
 export function isNested(t: LogicalType): boolean {
-  return t.root === 'ROW' || t.root === 'ARRAY' || t.root === 'MAP';
+  return t.root === 'ROW' || t.root === 'ARRAY' || t.root === 'MAP' || t.root === 'MULTISET';
 }
 
 /** DATE, TIME, TIMESTAMP and TIMESTAMP_LTZ: Flink's DATETIME family. */
@@ -208,7 +210,7 @@ export function castProblem(from: LogicalType, to: LogicalType): string | undefi
   if (isNested(from) || isNested(to)) {
     if (to.root === 'STRING' && isNested(from)) return undefined;
     if (from.root === to.root && formatType(withNullable(from, true)) === formatType(withNullable(to, true))) return undefined;
-    return 'ROW, ARRAY and MAP values cast only to STRING or to their own type here';
+    return 'ROW, ARRAY, MAP and MULTISET values cast only to STRING or to their own type here';
   }
   if (from.root === to.root || from.root === 'STRING' || to.root === 'STRING') return undefined;
   if ((isNumeric(from) || from.root === 'BOOLEAN') && (isNumeric(to) || to.root === 'BOOLEAN')) return undefined;

@@ -25,7 +25,9 @@ import type { LogicalType, Schema } from '../core/types.ts';
 import type { Call, Expr } from './expr.ts';
 import { printExpr } from './expr-print.ts';
 import { isMonthInterval } from './expr-build.ts';
+import { resolveUdfCall, udfArguments } from './udf-signature.ts';
 import { builtin, builtinNames } from './expr-builtins.ts';
+import { unsupportedFlinkFunction } from './flink-functions.ts';
 import {
   allIndices,
   arithmeticType,
@@ -53,7 +55,7 @@ export const SUPPORTED_FUNCTIONS: readonly string[] = [
   'AND', 'OR', 'NOT',
   'IS NULL', 'IS NOT NULL', 'IS TRUE', 'IS NOT TRUE', 'IS FALSE', 'IS NOT FALSE',
   'CASE', 'COALESCE',
-  'UPPER', 'LOWER', 'CHAR_LENGTH', 'CONCAT', '||', 'SUBSTRING', 'TRIM', 'LTRIM', 'RTRIM', 'LIKE',
+  'UPPER', 'LOWER', 'CHAR_LENGTH', 'CONCAT', '||', 'SUBSTRING', 'TRIM', 'LIKE',
   'REGEXP_EXTRACT', 'SPLIT_INDEX',
   'ABS', 'FLOOR', 'CEIL',
 ];
@@ -167,8 +169,6 @@ export function inferCallType(call: Call, argTypes: readonly LogicalType[]): Log
       return argTypes[0]!;
     case 'UPPER':
     case 'LOWER':
-    case 'LTRIM':
-    case 'RTRIM':
       checkArity(call, 1, 1);
       requireRoots(STRINGS);
       return argTypes[0]!;
@@ -215,6 +215,8 @@ export function inferCallType(call: Call, argTypes: readonly LogicalType[]): Log
     default: {
       const b = builtin(fn);
       if (b) return b.type(call, argTypes);
+      const flink = unsupportedFlinkFunction(fn);
+      if (flink !== undefined) throw new PlanError(`${flink} in ${printExpr(call)}`);
       throw new PlanError(
         `unknown function '${call.fn}' in ${printExpr(call)}; supported: ${[...SUPPORTED_FUNCTIONS, ...builtinNames()].join(', ')}`,
       );
@@ -255,8 +257,13 @@ export function inferType(expr: Expr, schema: Schema): LogicalType {
       return requireField(schema, expr.name, 'expression').type;
     case 'literal':
       return expr.type;
-    case 'udf':
+    case 'udf': {
+      if (expr.args === undefined) return expr.type;
+      const argTypes = expr.args.map((a) => inferType(a, schema));
+      const resolution = resolveUdfCall(expr.display, expr.input, udfArguments(expr.args, argTypes));
+      if (!resolution.ok) throw new PlanError(resolution.message);
       return expr.type;
+    }
     case 'cast': {
       const from = inferType(expr.expr, schema);
       const problem = castProblem(from, expr.type);

@@ -5,6 +5,7 @@
  * EXPLAIN (`SUM(quantity)`, `<(price, 10000)`, `$f3`).
  */
 import type { LogicalType, Value } from '../core/types.ts';
+import type { UdfSignature } from './udf-signature.ts';
 
 /** A reference to an input column by name. */
 export interface FieldRef {
@@ -69,16 +70,25 @@ export interface CastExpr {
 }
 
 /**
- * A user-defined scalar function from a TypeScript pipeline: `(row) => value`. The function
- * itself lives in the pipeline module's function registry under `ref`; the job graph keeps only
- * the reference and the declared result type, so it stays serializable.
+ * A user-defined scalar function from a TypeScript pipeline. The function itself lives in the
+ * pipeline module's function registry under `ref`; the job graph keeps only the reference, the
+ * declared result type and the arguments, so it stays serializable.
+ *
+ * With `args` (a `scalarFunction(…)` called in SQL or through `pipeline.function`), the function
+ * takes the arguments' values, cast to the parameter types the call resolves to under `input`
+ * and converted to JS values (shared/plan/udf-values.ts); its result is converted back to
+ * `type`. Without, it is a `(row) => value` of the whole row (`Stream.udf`).
  */
 export interface UdfCall {
   readonly kind: 'udf';
   readonly ref: string;
-  /** Shown in EXPLAIN, e.g. the name the user gave the function. */
+  /** Shown in EXPLAIN, e.g. the name the user gave the function (followed by the arguments). */
   readonly display: string;
   readonly type: LogicalType;
+  /** The arguments of a function that takes values rather than the row. */
+  readonly args?: readonly Expr[];
+  /** The declared parameter types (one signature per overload); absent: none declared. */
+  readonly input?: readonly UdfSignature[];
 }
 
 /** Any scalar expression. */

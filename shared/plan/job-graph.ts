@@ -32,8 +32,9 @@ import type { WindowTableFunctionSpec } from '../operators/window-rank/window-ta
 import type { LookupJoinSpec } from '../lookup/lookup-join-spec.ts';
 import type { IntervalJoinSpec, StreamingJoinSpec, TemporalJoinSpec, WindowJoinSpec } from '../operators/join/index.ts';
 import type { UnionSpec } from '../operators/union/union-operator.ts';
-import type { UnnestSpec } from '../operators/unnest/unnest-operator.ts';
+import type { CorrelateSpec } from '../operators/correlate/correlate-operator.ts';
 import type { OverAggregateSpec } from '../operators/over/over-aggregate.ts';
+import type { TemporalSortSpec } from '../operators/sort/temporal-sort.ts';
 import type { ConstraintEnforcerSpec } from '../operators/sink/constraint-enforcer.ts';
 import { windowOperator, lateSinksOf } from './window-job.ts';
 import { isTwoInput, type ExchangeNode, type TwoInputNode } from './logical.ts';
@@ -63,7 +64,7 @@ export interface JobSink {
 export interface OperatorSpecs {
   Calc: { readonly projection: readonly { readonly name: string; readonly expr: Expr }[]; readonly condition?: Expr };
   Map: { readonly ref: string; readonly display: string };
-  Unnest: UnnestSpec;
+  Correlate: CorrelateSpec;
   GroupAggregate: {
     readonly groupBy: readonly string[];
     readonly aggCalls: readonly AggCall[];
@@ -74,12 +75,16 @@ export interface OperatorSpecs {
   Deduplicate: DeduplicateSpec;
   /** OVER aggregation (ROWS / RANGE frames ending at the current row). */
   OverAggregate: OverAggregateSpec;
+  /** ORDER BY a time attribute without LIMIT: rows re-emitted in time order. */
+  TemporalSort: TemporalSortSpec;
   /** Window aggregation (TUMBLE / HOP / CUMULATE / SESSION, triggers, lateness). */
   WindowAggregate: WindowAggregateSpec;
   /** Full window function: the window spec plus the user function's registry reference. */
   WindowProcess: WindowProcessSpec & { readonly ref: string; readonly display: string };
   /** Window table function: appends window_start, window_end, window_time. */
   WindowTableFunction: WindowTableFunctionSpec;
+  /** The SESSION window table function: rows wait until their session closes, then leave with its window columns. */
+  UnalignedWindowTableFunction: WindowTableFunctionSpec;
   /** Window Top-N. */
   WindowRank: WindowRankSpec;
   /** Window deduplication. */
@@ -338,7 +343,8 @@ function constraintEnforcerOf(sink: PlannedPipeline['sinks'][number], rows: Sche
   const rowsNullable = new Map(rows.fields.map((f) => [f.name, f.type.nullable]));
   const notNull = sink.schema.fields.filter((f) => !f.type.nullable && rowsNullable.get(f.name) !== false).map((f) => f.name);
   if (target === 'other' && notNull.length === 0) return undefined;
-  const spec: ConstraintEnforcerSpec = { sink: sink.name, schema: sink.schema, target, notNull, ...(sink.upsertKey ? { upsertKey: sink.upsertKey } : {}) };
+  const format = sink.connector.type === 'kinesis' ? sink.connector.format : undefined;
+  const spec: ConstraintEnforcerSpec = { sink: sink.name, schema: sink.schema, target, notNull, ...(sink.upsertKey ? { upsertKey: sink.upsertKey } : {}), ...(format ? { format } : {}) };
   const checks = [...(notNull.length > 0 ? [`notNull=[${notNull.join(', ')}]`] : []), ...(target !== 'other' ? [`fits=[${target}]`] : [])];
   return { id: `ConstraintEnforcer_${sink.name}`, type: 'ConstraintEnforcer', spec, inputSchema: rows, outputSchema: rows, description: `ConstraintEnforcer(sink=[${sink.name}], ${checks.join(', ')})` };
 }
@@ -363,12 +369,12 @@ function toJobOperator(node: LogicalNode, plan: PlannedPipeline): JobOperator {
         spec: { projection: node.projection, ...(node.condition ? { condition: node.condition } : {}) },
       };
     case 'Map':
-      return { ...common, type: 'Map', spec: { ref: node.ref, display: node.display, ...(node.flat ? { flat: true } : {}) } };
-    case 'Unnest':
+      return { ...common, type: 'Map', spec: { ref: node.ref, display: node.display } };
+    case 'Correlate':
       return {
         ...common,
-        type: 'Unnest',
-        spec: { expr: node.expr, columns: node.columns, ...(node.ordinality !== undefined ? { ordinality: node.ordinality } : {}), ...(node.outer === true ? { outer: true } : {}) },
+        type: 'Correlate',
+        spec: { call: node.call, columns: node.columns, joinType: node.joinType, ...(node.condition !== undefined ? { condition: node.condition } : {}) },
       };
     case 'GroupAggregate':
       return {
@@ -404,6 +410,8 @@ function toJobOperator(node: LogicalNode, plan: PlannedPipeline): JobOperator {
         type: 'OverAggregate',
         spec: { partitionBy: node.partitionBy, orderBy: node.orderBy, timeDomain: node.timeDomain, frame: node.frame, aggCalls: node.aggCalls },
       };
+    case 'TemporalSort':
+      return { ...common, type: 'TemporalSort', spec: { timeDomain: node.timeDomain, timeColumn: node.timeColumn, orderBy: node.orderBy } };
     case 'Deduplicate':
       return {
         ...common,
@@ -453,6 +461,7 @@ function joinOperator(node: TwoInputNode, common: Omit<JobOperator, 'type' | 'sp
         spec: {
           ...base,
           joinType: node.joinType,
+          ...(node.nullSafeKeys?.some((n) => n) === true ? { nullSafeKeys: node.nullSafeKeys } : {}),
           leftInput: node.leftInputSpec ?? { type: 'NoUniqueKey' },
           rightInput: node.rightInputSpec ?? { type: 'NoUniqueKey' },
           ...(node.leftStateTtlMs !== undefined ? { leftStateTtlMs: node.leftStateTtlMs } : {}),

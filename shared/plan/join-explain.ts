@@ -9,7 +9,8 @@
  * ```
  *
  * `where` is the whole join condition over the joined row's columns: the key equalities (right
- * columns under their joined names, `id0`) and the residual condition.
+ * columns under their joined names, `id0`; `IS NOT DISTINCT FROM(s, s0)` for a null-safe key) and
+ * the residual condition.
  */
 import { JOIN_TYPE_NAMES, joinedFieldNames } from '../operators/join/join-spec.ts';
 import { formatJoinInputSpec } from '../operators/join/record-state-views.ts';
@@ -22,9 +23,11 @@ import { formatAttachedWindow } from './window-explain.ts';
 function joinCondition(node: TwoInputNode, extra: readonly Expr[] = []): Expr | undefined {
   const rightNames = joinedFieldNames(node.left.schema, node.right.schema).right;
   const rightIndex = new Map(node.right.schema.fields.map((f, i) => [f.name, rightNames[i] as string]));
+  const nullSafe = node.type === 'Join' ? node.nullSafeKeys : undefined;
   const conjuncts: Expr[] = node.leftKeys.map((l, i) => ({
     kind: 'call',
-    fn: '=',
+    // Printed as Flink prints the key of an INTERSECT / EXCEPT (ReplaceIntersectWithSemiJoinRule).
+    fn: nullSafe?.[i] === true ? 'IS NOT DISTINCT FROM' : '=',
     args: [
       { kind: 'ref', name: l },
       { kind: 'ref', name: rightIndex.get(node.rightKeys[i] as string) ?? (node.rightKeys[i] as string) },

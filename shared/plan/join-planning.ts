@@ -7,13 +7,15 @@
  * - Input specs (JoinUtil.analyzeJoinInput): a side whose upsert keys include one contained in
  *   the join key keeps one row per join key (JoinKeyContainsUniqueKey); one with another upsert
  *   key keeps rows by the smallest (HasUniqueKey); otherwise rows are counted (NoUniqueKey).
- * - Changelog mode (FlinkChangelogModeInferenceProgram): an inner join forwards the union of
- *   its inputs' kinds (insert-only when both are); an outer join may produce any change. Interval
+ * - Changelog mode (FlinkChangelogModeInferenceProgram): an inner or semi join forwards the
+ *   union of its inputs' kinds (insert-only when both are: a semi join's right side then only
+ *   ever adds matches); an outer or anti join may produce any change. Interval
  *   and window joins are insert-only and need insert-only inputs; a temporal join forwards its
  *   probe side's kinds.
  * - Upsert keys (FlinkRelMdUniqueKeys.getJoinUniqueKeys): every left key with every right key;
  *   a side's keys alone when the other side is unique on its join columns and the side is not
- *   null-padded. A temporal join keeps the probe side's keys (each probe row meets one version).
+ *   null-padded. A semi or anti join keeps the left side's keys (it emits left rows only). A
+ *   temporal join keeps the probe side's keys (each probe row meets one version).
  */
 import { PlanError } from '../core/errors.ts';
 import { joinedFieldNames } from '../operators/join/join-spec.ts';
@@ -85,7 +87,7 @@ function unionModes(a: ChangelogMode, b: ChangelogMode): ChangelogMode {
 export function joinChangelogMode(node: TwoInputNode, left: ChangelogMode, right: ChangelogMode): ChangelogMode {
   switch (node.type) {
     case 'Join':
-      return node.joinType === 'INNER' ? unionModes(left, right) : RETRACT;
+      return node.joinType === 'INNER' || node.joinType === 'SEMI' ? unionModes(left, right) : RETRACT;
     case 'TemporalJoin':
       return left;
     case 'IntervalJoin':
@@ -102,6 +104,7 @@ export function joinTraits(node: TwoInputNode, left: NodeTraits, right: NodeTrai
   if (node.type === 'TemporalJoin') return { changelogMode, upsertKeys: left.upsertKeys, distribution: undefined };
   // A union's rows of both sides may share any key: no upsert key survives.
   if (node.type !== 'Join') return { changelogMode, upsertKeys: [], distribution: undefined };
+  if (node.joinType === 'SEMI' || node.joinType === 'ANTI') return { changelogMode, upsertKeys: left.upsertKeys, distribution: undefined };
   const rightNames = new Map(node.right.schema.fields.map((f, i) => [f.name, joinedFieldNames(node.left.schema, node.right.schema).right[i] as string]));
   const rightKeys = right.upsertKeys.map((k) => k.map((c) => rightNames.get(c) ?? c));
   const unique = (keys: readonly (readonly string[])[], joinColumns: readonly string[]): boolean => keys.some((k) => k.length > 0 && k.every((c) => joinColumns.includes(c)));

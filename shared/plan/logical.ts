@@ -16,11 +16,11 @@ import type { Expr } from './expr.ts';
 import type { WindowTriggerSpec } from '../operators/window/triggers.ts';
 import type { JoinType, OuterJoinType } from '../operators/join/join-spec.ts';
 import type { JoinInputSpec } from '../operators/join/record-state-views.ts';
-import type { AggCallSpec, UserAggregateRef } from '../operators/aggregate/agg-call.ts';
+import type { AggCallSpec, AggOptions, UserAggregateRef } from '../operators/aggregate/agg-call.ts';
 import type { AggFunctionName } from '../operators/aggregate/agg-function.ts';
 import type { OverFrame } from '../operators/over/over-aggregate.ts';
 import type { CalcColumn } from '../operators/calc/calc-operator.ts';
-import type { UnnestSpec } from '../operators/unnest/unnest-operator.ts';
+import type { CorrelateSpec } from '../operators/correlate/correlate-operator.ts';
 
 /**
  * How the Top-N result is maintained (Flink's RankProcessStrategy):
@@ -63,8 +63,11 @@ export interface NodeTraits {
 export type SourceConnector =
   /** Bounded JSON lines; the path may be bound later with `--input name=path`. */
   | { readonly type: 'jsonl'; readonly path?: string; readonly format?: RecordFormat }
-  /** A generator function from the pipeline module (resolved by `ref` in the function registry). */
-  | { readonly type: 'generator'; readonly ref: string; readonly display: string }
+  /**
+   * A generator function from the pipeline module (resolved by `ref` in the function registry);
+   * `rowsPerSecond` paces a deployed producer, `unbounded` marks one that never ends.
+   */
+  | { readonly type: 'generator'; readonly ref: string; readonly display: string; readonly rowsPerSecond?: number; readonly unbounded?: true }
   /** A Kinesis stream (AWS runtime and CDK). */
   | { readonly type: 'kinesis'; readonly streamName?: string; readonly streamArn?: string; readonly format?: RecordFormat };
 
@@ -74,9 +77,10 @@ export type SinkConnector =
   | { readonly type: 'print'; readonly timeZone?: string }
   /** Keeps the changelog and the materialized result in memory (CLI `--final`, tests). */
   | { readonly type: 'collect' }
-  | { readonly type: 'jsonl'; readonly path: string }
+  /** A file of records, one per line, in `format` (json: the changelog line `{"op":…}`; csv, debezium-json: core/format-encoders.ts). */
+  | { readonly type: 'jsonl'; readonly path: string; readonly format?: RecordFormat }
   | { readonly type: 'blackhole' }
-  | { readonly type: 'kinesis'; readonly streamName?: string }
+  | { readonly type: 'kinesis'; readonly streamName?: string; readonly format?: RecordFormat }
   | { readonly type: 'dynamodb'; readonly tableName?: string };
 
 /** Event-time watermark declaration of a source: bounded out-of-orderness on a column. */
@@ -97,13 +101,13 @@ export interface WatermarkSpec {
 }
 
 /** One aggregate call of a GroupAggregate; arguments and filters are input columns, as in Flink. */
-export interface AggCall {
+export interface AggCall extends AggOptions {
   readonly fn: AggFunctionName;
-  /** Input column; absent for COUNT(*). */
+  /** Input column; absent for COUNT(*) (and a user aggregate of no argument). */
   readonly arg?: string;
+  /** A user aggregate's second and later argument columns. */
+  readonly extraArgs?: readonly string[];
   readonly distinct: boolean;
-  /** LISTAGG's separator; `,` when absent. */
-  readonly separator?: string;
   /** For `fn: 'USER'`: the TypeScript aggregate function's reference, name and result type. */
   readonly user?: UserAggregateRef;
   /** BOOLEAN input column holding the FILTER (WHERE …) predicate, e.g. `$f3`. */
@@ -169,23 +173,20 @@ export interface CalcNode extends NodeBase {
   readonly condition?: Expr;
 }
 
-/**
- * A user row function from a TypeScript pipeline (`stream.map(schema, fn)`), or, with `flat`, a
- * row → rows function: a join with a table function (`LATERAL TABLE(f(x))`, Flink's Correlate),
- * each output row keeping the kind of its input row.
- */
+/** A user row function from a TypeScript pipeline (`stream.map(schema, fn)`). */
 export interface MapNode extends NodeBase {
   readonly type: 'Map';
   readonly input: LogicalNode;
   readonly ref: string;
   readonly display: string;
-  /** The function returns an array of rows (zero or more per input row). */
-  readonly flat?: boolean;
 }
 
-/** One row per element of an ARRAY or MAP the input row holds (SQL's `CROSS JOIN UNNEST`). */
-export interface UnnestNode extends NodeBase, UnnestSpec {
-  readonly type: 'Unnest';
+/**
+ * Each input row joined with the rows of a table function: UNNEST or a table user function
+ * (SQL's `CROSS JOIN UNNEST(…)`, `LATERAL TABLE(f(x))`; Flink's Correlate).
+ */
+export interface CorrelateNode extends NodeBase, CorrelateSpec {
+  readonly type: 'Correlate';
   readonly input: LogicalNode;
 }
 
@@ -198,7 +199,11 @@ export interface GroupAggregateNode extends NodeBase {
   readonly stateTtlMs?: number;
 }
 
-/** Top-N (ROW_NUMBER / RANK / DENSE_RANK over a partition, filtered by a rank range). */
+/**
+ * Top-N (ROW_NUMBER / RANK / DENSE_RANK over a partition, filtered by a rank range). With an
+ * empty `orderBy` it is `LIMIT n [OFFSET m]` without ORDER BY (Flink's Limit, a ROW_NUMBER rank
+ * of the whole stream in which every row ties: the first rows to arrive).
+ */
 export interface RankNode extends NodeBase {
   readonly type: 'Rank';
   readonly input: LogicalNode;
@@ -240,6 +245,24 @@ export interface OverAggregateNode extends NodeBase {
   readonly timeDomain: 'event' | 'processing';
   readonly frame: OverFrame;
   readonly aggCalls: readonly AggCallSpec[];
+}
+
+/**
+ * `ORDER BY time [, secondary keys]` without LIMIT (Flink's TemporalSort): the rows come out in
+ * time order — in event time when the watermark passes their timestamp (ties ordered by the
+ * secondary keys), in processing time as they arrive (the rows of one millisecond ordered by the
+ * secondary keys). Insert-only in and out; runs on one shard, as Flink's does.
+ */
+export interface TemporalSortNode extends NodeBase {
+  readonly type: 'TemporalSort';
+  readonly input: LogicalNode;
+  readonly timeDomain: 'event' | 'processing';
+  /** Event time: the rowtime column sorted by. Processing time: the attribute's name (explain only). */
+  readonly timeColumn: string;
+  /** The sort keys after the time attribute. */
+  readonly orderBy: readonly SortField[];
+  /** Where rows too late to be sorted go; absent: counted (`numLateRecordsDropped`) and dropped. */
+  readonly lateSink?: LateSinkSpec;
 }
 
 /** Join each row with a dimension table looked up by key. */
@@ -351,11 +374,17 @@ export interface WindowProcessNode extends NodeBase, WindowTiming {
   readonly display: string;
 }
 
-/** The window table function TUMBLE / HOP / CUMULATE: appends window_start, window_end, window_time. */
+/**
+ * A window table function on its own: appends window_start, window_end, window_time. TUMBLE /
+ * HOP / CUMULATE assign each row its windows as it passes; SESSION buffers the rows of each
+ * partition until their session closes (its late rows go to `lateSink`, or are counted).
+ */
 export interface WindowTableFunctionNode extends NodeBase {
   readonly type: 'WindowTableFunction';
   readonly input: LogicalNode;
   readonly window: WindowSpec;
+  /** SESSION only: sessions by arrival time. @default 'event' */
+  readonly timeDomain?: 'event' | 'processing';
   readonly lateSink?: LateSinkSpec;
 }
 
@@ -401,10 +430,15 @@ interface JoinNodeBase extends NodeBase {
   readonly condition?: Expr;
 }
 
-/** Regular (unbounded) join: Flink's StreamPhysicalJoin. */
+/** Regular (unbounded) join: Flink's StreamPhysicalJoin (SEMI / ANTI: its semi / anti form). */
 export interface JoinNode extends JoinNodeBase {
   readonly type: 'Join';
-  readonly joinType: OuterJoinType;
+  readonly joinType: JoinType;
+  /**
+   * Per key pair, whether it is `IS NOT DISTINCT FROM` (NULL matches NULL) instead of `=`: the
+   * keys INTERSECT and EXCEPT join on. @default every pair is `=`
+   */
+  readonly nullSafeKeys?: readonly boolean[];
   /** Idle-state retention of each side's rows (`table.exec.state.ttl`, the `STATE_TTL` hint). */
   readonly leftStateTtlMs?: number;
   readonly rightStateTtlMs?: number;
@@ -487,11 +521,12 @@ export type LogicalNode =
   | SourceNode
   | CalcNode
   | MapNode
-  | UnnestNode
+  | CorrelateNode
   | GroupAggregateNode
   | RankNode
   | DeduplicateNode
   | OverAggregateNode
+  | TemporalSortNode
   | LookupJoinNode
   | WindowAggregateNode
   | WindowProcessNode

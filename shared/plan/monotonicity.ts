@@ -43,8 +43,8 @@ export function modifiedMonotonicity(node: LogicalNode): ColumnMonotonicity {
       }
       return out;
     }
-    case 'Unnest': {
-      // The input columns keep their monotonicity; the element columns are not monotonic.
+    case 'Correlate': {
+      // The input columns keep their monotonicity; the function's columns are not monotonic.
       const input = modifiedMonotonicity(node.input);
       if (input === undefined) return undefined;
       const out = new Map<string, Monotonicity>();

@@ -10,6 +10,7 @@
  * Planned nodes are new objects; the declared nodes are never mutated.
  */
 import { isChangelogFormat } from '../core/formats.ts';
+import { isInsertOnlyFormat } from '../core/format-encoders.ts';
 import { PlanError } from '../core/errors.ts';
 import type { NodeTraits, RankStrategy } from './logical.ts';
 import type {
@@ -24,7 +25,8 @@ import type {
   SinkNode,
 } from './logical.ts';
 import { modifiedMonotonicity } from './monotonicity.ts';
-import { INSERT_ONLY, RETRACT, UPSERT, inputOf, isTwoInput, type TwoInputNode } from './logical.ts';
+import { INSERT_ONLY, RETRACT, UPSERT, inputOf, inputsOf, isTwoInput, type TwoInputNode } from './logical.ts';
+import { checkDeterminism } from './determinism.ts';
 import { checkJoinInputs, joinChangelogMode, joinDistributions, joinTraits, withInputSpecs } from './join-planning.ts';
 import { mergeCalcs } from './rules/merge-calcs.ts';
 import { unshareSubtrees } from './rules/unshare.ts';
@@ -60,11 +62,18 @@ export function requiredDistribution(node: LogicalNode): Distribution | undefine
       return byKeys(node.keys);
     case 'OverAggregate':
       return byKeys(node.partitionBy);
+    case 'TemporalSort':
+      // Flink's StreamPhysicalTemporalSort requires a singleton distribution: one order for all rows.
+      return { type: 'single' };
     case 'WindowAggregate':
     case 'WindowProcess':
       // SESSION partition columns are part of the group key (checked by the operator), and the
       // state key is the whole group key.
       return byKeys(node.groupBy);
+    case 'WindowTableFunction':
+      // A SESSION table function keeps each partition's sessions (Flink keys it by PARTITION BY);
+      // the aligned ones are stateless and run where their input is.
+      return node.window.type === 'SESSION' ? byKeys(node.window.partitionBy) : undefined;
     case 'LookupJoin':
       return node.shuffle ? byKeys(node.keys.map((k) => k.probe)) : undefined;
     default:
@@ -176,7 +185,20 @@ export function planPipeline(name: string, sinks: readonly SinkNode[], nextId: (
     }
   }
   propagateModes(planned, traits);
+  checkCalcDeterminism(planned, traits);
   return { name, sinks: planned, traits, needsUpdateBefore };
+}
+
+/** Refuses non-deterministic functions where a retraction could not repeat their value (determinism.ts). */
+function checkCalcDeterminism(sinks: readonly LogicalNode[], traits: ReadonlyMap<LogicalNode, NodeTraits>): void {
+  const seen = new Set<LogicalNode>();
+  const visit = (node: LogicalNode): void => {
+    if (seen.has(node)) return;
+    seen.add(node);
+    if (node.type === 'Calc') checkDeterminism(node, traits.get(node)?.changelogMode ?? INSERT_ONLY);
+    for (const input of inputsOf(node)) visit(input);
+  };
+  for (const sink of sinks) visit(sink);
 }
 
 /** A sink that applies rows by key can do without `-U`; a whole-row (retract) sink cannot. */
@@ -210,7 +232,7 @@ function markUpdateBefore(node: LogicalNode, needed: boolean, out: Set<LogicalNo
   const inputNeeds =
     node.type === 'Rank'
       ? node.strategy !== 'UpdateFast'
-      : node.type === 'GroupAggregate' || node.type === 'WindowAggregate' || node.type === 'WindowProcess' || node.type === 'Deduplicate'
+      : node.type === 'GroupAggregate' || node.type === 'WindowAggregate' || node.type === 'WindowProcess' || node.type === 'Deduplicate' || node.type === 'WindowTableFunction'
         ? true
         : needed;
   markUpdateBefore(input, inputNeeds, out);
@@ -288,7 +310,7 @@ function deriveTraits(node: LogicalNode, traits: ReadonlyMap<LogicalNode, NodeTr
     }
     case 'Map':
       return { changelogMode: inputTraits(node.input).changelogMode, upsertKeys: [], distribution: undefined };
-    case 'Unnest': {
+    case 'Correlate': {
       // Input columns pass unchanged, so a hash distribution on them still holds; one row becomes many, so no key is unique.
       const t = inputTraits(node.input);
       return { changelogMode: t.changelogMode, upsertKeys: [], distribution: t.distribution };
@@ -297,8 +319,13 @@ function deriveTraits(node: LogicalNode, traits: ReadonlyMap<LogicalNode, NodeTr
       return { ...inputTraits(node.input), distribution: node.distribution };
     case 'GroupAggregate':
       return aggregateTraits(node);
-    case 'Sink':
-      return inputTraits(node.input);
+    case 'Sink': {
+      const t = inputTraits(node.input);
+      if ((node.connector.type === 'jsonl' || node.connector.type === 'kinesis') && isInsertOnlyFormat(node.connector.format) && t.changelogMode.some((k) => k !== '+I')) {
+        throw new PlanError(insertOnlySinkMessage(node, t, traits));
+      }
+      return t;
+    }
     case 'Rank': {
       const t = inputTraits(node.input);
       const keys: (readonly string[])[] = [];
@@ -315,6 +342,14 @@ function deriveTraits(node: LogicalNode, traits: ReadonlyMap<LogicalNode, NodeTr
         throw new PlanError(`OverAggregate #${node.id} doesn't support consuming update and delete changes, but its input emits [${t.changelogMode.join(', ')}]`);
       }
       return { changelogMode: INSERT_ONLY, upsertKeys: t.upsertKeys, distribution: undefined };
+    }
+    case 'TemporalSort': {
+      const t = inputTraits(node.input);
+      if (!(t.changelogMode.length === 1 && t.changelogMode[0] === '+I')) {
+        throw new PlanError(`TemporalSort #${node.id} doesn't support consuming update and delete changes, but its input emits [${t.changelogMode.join(', ')}]: ORDER BY a time attribute sorts an insert-only stream`);
+      }
+      // It runs on one shard (after Exchange(single)), and so does everything after it in its stage.
+      return { changelogMode: INSERT_ONLY, upsertKeys: t.upsertKeys, distribution: { type: 'single' } };
     }
     case 'Deduplicate': {
       const insertOnly = node.keep === 'first' && node.orderColumn === undefined;
@@ -370,7 +405,7 @@ function propagateModes(sinks: readonly LogicalNode[], traits: Map<LogicalNode, 
     const input = inputOf(node);
     if (!input) return own.changelogMode;
     const inputMode = visit(input);
-    if (node.type === 'Calc' || node.type === 'Map' || node.type === 'Unnest' || node.type === 'Exchange' || node.type === 'Sink' || node.type === 'LookupJoin') {
+    if (node.type === 'Calc' || node.type === 'Map' || node.type === 'Correlate' || node.type === 'Exchange' || node.type === 'Sink' || node.type === 'LookupJoin') {
       traits.set(node, { ...own, changelogMode: inputMode });
       return inputMode;
     }
@@ -414,6 +449,22 @@ function mapDistribution(d: Distribution | undefined, renames: ReadonlyMap<strin
   if (!d || d.type !== 'hash') return d;
   const keys = mapKeys(d.keys, renames)[0];
   return keys ? { type: 'hash', keys } : undefined;
+}
+
+/**
+ * Flink's refusal of an updating query in a sink whose format writes inserts only (csv): it
+ * names the node whose output first carries the changes (FlinkChangelogModeInferenceProgram).
+ */
+function insertOnlySinkMessage(sink: Extract<LogicalNode, { type: 'Sink' }>, t: NodeTraits, traits: ReadonlyMap<LogicalNode, NodeTraits>): string {
+  const kinds = [...(t.changelogMode.some((k) => k === '-U' || k === '+U') ? ['update'] : []), ...(t.changelogMode.includes('-D') ? ['delete'] : [])];
+  let producer: LogicalNode = sink.input;
+  for (;;) {
+    const below = inputsOf(producer).find((i) => (traits.get(i)?.changelogMode ?? INSERT_ONLY).some((k) => k !== '+I'));
+    if (below === undefined) break;
+    producer = below;
+  }
+  const format = sink.connector.type === 'jsonl' || sink.connector.type === 'kinesis' ? (sink.connector.format?.type ?? 'json') : 'json';
+  return `Table sink '${sink.name}' doesn't support consuming ${kinds.join(' and ')} changes which is produced by node ${describeNode(producer)} (the '${format}' format writes inserts only; use 'debezium-json' for a changelog)`;
 }
 
 /** Short human name of a node for error messages. */

@@ -93,7 +93,7 @@ export function describeWindowNode(node: WindowNode): string {
         `select=${list(node.schema.fields.map((f) => f.name))}`,
       ].join(', ')})`;
     case 'WindowTableFunction':
-      return `WindowTableFunction(${[`window=[${formatWindow(node.window)}]`, ...timingAttrs(node)].join(', ')})`;
+      return `WindowTableFunction(${[`window=[${formatWindow(node.window, domain)}]`, ...timingAttrs(node)].join(', ')})`;
     case 'WindowRank':
       return `WindowRank(${[
         `window=[${formatAttachedWindow(node.window, node.windowStartColumn, node.windowEndColumn)}]`,

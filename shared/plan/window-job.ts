@@ -61,8 +61,13 @@ export function windowOperator(node: WindowNode, common: OperatorCommon, needsUp
           display: node.display,
         },
       };
-    case 'WindowTableFunction':
+    case 'WindowTableFunction': {
+      // SESSION windows merge: their table function buffers rows until the session closes.
+      if (node.window.type === 'SESSION') {
+        return { ...common, type: 'UnalignedWindowTableFunction', spec: { window: node.window, ...(node.timeDomain !== undefined ? { timeDomain: node.timeDomain } : {}) } };
+      }
       return { ...common, type: 'WindowTableFunction', spec: { window: node.window } };
+    }
     case 'WindowRank':
       return {
         ...common,

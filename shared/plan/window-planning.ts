@@ -38,8 +38,9 @@ export function windowTraits(node: WindowNode, input: NodeTraits): NodeTraits {
     case 'WindowProcess':
       return { changelogMode: windowEmitsUpdates(node) ? RETRACT : INSERT_ONLY, upsertKeys: [], distribution: undefined };
     case 'WindowTableFunction':
-      // Stateless and row-preserving: the input's distribution still holds.
-      return { changelogMode: INSERT_ONLY, upsertKeys: [], distribution: input.distribution };
+      // Row-preserving: the input's distribution still holds. A SESSION table function passes
+      // every row on with its kind (Flink's operator does not compact changelogs).
+      return { changelogMode: node.window.type === 'SESSION' ? input.changelogMode : INSERT_ONLY, upsertKeys: [], distribution: input.distribution };
     case 'WindowRank': {
       const window = [...node.partitionBy, node.windowStartColumn, node.windowEndColumn];
       const keys: (readonly string[])[] = [];
@@ -62,13 +63,16 @@ function aggregateTraits(node: WindowAggregateNode): NodeTraits {
 }
 
 /**
- * Window table functions, window Top-N and window deduplication take insert-only input (their
- * results are final when the window ends, so an update after that could not be applied).
+ * Window table functions (but SESSION's), window Top-N and window deduplication take
+ * insert-only input (their results are final when the window ends, so an update after that could
+ * not be applied).
  *
  * @throws PlanError naming the node and the input that emits updates.
  */
 export function checkWindowInput(node: LogicalNode, inputTraits: NodeTraits | undefined): void {
   if (node.type !== 'WindowTableFunction' && node.type !== 'WindowRank' && node.type !== 'WindowDeduplicate') return;
+  // The SESSION table function takes a changelog as it is: each row leaves with its kind.
+  if (node.type === 'WindowTableFunction' && node.window.type === 'SESSION') return;
   const mode = inputTraits?.changelogMode ?? INSERT_ONLY;
   if (mode.length === 1 && mode[0] === '+I') return;
   const hint =

@@ -51,7 +51,7 @@ export interface RecordFailure<O extends RecordOrigin = RecordOrigin> {
   readonly row: ChangeRow;
   /**
    * Where the stage's input record came from: for one of the stage's input rows, or a row the
-   * stateless row-by-row operators before the failing one (Calc, Map, Unnest, Union) derived from
+   * stateless row-by-row operators before the failing one (Calc, Map, Correlate, Union) derived from
    * it. Undefined for a row a stateful operator produced (see `producer`) and for rows whose
    * step has no origins (an exchange's rows in the embedded runtime).
    */

@@ -112,9 +112,19 @@ export interface SqlName {
   readonly pos: SqlPosition;
 }
 
+/**
+ * A possibly qualified name of a table, view, function or database: `t`, `db.t`, `cat.db.t`.
+ * `qualifier` holds the parts before the name as written; absent for a bare name.
+ */
+export interface SqlObjectName {
+  readonly name: string;
+  readonly qualifier?: readonly string[];
+  readonly pos: SqlPosition;
+}
+
 /** A FROM item. `columns` is an alias's column list: `AS t (a, b)`. */
 export type SqlFrom =
-  | { readonly k: 'table'; readonly name: string; readonly alias?: string; readonly columns?: readonly SqlName[]; readonly hints?: readonly SqlHint[]; readonly pos: SqlPosition }
+  | { readonly k: 'table'; readonly name: string; readonly qualifier?: readonly string[]; readonly alias?: string; readonly columns?: readonly SqlName[]; readonly hints?: readonly SqlHint[]; readonly pos: SqlPosition }
   | { readonly k: 'subquery'; readonly query: SqlQuery; readonly alias?: string; readonly columns?: readonly SqlName[]; readonly lateral?: boolean; readonly pos: SqlPosition }
   | {
       readonly k: 'tvf';
@@ -230,6 +240,7 @@ export interface SqlColumn {
 /** `LIKE source (INCLUDING ALL, EXCLUDING OPTIONS, OVERWRITING WATERMARKS …)` of CREATE TABLE. */
 export interface SqlTableLike {
   readonly name: string;
+  readonly qualifier?: readonly string[];
   readonly options: readonly {
     readonly strategy: 'INCLUDING' | 'EXCLUDING' | 'OVERWRITING';
     readonly what: 'ALL' | 'CONSTRAINTS' | 'GENERATED' | 'METADATA' | 'OPTIONS' | 'PARTITIONS' | 'WATERMARKS';
@@ -241,8 +252,11 @@ export interface SqlTableLike {
 export interface SqlInsert {
   readonly k: 'insert';
   readonly table: string;
+  readonly qualifier?: readonly string[];
   /** `INSERT OVERWRITE`. */
   readonly overwrite?: boolean;
+  /** `INSERT INTO t /*+ OPTIONS(…) *\/`: hints on the sink table. */
+  readonly hints?: readonly SqlHint[];
   /** `INSERT INTO t (a, b) …`: the target columns the query's columns go to, in order. */
   readonly columns?: readonly { readonly name: string; readonly pos: SqlPosition }[];
   /** A query, or VALUES for `INSERT INTO t VALUES (…)`. */
@@ -256,9 +270,20 @@ export type SqlStatement =
   | {
       readonly k: 'createTable';
       readonly name: string;
+      readonly qualifier?: readonly string[];
+      /** `CREATE TEMPORARY TABLE`. */
+      readonly temporary?: boolean;
+      /** `CREATE TABLE IF NOT EXISTS`: an existing table is kept, the statement does nothing. */
+      readonly ifNotExists?: boolean;
       readonly columns: readonly SqlColumn[];
       readonly watermark?: { readonly column: string; readonly expr: SqlExpr; readonly pos: SqlPosition };
       readonly primaryKey?: readonly string[];
+      /** `CONSTRAINT name PRIMARY KEY …`. */
+      readonly primaryKeyName?: string;
+      /** The table's `COMMENT '…'`. */
+      readonly comment?: string;
+      /** `CREATE TABLE … AS <query>` (CTAS): the query whose schema the table takes and whose rows go into it. */
+      readonly asQuery?: { readonly query: SqlQuery; readonly text: string; readonly pos: SqlPosition };
       readonly partitionedBy?: readonly SqlName[];
       readonly like?: SqlTableLike;
       readonly options: ReadonlyMap<string, { readonly value: string; readonly pos: SqlPosition }>;
@@ -268,6 +293,11 @@ export type SqlStatement =
   | {
       readonly k: 'createView';
       readonly name: string;
+      readonly qualifier?: readonly string[];
+      readonly temporary?: boolean;
+      readonly ifNotExists?: boolean;
+      /** The query's text, as SHOW CREATE VIEW prints it. */
+      readonly queryText?: string;
       /** `CREATE VIEW v (a, b) AS …`: names for the query's columns. */
       readonly columns?: readonly SqlName[];
       readonly query: SqlQuery;
@@ -275,7 +305,19 @@ export type SqlStatement =
       readonly text: string;
     }
   /** `CREATE [TEMPORARY [SYSTEM]] FUNCTION name AS 'module.ts#export' [LANGUAGE …]`. */
-  | { readonly k: 'createFunction'; readonly name: string; readonly identifier: string; readonly language?: string; readonly pos: SqlPosition; readonly text: string }
+  | {
+      readonly k: 'createFunction';
+      readonly name: string;
+      readonly qualifier?: readonly string[];
+      readonly identifier: string;
+      readonly language?: string;
+      readonly temporary?: boolean;
+      /** `TEMPORARY SYSTEM`: a function without a catalog and database. */
+      readonly system?: boolean;
+      readonly ifNotExists?: boolean;
+      readonly pos: SqlPosition;
+      readonly text: string;
+    }
   | SqlInsert
   | { readonly k: 'select'; readonly query: SqlQuery; readonly pos: SqlPosition; readonly text: string }
   /** `EXECUTE STATEMENT SET BEGIN …; END` or `BEGIN STATEMENT SET; …; END`: INSERTs run as one job. */
@@ -284,4 +326,89 @@ export type SqlStatement =
   | { readonly k: 'explain'; readonly statement: SqlStatement; readonly details: readonly string[]; readonly pos: SqlPosition; readonly text: string }
   | { readonly k: 'set'; readonly key: string; readonly value: string; readonly pos: SqlPosition; readonly text: string }
   /** `RESET` (every key) or `RESET 'key'`. */
-  | { readonly k: 'reset'; readonly key?: string; readonly pos: SqlPosition; readonly text: string };
+  | { readonly k: 'reset'; readonly key?: string; readonly pos: SqlPosition; readonly text: string }
+  | SqlCatalogStatement;
+
+/** A `[NOT] LIKE | ILIKE 'pattern'` filter of a SHOW statement. */
+export interface SqlShowLike {
+  readonly pattern: string;
+  readonly not: boolean;
+  /** `ILIKE`: the pattern ignores case. */
+  readonly ignoreCase: boolean;
+}
+
+/** What a SHOW statement lists. */
+export type SqlShowWhat =
+  | 'TABLES'
+  | 'VIEWS'
+  | 'FUNCTIONS'
+  | 'USER FUNCTIONS'
+  | 'CATALOGS'
+  | 'CURRENT CATALOG'
+  | 'DATABASES'
+  | 'CURRENT DATABASE'
+  | 'COLUMNS'
+  | 'CREATE TABLE'
+  | 'CREATE VIEW'
+  | 'MODULES'
+  | 'FULL MODULES';
+
+/** One component of `ALTER TABLE … ADD | MODIFY (…)`: a column (with its position), a primary key or a watermark. */
+export type SqlSchemaComponent =
+  | { readonly k: 'column'; readonly column: SqlColumn; readonly position?: { readonly first: true } | { readonly after: SqlName } }
+  | { readonly k: 'primaryKey'; readonly columns: readonly SqlName[]; readonly constraintName?: string; readonly pos: SqlPosition }
+  | { readonly k: 'watermark'; readonly column: string; readonly expr: SqlExpr; readonly pos: SqlPosition };
+
+/** What an `ALTER TABLE` does. */
+export type SqlAlterTableAction =
+  | { readonly k: 'renameTable'; readonly to: SqlObjectName }
+  | { readonly k: 'renameColumn'; readonly from: SqlName; readonly to: SqlName }
+  | { readonly k: 'setOptions'; readonly options: ReadonlyMap<string, { readonly value: string; readonly pos: SqlPosition }> }
+  | { readonly k: 'resetOptions'; readonly keys: readonly { readonly value: string; readonly pos: SqlPosition }[] }
+  | { readonly k: 'add' | 'modify'; readonly components: readonly SqlSchemaComponent[] }
+  | { readonly k: 'dropColumns'; readonly columns: readonly SqlName[] }
+  | { readonly k: 'dropPrimaryKey' }
+  | { readonly k: 'dropConstraint'; readonly name: SqlName }
+  | { readonly k: 'dropWatermark' };
+
+/**
+ * The catalog statements (Flink's sql/show, describe, drop, alter and use pages): they change or
+ * list the script's one catalog, `default_catalog`, while the script compiles.
+ */
+export type SqlCatalogStatement =
+  | {
+      readonly k: 'drop';
+      readonly what: 'TABLE' | 'VIEW' | 'FUNCTION' | 'DATABASE' | 'CATALOG';
+      readonly temporary: boolean;
+      /** `DROP TEMPORARY SYSTEM FUNCTION`. */
+      readonly system?: boolean;
+      readonly ifExists: boolean;
+      readonly target: SqlObjectName;
+      /** `DROP DATABASE … CASCADE` (the default is RESTRICT). */
+      readonly cascade?: boolean;
+      readonly pos: SqlPosition;
+      readonly text: string;
+    }
+  | {
+      readonly k: 'show';
+      readonly what: SqlShowWhat;
+      /** The table of SHOW COLUMNS / SHOW CREATE TABLE / VIEW. */
+      readonly target?: SqlObjectName;
+      /** `SHOW TABLES FROM [cat.]db`: the database listed. */
+      readonly from?: SqlObjectName;
+      readonly like?: SqlShowLike;
+      readonly pos: SqlPosition;
+      readonly text: string;
+    }
+  | { readonly k: 'describe'; readonly target: SqlObjectName; readonly extended: boolean; readonly pos: SqlPosition; readonly text: string }
+  /** `USE CATALOG cat` (`catalog`) or `USE [cat.]db`. */
+  | { readonly k: 'use'; readonly catalog: boolean; readonly target: SqlObjectName; readonly pos: SqlPosition; readonly text: string }
+  | { readonly k: 'createDatabase'; readonly target: SqlObjectName; readonly ifNotExists: boolean; readonly comment?: string; readonly pos: SqlPosition; readonly text: string }
+  | { readonly k: 'alterTable'; readonly target: SqlObjectName; readonly ifExists: boolean; readonly action: SqlAlterTableAction; readonly pos: SqlPosition; readonly text: string }
+  | {
+      readonly k: 'alterView';
+      readonly target: SqlObjectName;
+      readonly action: { readonly k: 'rename'; readonly to: SqlObjectName } | { readonly k: 'as'; readonly query: SqlQuery; readonly queryText: string };
+      readonly pos: SqlPosition;
+      readonly text: string;
+    };

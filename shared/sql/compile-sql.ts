@@ -13,21 +13,24 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Pipeline } from '../api/pipeline.ts';
 import type { Stream } from '../api/stream.ts';
-import { ERROR_POLICY_OPTION, parseErrorPolicy } from '../core/errors.ts';
+import { DEFAULT_ERROR_POLICY, ERROR_POLICY_OPTION, parseErrorPolicy } from '../core/errors.ts';
+import { formatType } from '../core/type-parse.ts';
 import type { Field, LogicalType, Row, TypeRoot } from '../core/types.ts';
 import type { Expr } from '../plan/expr.ts';
 import { inTimeZone, lit } from '../plan/expr-build.ts';
 import { inferType } from '../plan/expr-types.ts';
 import type { CalcColumn } from '../operators/calc/calc-operator.ts';
 import type { SinkConnector, SinkNode, SourceNode } from '../plan/logical.ts';
-import { addTable, type Catalog } from './catalog.ts';
+import { compileTable, newCatalog, resolveName, summaryName, withDynamicOptions, type Catalog, type CatalogTable } from './catalog.ts';
+import { declareTable, declareView, runCatalogStatement, tableDefinition, type CatalogSession, type DeclaredFunction } from './catalog-statements.ts';
+import type { StatementResult } from './catalog-output.ts';
 import type { LookupTableSpec } from './connectors.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { compileExpr, scopeOf } from './expressions.ts';
 import { readScript } from './reader/read-script.ts';
 import { compileQuery } from './query.ts';
 import type { QueryContext, Relation } from './relation.ts';
-import type { SqlQuery, SqlStatement } from './ast.ts';
+import type { SqlHint, SqlQuery, SqlStatement } from './ast.ts';
 import { createDatagen } from './datagen.ts';
 import { settingWarning } from './settings.ts';
 import type { UserFunctionDefinition } from '../api/user-functions.ts';
@@ -74,7 +77,22 @@ export interface SqlProgram {
    * before it) into a pipeline of its own: explained, never run (explain-sql.ts prints them).
    */
   readonly explained: readonly ExplainedStatement[];
+  /**
+   * What the script's statements print, in order: the results of SHOW and DESCRIBE (each taken
+   * when the statement ran, so it sees the catalog as it was then) and the EXPLAIN statements.
+   */
+  readonly outputs: readonly StatementOutput[];
+  /** The catalog as the script leaves it. */
+  readonly catalog: Catalog;
 }
+
+/** What one statement prints. */
+export type StatementOutput =
+  | { readonly kind: 'result'; readonly pos: SqlPosition; readonly result: StatementResult }
+  | { readonly kind: 'explain'; readonly pos: SqlPosition; readonly explained: ExplainedStatement };
+
+/** The EXPLAIN details Flambda prints (Flink's ExplainDetail). */
+export const EXPLAIN_DETAILS = ['CHANGELOG_MODE', 'ESTIMATED_COST', 'JSON_EXECUTION_PLAN', 'PLAN_ADVICE'] as const;
 
 /** An `EXPLAIN [PLAN FOR | detail, …] statement` of a script, compiled apart from the job. */
 export interface ExplainedStatement {
@@ -85,6 +103,8 @@ export interface ExplainedStatement {
   /** The explained statement's pipeline and sinks (a print sink for a query). */
   readonly pipeline: Pipeline;
   readonly sinks: readonly SinkNode[];
+  /** The `SET` options in force at the EXPLAIN (PLAN_ADVICE reads the state TTL). */
+  readonly settings: ReadonlyMap<string, string>;
 }
 
 /**
@@ -96,7 +116,7 @@ export interface ExplainedStatement {
 export function compileSql(text: string, options: CompileSqlOptions = {}): SqlProgram {
   const statements = readScript(text);
   const pipeline = new Pipeline(options.name ?? 'sql');
-  const catalog: Catalog = { tables: new Map(), views: new Map() };
+  const catalog: Catalog = newCatalog();
   const sources: SourceNode[] = [];
   const sinks: SinkNode[] = [];
   const settings = new Map<string, string>();
@@ -107,13 +127,31 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
     lookups: new Map(),
     warnings: [],
     settings,
-    source: (name, pos) => declareSource(ctx, name, pos, sources),
+    source: (name, pos, hints) => declareSource(ctx, name, pos, sources, hints),
   };
   let prints = 0;
   const userFunctions = new Map<string, UserFunctionDefinition>();
+  const declaredFunctions = new Map<string, DeclaredFunction>();
   const explained: ExplainedStatement[] = [];
+  const outputs: StatementOutput[] = [];
+  /** A query compiled apart from the job (DESCRIBE of a view): its columns only. */
+  const columnsApart = (query: SqlQuery): readonly Field[] => {
+    const apart = new Pipeline(`${pipeline.name}-describe`);
+    const apartCtx: QueryContext = { ...ctx, pipeline: apart, usedSources: new Map(), lookups: new Map(), warnings: [], source: (name, pos, hints) => declareSource(apartCtx, name, pos, [], hints) };
+    return withUserFunctions(userFunctions, apart, () => compileQuery(query, apartCtx).stream.schema.fields);
+  };
+  const session: CatalogSession = {
+    catalog,
+    functions: userFunctions,
+    declaredFunctions,
+    ...(options.inputs ? { inputs: options.inputs } : {}),
+    viewFields: (_key, view) => {
+      const fields = columnsApart(view.query);
+      return view.columns ? fields.map((f, i) => ({ ...f, name: view.columns?.[i] ?? f.name })) : fields;
+    },
+  };
   /** The sinks of a query, INSERT or STATEMENT SET, compiled in `c`. */
-  const outputs = (stmt: SqlStatement, c: QueryContext, nextPrint: () => string): SinkNode[] => {
+  const sinksOf = (stmt: SqlStatement, c: QueryContext, nextPrint: () => string): SinkNode[] => {
     switch (stmt.k) {
       case 'select':
         return [addSink(resultOf(stmt.query, compileQuery(stmt.query, c)).stream, nextPrint(), printConnector(), undefined, stmt.pos)];
@@ -130,13 +168,18 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
   for (const stmt of statements) {
     switch (stmt.k) {
       case 'createTable':
-        addTable(catalog, stmt, options.inputs);
+        if (stmt.asQuery) sinks.push(createTableAs(ctx, session, stmt, stmt.asQuery));
+        else declareTable(stmt, session);
         break;
       case 'createView':
-        if (catalog.tables.has(stmt.name) || catalog.views.has(stmt.name)) throw new SqlError(stmt.pos, `view '${stmt.name}' is declared twice`);
-        catalog.views.set(stmt.name, { query: stmt.query, pos: stmt.pos, ...(stmt.columns ? { columns: stmt.columns.map((c) => c.name) } : {}) });
+        declareView(stmt, session);
         break;
       case 'set': {
+        // A batch job's result is its final rows; a streaming job's is a changelog. Running a
+        // script written for batch mode as a stream would change what its sinks receive.
+        if (stmt.key === 'execution.runtime-mode' && stmt.value.toLowerCase() !== 'streaming') {
+          throw new SqlError(stmt.pos, `SET 'execution.runtime-mode' = '${stmt.value}' is not supported: Flambda runs every job in streaming mode`);
+        }
         settings.set(stmt.key, stmt.value);
         const warning = settingWarning(stmt.key, stmt.pos);
         if (warning !== undefined) ctx.warnings.push(warning);
@@ -145,10 +188,16 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
         if (stmt.key === 'table.local-time-zone') atPosition(stmt.pos, () => setSessionTimeZone(stmt.value));
         break;
       }
+      case 'reset':
+        // `RESET 'key'` (or `RESET`, every key): back to the default, as in Flink's SQL client.
+        if (stmt.key === undefined) settings.clear();
+        else settings.delete(stmt.key);
+        if (stmt.key === undefined || stmt.key === ERROR_POLICY_OPTION) pipeline.errorPolicy = DEFAULT_ERROR_POLICY;
+        break;
       case 'select':
       case 'insert':
         sinks.push(
-          ...outputs(stmt, ctx, () => {
+          ...sinksOf(stmt, ctx, () => {
             prints++;
             return prints === 1 ? 'print' : `print_${prints}`;
           }),
@@ -157,36 +206,74 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
       case 'explain': {
         // Compiled now, so errors point into the script and see only the declarations above
         // it, but into a pipeline of its own: an explained statement does not run.
-        const unsupported = stmt.details.filter((d) => d !== 'CHANGELOG_MODE');
-        if (unsupported.length > 0) throw new SqlError(stmt.pos, `EXPLAIN ${unsupported.join(', ')} is not supported yet (EXPLAIN, EXPLAIN PLAN FOR and EXPLAIN CHANGELOG_MODE are)`);
         const sub = new Pipeline(`${pipeline.name}-explain-${explained.length + 1}`);
         const subSources: SourceNode[] = [];
-        const subCtx: QueryContext = { ...ctx, pipeline: sub, usedSources: new Map(), lookups: new Map(), warnings: ctx.warnings, source: (name, pos) => declareSource(subCtx, name, pos, subSources) };
-        const subSinks = withUserFunctions(userFunctions, sub, () => outputs(stmt.statement, subCtx, () => 'print'));
-        explained.push({ pos: stmt.pos, details: stmt.details, pipeline: sub, sinks: subSinks });
+        const subCtx: QueryContext = { ...ctx, pipeline: sub, usedSources: new Map(), lookups: new Map(), warnings: ctx.warnings, source: (name, pos, hints) => declareSource(subCtx, name, pos, subSources, hints) };
+        const subSinks = withUserFunctions(userFunctions, sub, () => sinksOf(stmt.statement, subCtx, () => 'print'));
+        const entry: ExplainedStatement = { pos: stmt.pos, details: stmt.details, pipeline: sub, sinks: subSinks, settings: new Map(settings) };
+        explained.push(entry);
+        outputs.push({ kind: 'explain', pos: stmt.pos, explained: entry });
         break;
       }
       case 'createFunction': {
+        const upper = stmt.name.toUpperCase();
+        if (declaredFunctions.has(upper)) {
+          if (stmt.ifNotExists) break;
+          throw new SqlError(stmt.pos, `function '${stmt.name}' is declared twice`);
+        }
+        if (stmt.qualifier) resolveName(catalog, stmt);
         const fn = options.functions?.get(stmt.identifier);
         if (fn === undefined) {
           throw new SqlError(stmt.pos, `CREATE FUNCTION ${stmt.name}: '${stmt.identifier}' is not loaded (flambda run and explain import 'module.ts#export' relative to the script)`);
         }
-        if (userFunctions.has(stmt.name.toUpperCase())) throw new SqlError(stmt.pos, `function '${stmt.name}' is declared twice`);
-        userFunctions.set(stmt.name.toUpperCase(), fn);
+        userFunctions.set(upper, fn);
+        declaredFunctions.set(upper, { name: stmt.name, temporary: stmt.temporary ?? false, system: stmt.system ?? false });
+        break;
+      }
+      case 'drop':
+      case 'show':
+      case 'describe':
+      case 'use':
+      case 'createDatabase':
+      case 'alterTable':
+      case 'alterView': {
+        const result = runCatalogStatement(stmt, session);
+        if (result !== undefined) outputs.push({ kind: 'result', pos: stmt.pos, result });
         break;
       }
       case 'statementSet':
-        sinks.push(...outputs(stmt, ctx, () => 'print'));
+        sinks.push(...sinksOf(stmt, ctx, () => 'print'));
         break;
-      default:
-        throw new SqlError(stmt.pos, `${statementName(stmt)} is not supported yet`);
     }
   }
   }));
-  if (!options.allowNoQuery && statements.every((s) => s.k !== 'select' && s.k !== 'insert' && s.k !== 'statementSet' && s.k !== 'explain')) {
+  if (!options.allowNoQuery && sinks.length === 0 && outputs.length === 0) {
     throw new SqlError({ line: 1, column: 1 }, 'the script has no INSERT INTO or SELECT statement: nothing to run');
   }
-  return { pipeline, sources, sinks, lookupTables: ctx.lookups, settings, warnings: ctx.warnings, statements, explained };
+  return { pipeline, sources, sinks, lookupTables: ctx.lookups, settings, warnings: ctx.warnings, statements, explained, outputs, catalog };
+}
+
+/**
+ * `CREATE TABLE t WITH (…) AS query` (Flink's CTAS): the table takes the query's columns (names,
+ * types and nullability; a time attribute becomes a plain TIMESTAMP(3) column) and the query's
+ * rows go into it, as `CREATE TABLE t (…) WITH (…); INSERT INTO t query` would. With IF NOT EXISTS
+ * and the table there already, Flink skips the creation and inserts into the table it finds.
+ */
+function createTableAs(ctx: QueryContext, session: CatalogSession, stmt: Extract<SqlStatement, { k: 'createTable' }>, as: NonNullable<Extract<SqlStatement, { k: 'createTable' }>['asQuery']>): SinkNode {
+  const r = resultOf(as.query, compileQuery(as.query, ctx));
+  const def = tableDefinition(stmt, session);
+  if (def !== undefined) {
+    const columns = r.stream.schema.fields.map((f) => ({ name: f.name, type: formatType(f.type), pos: as.pos }));
+    const key = resolveName(ctx.catalog, stmt).key;
+    ctx.catalog.tables.set(key, compileTable(key, { ...def, columns }, session.inputs));
+  }
+  const insert = { k: 'insert', table: stmt.name, ...(stmt.qualifier ? { qualifier: stmt.qualifier } : {}), query: as.query, pos: stmt.pos, text: as.text } as const;
+  return insertInto(ctx, insert, r);
+}
+
+/** Why a PARTITIONED BY table is neither read nor written. */
+function partitionedMessage(table: CatalogTable): string {
+  return `table '${table.definition.name}' is PARTITIONED BY (${(table.definition.partitionedBy ?? []).join(', ')}): reading and writing partitioned tables is not supported yet`;
 }
 
 /** The print sink of a bare SELECT: it shows a TIMESTAMP_LTZ in the session time zone. */
@@ -214,19 +301,21 @@ function resultOf(query: SqlQuery, r: Relation): Relation {
   return { stream, scope: scopeOf(stream.schema, r.scope.description, r.scope.columns[0]?.qualifiers ?? []) };
 }
 
-function declareSource(ctx: QueryContext, name: string, pos: SqlPosition, sources: SourceNode[]): Relation {
-  const table = ctx.catalog.tables.get(name);
-  if (!table) {
+function declareSource(ctx: QueryContext, name: string, pos: SqlPosition, sources: SourceNode[], hints: readonly SqlHint[] = []): Relation {
+  const declared = ctx.catalog.tables.get(name);
+  if (!declared) {
     const known = [...ctx.catalog.tables.keys(), ...ctx.catalog.views.keys()];
     throw new SqlError(pos, `unknown table '${name}' (declared: ${known.join(', ') || 'none'})`);
   }
+  const { table, key, sourceName } = hintedTable(ctx, declared, hints);
   const c = table.connector;
+  if (table.definition.partitionedBy) throw new SqlError(pos, partitionedMessage(table));
   if (!c.source && !c.datagen) {
     throw new SqlError(pos, `table '${name}' (connector '${c.name}') cannot be read as a stream${c.lookup ? ': use it in JOIN … FOR SYSTEM_TIME AS OF' : ''}`);
   }
   // A table read again (a self-join, two INSERTs) is the same stream; the planner gives every
   // consumer after the first its own copy of the source (plan/rules/unshare.ts).
-  const known = ctx.usedSources.get(name);
+  const known = ctx.usedSources.get(key);
   if (known) return known;
   const columns = Object.fromEntries(table.physical.fields.map((f) => [f.name, f.type]));
   // Computed columns compile over the physical columns only, as in Flink.
@@ -240,11 +329,11 @@ function declareSource(ctx: QueryContext, name: string, pos: SqlPosition, source
   }
   const watermark = table.watermark && rowtimeExpr ? { ...table.watermark, expr: rowtimeExpr } : table.watermark;
   const stream = atPosition(pos, () =>
-    ctx.pipeline.source(name, {
+    ctx.pipeline.source(sourceName, {
       schema: columns,
       ...(watermark ? { watermark } : {}),
       ...(c.source ? { connector: c.source } : {}),
-      ...(c.datagen ? { generator: createDatagen(table.physical, c.datagen) } : {}),
+      ...(c.datagen ? { generator: createDatagen(table.physical, c.datagen), rowsPerSecond: c.datagen.rowsPerSecond, ...(c.datagen.rows === undefined ? { unbounded: true } : {}) } : {}),
       // Change events must stay in order per key, which one source shard keeps (a Debezium
       // stream is ordered by its partitions; spreading it round-robin would reorder a key's changes).
       ...(table.parallelism !== undefined ? { parallelism: table.parallelism } : c.source?.type !== 'generator' && isChangelogFormat(c.source?.format) ? { parallelism: 1 } : {}),
@@ -261,15 +350,50 @@ function declareSource(ctx: QueryContext, name: string, pos: SqlPosition, source
     const computed = atPosition(table.pos, () => stream.calc(projection));
     rel = { stream: computed, scope: scopeOf(computed.schema, `table '${name}'`, [name], table.proctime) };
   }
-  ctx.usedSources.set(name, rel);
+  ctx.usedSources.set(key, rel);
   return rel;
 }
 
+/**
+ * The table as `name /*+ OPTIONS(…) *\/` reads it (Flink's dynamic table options, the one kind of
+ * table hint Flink has): when the options change what is read, a source of its own, named
+ * `name_options<n>`, cached by the options so a table read twice with one hint is one stream.
+ */
+function hintedTable(ctx: QueryContext, table: CatalogTable, hints: readonly SqlHint[]): { table: CatalogTable; key: string; sourceName: string } {
+  const plain = { table, key: table.name, sourceName: table.name };
+  const options = new Map<string, string>();
+  for (const hint of hints) {
+    if (hint.name !== 'OPTIONS') throw new SqlError(hint.pos, `unknown table hint '${hint.name}' on table '${table.name}' (a table takes OPTIONS('key'='value', …))`);
+    for (const [k, v] of hint.options) options.set(k, v);
+  }
+  if (options.size === 0) return plain;
+  const hinted = withDynamicOptions(table, options, (hints[0] as SqlHint).pos);
+  const shape = (t: CatalogTable): string => JSON.stringify([t.connector, t.parallelism, t.watermark, t.computed]);
+  if (shape(hinted) === shape(table)) return plain;
+  const key = `${table.name} ${JSON.stringify([...options])}`;
+  const hintedBefore = [...ctx.usedSources.keys()].filter((k) => k.startsWith(`${table.name} `)).length;
+  let sourceName = `${table.name}_options${hintedBefore + 1}`;
+  while (ctx.catalog.tables.has(sourceName)) sourceName += '_';
+  return { table: hinted, key, sourceName };
+}
+
 function insertInto(ctx: QueryContext, stmt: Extract<SqlStatement, { k: 'insert' }>, r: Relation): SinkNode {
-  const table = ctx.catalog.tables.get(stmt.table);
-  if (!table) throw new SqlError(stmt.pos, `unknown sink table '${stmt.table}' (declared: ${[...ctx.catalog.tables.keys()].join(', ')})`);
+  const target_ = resolveName(ctx.catalog, { name: stmt.table, ...(stmt.qualifier ? { qualifier: stmt.qualifier } : {}), pos: stmt.pos });
+  const declared = ctx.catalog.tables.get(target_.key);
+  if (!declared) throw new SqlError(stmt.pos, `unknown sink table '${stmt.table}' (declared: ${[...ctx.catalog.tables.keys()].join(', ')})`);
+  const { table } = hintedTable(ctx, declared, stmt.hints ?? []);
   const sink = table.connector.sink;
   if (!sink) throw new SqlError(stmt.pos, `table '${stmt.table}' (connector '${table.connector.name}') cannot be written to`);
+  if (stmt.overwrite) {
+    // Flink has no INSERT OVERWRITE in streaming mode: its filesystem sink refuses it, other
+    // sinks do not implement SupportsOverwrite.
+    const reason =
+      table.connector.name === 'filesystem'
+        ? 'the filesystem sink refuses it in streaming mode (Flink: "Streaming mode not support overwrite.")'
+        : `INSERT OVERWRITE requires that the underlying DynamicTableSink of table '${summaryName(target_.database, target_.name)}' implements the SupportsOverwrite interface.`;
+    throw new SqlError(stmt.pos, `INSERT OVERWRITE is not supported: ${reason}`);
+  }
+  if (table.definition.partitionedBy) throw new SqlError(stmt.pos, partitionedMessage(table));
   const target = table.physical.fields;
   const got = r.stream.schema.fields;
   // Which query column feeds each target column: by position, or by the INSERT column list
@@ -323,7 +447,7 @@ function insertInto(ctx: QueryContext, stmt: Extract<SqlStatement, { k: 'insert'
     stream = atPosition(stmt.query.pos, () => r.stream.calc(projection));
   }
   const zone = sessionTimeZone();
-  return addSink(stream, stmt.table, sink.type === 'print' && zone !== UTC_ZONE_ID ? { ...sink, timeZone: zone } : sink, table.primaryKey, stmt.pos, target);
+  return addSink(stream, target_.key, sink.type === 'print' && zone !== UTC_ZONE_ID ? { ...sink, timeZone: zone } : sink, table.primaryKey, stmt.pos, target);
 }
 
 /**

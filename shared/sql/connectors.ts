@@ -62,10 +62,15 @@ export interface LookupTableSpec {
   readonly l2TtlMs?: number;
 }
 
-/** Bounded `datagen` source options (the embedded runtime generates the rows). */
+/** `datagen` source options (Flink's DataGen SQL connector). */
 export interface DatagenSpec {
-  /** `number-of-rows`. @default 1000 */
-  readonly rows: number;
+  /**
+   * Rows before the table ends: `number-of-rows`, or fewer when a sequence column ends first
+   * (Flink's source ends with its first exhausted sequence). @default - unbounded, as in Flink
+   */
+  readonly rows?: number;
+  /** `rows-per-second`: the pace of a deployed producer (local runs ignore it). @default 10000, Flink's */
+  readonly rowsPerSecond: number;
   /** Per-column `fields.<name>.kind` / `.min` / `.max` / `.length` / `.start` / `.end`. */
   readonly fields: ReadonlyMap<string, ReadonlyMap<string, string>>;
   /** Seed of the deterministic generator. */
@@ -111,15 +116,15 @@ export function readConnector(table: string, options: TableOptions, at: SqlPosit
       return {
         name: connector,
         source: { type: 'kinesis', ...(name ? { streamName: name } : {}), ...(arn ? { streamArn: arn } : {}), ...(format.type !== 'json' ? { format } : {}) },
-        sink: { type: 'kinesis', ...(name ? { streamName: name } : arn ? { streamName: arn.split('/').pop() as string } : {}) },
+        sink: { type: 'kinesis', ...(name ? { streamName: name } : arn ? { streamName: arn.split('/').pop() as string } : {}), ...(format.type !== 'json' ? { format } : {}) },
       };
     }
     case 'filesystem': {
       const format = readFormat(table, options, at);
       const path = inputOverride ?? get('path');
       if (format.type !== 'json') {
-        // Reading only: the file sink and the lookup store write and read JSON lines.
-        return { name: connector, source: { type: 'jsonl', ...(path ? { path } : {}), format } };
+        // A csv or debezium-json file is read and written (core/format-encoders.ts); the lookup store reads JSON lines only.
+        return { name: connector, source: { type: 'jsonl', ...(path ? { path } : {}), format }, ...(path ? { sink: { type: 'jsonl', path, format } } : {}) };
       }
       return {
         name: connector,
@@ -133,7 +138,7 @@ export function readConnector(table: string, options: TableOptions, at: SqlPosit
     case 'blackhole':
       return { name: connector, sink: { type: 'blackhole' } };
     case 'datagen':
-      return { name: connector, datagen: readDatagen(table, options) };
+      return { name: connector, datagen: readDatagen(table, options, at) };
     case 'dynamodb': {
       const name = get('table-name') ?? get('table');
       if (!name) throw new SqlError(at, `table '${table}': option 'table-name' (the DynamoDB table) is required`);
@@ -284,7 +289,7 @@ function readFormat(table: string, options: TableOptions, at: SqlPosition): Reco
 /** The csv options read (Flink's names without the `csv.` prefix). */
 const CSV_OPTIONS = ['field-delimiter', 'quote-character', 'disable-quote-character', 'ignore-parse-errors', 'allow-comments', 'null-literal'];
 
-function readDatagen(table: string, options: TableOptions): DatagenSpec {
+function readDatagen(table: string, options: TableOptions, at: SqlPosition): DatagenSpec {
   const fields = new Map<string, Map<string, string>>();
   for (const [key, { value }] of options) {
     const m = /^fields\.([^.]+)\.(.+)$/.exec(key);
@@ -293,8 +298,33 @@ function readDatagen(table: string, options: TableOptions): DatagenSpec {
     if (!fields.has(column)) fields.set(column, new Map());
     fields.get(column)?.set(m[2] as string, value);
   }
-  const rowsOpt = options.get('number-of-rows');
-  const rows = rowsOpt ? Number(rowsOpt.value) : 1000;
-  if (!Number.isSafeInteger(rows) || rows < 0) throw new SqlError(rowsOpt?.pos ?? { line: 1, column: 1 }, `table '${table}': 'number-of-rows' must be a non-negative integer`);
-  return { rows, fields, seed: 42 };
+  const count = (key: string): number | undefined => {
+    const option = options.get(key);
+    if (option === undefined) return undefined;
+    const n = Number(option.value);
+    if (!Number.isSafeInteger(n) || n < 0) throw new SqlError(option.pos, `table '${table}': '${key}' must be a non-negative integer (given '${option.value}')`);
+    return n;
+  };
+  let rows = count('number-of-rows');
+  const rowsPerSecond = count('rows-per-second') ?? 10_000;
+  if (rowsPerSecond === 0) throw new SqlError(options.get('rows-per-second')?.pos ?? at, `table '${table}': 'rows-per-second' must be at least 1`);
+  // A sequence runs from start to end and the source ends with the first sequence that does
+  // (Flink's SequenceGenerator requires both bounds).
+  for (const [column, o] of fields) {
+    if (o.get('kind') !== 'sequence') continue;
+    const bound = (name: 'start' | 'end'): number => {
+      const key = `fields.${column}.${name}`;
+      const text = o.get(name);
+      const n = Number(text);
+      if (text === undefined || text.trim() === '' || !Number.isSafeInteger(n)) {
+        throw new SqlError(options.get(key)?.pos ?? options.get(`fields.${column}.kind`)?.pos ?? at, `table '${table}': the sequence column '${column}' needs '${key}', an integer (given ${text === undefined ? 'none' : `'${text}'`})`);
+      }
+      return n;
+    };
+    const start = bound('start');
+    const end = bound('end');
+    if (end < start) throw new SqlError(options.get(`fields.${column}.end`)?.pos ?? at, `table '${table}': 'fields.${column}.end' (${end}) is below 'fields.${column}.start' (${start})`);
+    rows = Math.min(rows ?? Infinity, end - start + 1);
+  }
+  return { ...(rows !== undefined ? { rows } : {}), rowsPerSecond, fields, seed: 42 };
 }

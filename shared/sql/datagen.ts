@@ -1,67 +1,118 @@
 /**
- * The `datagen` connector as a deterministic bounded generator source: `number-of-rows` rows,
- * per-column `fields.<c>.kind` = `sequence` (with `start`/`end`) or `random` (with `min`/`max`,
- * or `length` for strings).
+ * The `datagen` connector as a deterministic generator source: per column `fields.<c>.kind` =
+ * `sequence` (from `start` to `end`) or `random` (with `min`/`max`, or `length` for strings);
+ * TIMESTAMP and TIMESTAMP_LTZ columns are one second apart from 2026-01-01 (UTC), DATE columns one
+ * day apart from that day and TIME columns one second apart from midnight. It ends after
+ * `number-of-rows` rows or with its first sequence, and never without either (Flink's unbounded
+ * datagen).
+ *
+ * Row `i` is a function of `i` alone (its random values come from a generator seeded with the
+ * table's seed and `i`), so the generator starts at any row: a deployed producer resumes an
+ * unbounded table where it stopped without generating the rows before.
  */
 import type { GeneratorFunction } from '../api/pipeline.ts';
-import type { Row, Schema, Value } from '../core/types.ts';
+import { PlanError } from '../core/errors.ts';
+import { formatType } from '../core/type-parse.ts';
+import type { Field, Row, Schema, Value } from '../core/types.ts';
 import type { DatagenSpec } from './connectors.ts';
 
-/** A generator function producing the rows of a datagen table (shard 0 gets every row). */
+/** The first TIMESTAMP value; row `i` gets this plus `i` seconds. */
+const TIMESTAMP_START = Date.UTC(2026, 0, 1);
+const MS_PER_DAY = 86_400_000;
+
+/** One column's value of row `index`, drawing from the row's random numbers in column order. */
+type ColumnValue = (index: number, random: () => number) => Value;
+
+/**
+ * A generator function producing the rows of a datagen table (shard 0 gets every row), seekable.
+ *
+ * @throws PlanError for a column type datagen does not generate, or a sequence on a type that
+ *   has no sequence.
+ */
 export function createDatagen(schema: Schema, spec: DatagenSpec): GeneratorFunction {
-  return function* datagen(context) {
+  const columns = schema.fields.map((f) => ({ name: f.name, value: columnValue(f, spec.fields.get(f.name)) }));
+  const rows = spec.rows ?? Infinity;
+  const datagen = function* datagen(context: { readonly shard: number; readonly from?: number }): Generator<Row> {
     if (context.shard !== 0) return;
-    let state = spec.seed >>> 0 || 1;
-    const random = (): number => {
-      state ^= state << 13;
-      state >>>= 0;
-      state ^= state >>> 17;
-      state ^= state << 5;
-      state >>>= 0;
-      return state / 4294967296;
-    };
-    const start = Date.UTC(2026, 0, 1);
-    for (let i = 0; i < spec.rows; i++) {
+    for (let i = context.from ?? 0; i < rows; i++) {
+      const random = rowRandom(spec.seed, i);
       const row: Record<string, Value> = {};
-      for (const f of schema.fields) {
-        const o = spec.fields.get(f.name);
-        const num = (k: string, d: number): number => (o?.get(k) !== undefined ? Number(o.get(k)) : d);
-        const sequence = o?.get('kind') === 'sequence';
-        switch (f.type.root) {
-          case 'INT':
-          case 'BIGINT':
-            row[f.name] = sequence ? num('start', 0) + i : Math.floor(num('min', 0) + random() * (num('max', 1000) - num('min', 0) + 1));
-            break;
-          case 'DOUBLE':
-            row[f.name] = num('min', 0) + random() * (num('max', 1000) - num('min', 0));
-            break;
-          case 'DECIMAL':
-            row[f.name] = BigInt(Math.floor(random() * 10 ** Math.min(f.type.precision ?? 10, 15)));
-            break;
-          case 'BOOLEAN':
-            row[f.name] = random() < 0.5;
-            break;
-          case 'TIMESTAMP':
-          case 'TIMESTAMP_LTZ':
-            row[f.name] = start + i * 1000;
-            break;
-          case 'DATE':
-            // One day per row from 2026-01-01, as the timestamps advance one second per row.
-            row[f.name] = Math.floor(start / 86_400_000) + i;
-            break;
-          case 'TIME':
-            row[f.name] = (i * 1000) % 86_400_000;
-            break;
-          case 'STRING': {
-            const length = num('length', Math.min(f.type.length ?? 10, 10));
-            let s = '';
-            for (let k = 0; k < length; k++) s += String.fromCharCode(97 + Math.floor(random() * 26));
-            row[f.name] = sequence ? String(num('start', 0) + i) : s;
-            break;
-          }
-        }
-      }
-      yield row as Row;
+      for (const c of columns) row[c.name] = c.value(i, random);
+      yield row;
     }
   };
+  return Object.assign(datagen, { seekable: true as const });
+}
+
+function columnValue(field: Field, options: ReadonlyMap<string, string> | undefined): ColumnValue {
+  const num = (key: string, fallback: number): number => (options?.get(key) !== undefined ? Number(options.get(key)) : fallback);
+  const sequence = options?.get('kind') === 'sequence';
+  const type = field.type;
+  if (sequence && !['INT', 'BIGINT', 'STRING'].includes(type.root)) {
+    throw new PlanError(`datagen column '${field.name}' is ${formatType(type)}: a sequence is INT, BIGINT or STRING`);
+  }
+  const start = num('start', 0);
+  switch (type.root) {
+    case 'INT':
+    case 'BIGINT': {
+      if (sequence) return (i) => start + i;
+      const min = num('min', 0);
+      const max = num('max', 1000);
+      return (_i, random) => Math.floor(min + random() * (max - min + 1));
+    }
+    case 'DOUBLE': {
+      const min = num('min', 0);
+      const max = num('max', 1000);
+      return (_i, random) => min + random() * (max - min);
+    }
+    case 'DECIMAL': {
+      const digits = 10 ** Math.min(type.precision ?? 10, 15);
+      return (_i, random) => BigInt(Math.floor(random() * digits));
+    }
+    case 'BOOLEAN':
+      return (_i, random) => random() < 0.5;
+    case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ':
+      return (i) => TIMESTAMP_START + i * 1000;
+    case 'DATE':
+      // One day per row from 2026-01-01, as the timestamps advance one second per row.
+      return (i) => Math.floor(TIMESTAMP_START / MS_PER_DAY) + i;
+    case 'TIME':
+      return (i) => (i * 1000) % MS_PER_DAY;
+    case 'STRING': {
+      if (sequence) return (i) => String(start + i);
+      const length = num('length', Math.min(type.length ?? 10, 10));
+      return (_i, random) => {
+        let s = '';
+        for (let k = 0; k < length; k++) s += String.fromCharCode(97 + Math.floor(random() * 26));
+        return s;
+      };
+    }
+    default:
+      throw new PlanError(`datagen column '${field.name}' is ${formatType(type)}: datagen generates INT, BIGINT, DOUBLE, DECIMAL, BOOLEAN, TIMESTAMP, TIMESTAMP_LTZ, DATE, TIME and STRING columns`);
+  }
+}
+
+/** The random numbers of row `index`: xorshift32 seeded by mixing the table's seed with the index. */
+function rowRandom(seed: number, index: number): () => number {
+  let state = mix((seed >>> 0) ^ mix((index >>> 0) ^ mix(Math.floor(index / 4294967296))));
+  if (state === 0) state = 1;
+  return () => {
+    state ^= state << 13;
+    state >>>= 0;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    state >>>= 0;
+    return state / 4294967296;
+  };
+}
+
+/** MurmurHash3's 32-bit finalizer: spreads nearby seeds over the whole range. */
+function mix(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
 }

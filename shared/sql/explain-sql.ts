@@ -5,8 +5,10 @@
  * physical execution plan as numbered stages with their ship strategies.
  */
 import { describePlanNode, explainPlan, explainTree } from '../plan/explain.ts';
+import { serializeJobGraph } from '../plan/job-graph.ts';
 import { inputsOf, type LogicalNode } from '../plan/logical.ts';
-import { compileSql, type CompileSqlOptions, type SqlProgram } from './compile-sql.ts';
+import { planAdvice } from '../plan/plan-advice.ts';
+import { compileSql, type CompileSqlOptions, type ExplainedStatement, type SqlProgram } from './compile-sql.ts';
 
 /** Options of {@link explainSql}. */
 export interface ExplainSqlOptions extends CompileSqlOptions {
@@ -29,23 +31,45 @@ export function explainSql(text: string, options: ExplainSqlOptions = {}): strin
  * the changelog modes). Empty for a script without EXPLAIN statements.
  */
 export function explainStatements(program: SqlProgram): string[] {
-  return program.explained.map((e) => explainSinks(e, { changelogMode: e.details.includes('CHANGELOG_MODE') }));
+  return program.explained.map(explainStatement);
+}
+
+/**
+ * One EXPLAIN statement's output with its details: `CHANGELOG_MODE` adds each node's changelog
+ * mode; `JSON_EXECUTION_PLAN` prints the physical plan as the job graph's JSON (what the
+ * runtimes run, as Flink prints its stream graph's JSON); `PLAN_ADVICE` tags nodes with
+ * `advice=[n]` and lists the advice after the plan, or Flink's "No available advice...".
+ * (`ESTIMATED_COST`'s section is measured on the emulators and added by the CLI.)
+ */
+export function explainStatement(e: ExplainedStatement): string {
+  return explainSinks(e, {
+    changelogMode: e.details.includes('CHANGELOG_MODE'),
+    jsonPlan: e.details.includes('JSON_EXECUTION_PLAN'),
+    advice: e.details.includes('PLAN_ADVICE'),
+  });
 }
 
 /** The three EXPLAIN sections of the plan ending at `sinks`. */
-function explainSinks(program: Pick<SqlProgram, 'pipeline' | 'sinks'>, options: Pick<ExplainSqlOptions, 'changelogMode'>): string {
+function explainSinks(program: Pick<SqlProgram, 'pipeline' | 'sinks'>, options: Pick<ExplainSqlOptions, 'changelogMode'> & { readonly jsonPlan?: boolean; readonly advice?: boolean }): string {
   const ast = program.sinks.map((s) => explainTree(s, new Map())).join('\n\n');
   const planned = program.pipeline.plan();
-  const optimized = explainPlan(planned, options.changelogMode ? { changelogMode: true } : {});
+  const advice = options.advice ? planAdvice(planned) : [];
+  const numbers = new Map<LogicalNode, number[]>();
+  advice.forEach((a, i) => {
+    for (const node of a.nodes) numbers.set(node, [...(numbers.get(node) ?? []), i + 1]);
+  });
+  const optimized = explainPlan(planned, { ...(options.changelogMode ? { changelogMode: true } : {}), ...(options.advice ? { advice: numbers } : {}) });
+  const adviceLines = options.advice ? ['', ...(advice.length === 0 ? ['No available advice...'] : advice.map((a, i) => `advice[${i + 1}]: [${a.kind}] ${a.text}`))] : [];
   return [
     '== Abstract Syntax Tree ==',
     ast,
     '',
-    '== Optimized Logical Plan ==',
+    options.advice ? '== Optimized Logical Plan With Advice ==' : '== Optimized Logical Plan ==',
     optimized,
+    ...adviceLines,
     '',
     '== Physical Execution Plan ==',
-    planned.sinks.map((s) => physicalStages(s)).join('\n\n'),
+    options.jsonPlan ? serializeJobGraph(program.pipeline.jobGraph({ parallelism: 1 })) : planned.sinks.map((s) => physicalStages(s)).join('\n\n'),
   ].join('\n');
 }
 

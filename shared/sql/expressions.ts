@@ -14,10 +14,7 @@ import { call, inTimeZone, interval, lit, monthInterval } from '../plan/expr-bui
 import type { IntervalUnit } from '../plan/expr.ts';
 import { intervalMonths, intervalMs, normalizeTypeText } from './sql-literals.ts';
 import { inferType } from '../plan/expr-types.ts';
-import { compileExpr as compilePlanExpr } from '../plan/expr-compile.ts';
-import { printExpr } from '../plan/expr-print.ts';
-import type { Row } from '../core/types.ts';
-import { isUserAggregateName, userFunction } from './user-functions.ts';
+import { checkUserCall, isUserAggregateName, userFunction } from './user-functions.ts';
 import type { SqlExpr } from './ast.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 
@@ -128,7 +125,15 @@ const FUNCTION_ALIASES: Readonly<Record<string, string>> = {
 };
 
 /** The aggregate functions of group and window aggregation (STDDEV and VARIANCE are synonyms). */
-const AGGREGATES = new Set(['COUNT', 'SUM', 'MIN', 'MAX', 'AVG', 'LISTAGG', 'FIRST_VALUE', 'LAST_VALUE', 'VAR_POP', 'VAR_SAMP', 'VARIANCE', 'STDDEV_POP', 'STDDEV_SAMP', 'STDDEV']);
+const AGGREGATES = new Set([
+  'COUNT', 'SUM', 'MIN', 'MAX', 'AVG', 'LISTAGG', 'FIRST_VALUE', 'LAST_VALUE', 'VAR_POP', 'VAR_SAMP', 'VARIANCE', 'STDDEV_POP', 'STDDEV_SAMP', 'STDDEV',
+  'COLLECT', 'ARRAY_AGG', 'JSON_ARRAYAGG', 'JSON_OBJECTAGG', 'PERCENTILE',
+]);
+
+/** The names of the built-in aggregate functions (SHOW FUNCTIONS lists them). */
+export function aggregateFunctionNames(): string[] {
+  return [...AGGREGATES];
+}
 
 /** True for calls of aggregate functions (COUNT, SUM, …, LISTAGG, STDDEV; not window functions). */
 export function isAggregateCall(e: SqlExpr): e is Extract<SqlExpr, { k: 'call' }> {
@@ -183,7 +188,7 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
     }
     case 'inQuery':
     case 'exists':
-      throw new SqlError(e.pos, `${e.k === 'exists' ? 'EXISTS' : 'IN'} (SELECT …) is supported as a condition of its own in a WHERE clause (a semi or anti join), not inside an expression`);
+      throw new SqlError(e.pos, `${e.k === 'exists' ? 'EXISTS' : 'IN'} (SELECT …) is supported in WHERE, HAVING and the SELECT list, not here yet`);
     case 'bin': {
       const op = e.op === '%' ? 'MOD' : e.op;
       if (op === 'AND' || op === 'OR') return call(op, ...flatten(e, op).map(sub));
@@ -197,9 +202,13 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
     case 'isnull':
       return call(e.not ? 'IS NOT NULL' : 'IS NULL', sub(e.expr));
     case 'between': {
-      if (e.symmetric) throw new SqlError(e.pos, 'BETWEEN SYMMETRIC is not supported yet');
+      // Calcite's expansion: `x BETWEEN a AND b` is `x >= a AND x <= b`; SYMMETRIC also accepts
+      // the bounds the other way round, `OR (x >= b AND x <= a)` (so a NULL bound gives UNKNOWN
+      // unless the other order decides, as Flink's documented examples show).
       const x = sub(e.expr);
-      const inRange = call('AND', call('>=', x, sub(e.low)), call('<=', x, sub(e.high)));
+      const [low, high] = [sub(e.low), sub(e.high)];
+      const ascending = call('AND', call('>=', x, low), call('<=', x, high));
+      const inRange = e.symmetric ? call('OR', ascending, call('AND', call('>=', x, high), call('<=', x, low))) : ascending;
       return e.not ? call('NOT', inRange) : inRange;
     }
     case 'in': {
@@ -207,8 +216,7 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
       return e.not ? call('NOT', c) : c;
     }
     case 'like': {
-      if (e.similar) throw new SqlError(e.pos, 'SIMILAR TO is not supported yet');
-      const c = call('LIKE', sub(e.expr), sub(e.pattern), ...(e.escape ? [sub(e.escape)] : []));
+      const c = call(e.similar ? 'SIMILAR TO' : 'LIKE', sub(e.expr), sub(e.pattern), ...(e.escape ? [sub(e.escape)] : []));
       return e.not ? call('NOT', c) : c;
     }
     case 'case': {
@@ -240,7 +248,7 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
       // A function's unit or mode (`HOUR` of EXTRACT, `BOTH` of TRIM): a constant the function reads.
       return lit(e.word);
     case 'scalarQuery':
-      throw new SqlError(e.pos, 'a scalar subquery ((SELECT …) as a value) is not supported yet');
+      throw new SqlError(e.pos, 'a scalar subquery ((SELECT …) as a value) is supported in WHERE, HAVING and the SELECT list, not here yet');
     case 'index':
       return call('ITEM', sub(e.expr), sub(e.index));
     case 'field':
@@ -277,17 +285,17 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
 }
 
 /**
- * A call of a user function: a `udf` expression whose registered function evaluates the
- * arguments over the row and calls the user's function with their values.
+ * A call of a user function: a `udf` expression of its arguments, which the expression compiler
+ * casts to the parameter types the call resolves to and hands the function as JS values
+ * (shared/plan/udf-values.ts). Resolved here first, so that a call no signature takes is an
+ * error at its SQL position.
  */
 function userCall(e: Extract<SqlExpr, { k: 'call' }>, user: NonNullable<ReturnType<typeof userFunction>>, args: readonly Expr[], schema: Schema): Expr {
-  const evaluators = args.map((a) => atPosition(e.pos, () => compilePlanExpr(inTimeZone(a, sessionTimeZone()), schema, new Map())));
-  const fn = user.fn;
-  const ref = user.pipeline.registerFunction(((row: Row) => {
-    const result = fn.eval(...evaluators.map((ev) => ev(row)));
-    return result === undefined ? null : result;
-  }) as never);
-  return { kind: 'udf', ref, display: `${e.name}(${args.map(printExpr).join(', ')})`, type: fn.resultType };
+  const { fn, pipeline } = user;
+  const name = e.name.toLowerCase();
+  checkUserCall(name, e, fn.signatures, args, schema);
+  const ref = pipeline.registerFunction(fn.eval as never);
+  return { kind: 'udf', ref, display: name, type: fn.resultType, args, ...(fn.signatures !== undefined ? { input: fn.signatures } : {}) };
 }
 
 /**
@@ -336,5 +344,5 @@ function numberLiteral(text: string, pos: SqlPosition): Expr {
   const [intPart = '', frac = ''] = text.replace('-', '').split('.');
   const digits = (intPart + frac).replace(/^0+(?=\d)/, '');
   const unscaled = BigInt(`${negative ? '-' : ''}${digits || '0'}`);
-  return atPosition(pos, () => lit(unscaled, `DECIMAL(${Math.max(digits.length, frac.length, 1)}, ${frac.length})`));
+  return atPosition(pos, () => lit(unscaled, `DECIMAL(${Math.max(digits.length, frac.length, 1)}, ${frac.length}) NOT NULL`));
 }

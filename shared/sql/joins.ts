@@ -11,21 +11,18 @@
  *   join.
  * - `JOIN versioned FOR SYSTEM_TIME AS OF left.rowtime ON …`: the event-time temporal join (a
  *   `PROCTIME()` attribute makes it a lookup join, query.ts).
- * - `WHERE x [NOT] IN (SELECT y FROM … WHERE …)` and `[NOT] EXISTS (SELECT … WHERE …)`: a semi
- *   (anti) join; correlated equalities of the subquery's WHERE are its keys. As in Flink these
- *   are window joins: both sides must be windowed alike and correlated on both window columns.
+ * - Subqueries (`IN`, `EXISTS`) become semi and anti joins in subqueries.ts.
  *
  * Idle-state retention of a regular join: the `STATE_TTL('a' = '1d', 'b' = '12 h')` hint per
  * input (by table name or alias), else `table.exec.state.ttl` for both.
  */
-import { compileUnnestJoin, isUnnestJoin } from './unnest.ts';
+import { compileCorrelateJoin, isCorrelateJoin } from './correlate.ts';
 import { buildJoin, conjunctsOf, extractIntervalBounds, intervalJoin, temporalJoin } from '../api/joins.ts';
 import { parseDuration } from '../api/windows.ts';
 import type { Stream } from '../api/stream.ts';
 import type { Row } from '../core/types.ts';
 import { PlanError } from '../core/errors.ts';
 import { joinedFieldNames, joinedSchema, type JoinType } from '../operators/join/join-spec.ts';
-import type { Expr } from '../plan/expr.ts';
 import type { SqlExpr, SqlFrom, SqlQuery, SqlSelect } from './ast.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { compileExpr, resolveColumn, type Scope, type ScopeColumn } from './expressions.ts';
@@ -40,7 +37,7 @@ export interface JoinContext {
   readonly compileFrom: (from: SqlFrom) => Relation;
   /** Filters a relation (keeps a pending window TVF pending). */
   readonly filter: (input: Relation, where: SqlExpr) => Relation;
-  /** Compiles a whole query (an uncorrelated IN subquery). */
+  /** Compiles a whole query (an uncorrelated subquery). */
   readonly compileQuery: (query: SqlQuery) => Relation;
 }
 
@@ -97,8 +94,8 @@ function keyPair(e: SqlExpr, j: JoinedScope): { left: string; right: string } | 
   return undefined;
 }
 
-/** `table.exec.state.ttl` and the `STATE_TTL` hint for the two inputs of a join. */
-function stateTtls(jc: JoinContext, left: Relation, right: Relation): { leftStateTtlMs?: number; rightStateTtlMs?: number } {
+/** `table.exec.state.ttl` and the `STATE_TTL` hint (by table name or alias) for the two inputs of a join. */
+export function stateTtls(jc: JoinContext, left: Relation, right: Relation): { leftStateTtlMs?: number; rightStateTtlMs?: number } {
   const ms = (text: string, what: string, pos: SqlPosition): number => {
     const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]+)?\s*$/i.exec(text);
     if (!m) throw new SqlError(pos, `${what}: cannot read '${text}' as a duration (e.g. '1d', '12 h', '30 min')`);
@@ -140,8 +137,16 @@ function joinedRelation(stream: Stream<Row>, j: JoinedScope, keepRight = true): 
  * @throws SqlError for unknown columns, incomparable keys and unsupported joins, at the clause.
  */
 export function compileJoin(from: Extract<SqlFrom, { k: 'join' }>, where: readonly SqlExpr[], jc: JoinContext): { relation: Relation; where: SqlExpr[] } {
-  // A correlate with UNNEST(left.column): the WHERE conjuncts stay for after it.
-  if (isUnnestJoin(from)) return { relation: compileUnnestJoin(from, jc), where: [...where] };
+  // A correlate with UNNEST(…) or LATERAL TABLE(…): a join on its left takes the WHERE
+  // conjuncts that belong to it (`FROM a, b, UNNEST(a.arr) WHERE a.id = b.id`); the rest stay
+  // for after the correlate.
+  if (isCorrelateJoin(from)) {
+    if (from.left.k === 'join' && from.left.systemTime === undefined) {
+      const inner = compileJoin(from.left, where, jc);
+      return { relation: compileCorrelateJoin(from, inner.relation), where: inner.where };
+    }
+    return { relation: compileCorrelateJoin(from, jc.compileFrom(from.left)), where: [...where] };
+  }
   let remaining = [...where];
   const input = (f: SqlFrom): Relation => {
     if (f.k === 'join' && f.systemTime === undefined) {
@@ -355,113 +360,4 @@ function parseTtl(text: string): number {
   if (!m) throw new PlanError(`SET 'table.exec.state.ttl': cannot read '${text}' as a duration`);
   const unit = (m[2] ?? 'ms').toLowerCase();
   return parseDuration(`${m[1]} ${unit === 'd' ? 'day' : unit}`, "SET 'table.exec.state.ttl'");
-}
-
-/** `x [NOT] IN (SELECT …)`, `[NOT] EXISTS (SELECT …)`: a WHERE conjunct that is a semi / anti join. */
-export function isSubqueryCondition(e: SqlExpr): boolean {
-  const inner = e.k === 'not' ? e.arg : e;
-  return inner.k === 'inQuery' || inner.k === 'exists';
-}
-
-/**
- * Applies a semi / anti join for a subquery conjunct of the WHERE clause of a query reading
- * `input`.
- *
- * @throws SqlError for a subquery with more than SELECT … FROM … WHERE, an IN subquery without
- *   exactly one column, or (PlanError at the subquery) when the join is not a window join.
- */
-export function semiJoin(input: Relation, condition: SqlExpr, jc: JoinContext): Relation {
-  const negated = condition.k === 'not';
-  const e = condition.k === 'not' ? condition.arg : condition;
-  if (e.k !== 'inQuery' && e.k !== 'exists') throw new SqlError(condition.pos, 'internal: not a subquery condition');
-  const anti = negated !== (e.k === 'inQuery' && e.not);
-  const q = e.query;
-  const simple = q.k === 'select' && q.groupBy.length === 0 && q.having === undefined && !q.distinct && q.from.k !== 'join';
-  if (!simple) {
-    // Any other query is uncorrelated (it cannot see the outer columns): `x IN (query)` is a
-    // semi join on its one column.
-    if (e.k !== 'inQuery') throw new SqlError(q.pos, 'a subquery of EXISTS must be SELECT … FROM one table, view, subquery or window TVF [WHERE …]');
-    return inUncorrelated(input, e, anti, jc.compileQuery(q));
-  }
-  let sub = jc.compileFrom(q.from);
-  const j0 = joinedScope(input, sub, 'INNER');
-  const keys: { left: string; right: string }[] = [];
-  const residual: SqlExpr[] = [];
-  const own: SqlExpr[] = [];
-  for (const c of sqlConjuncts(q.where)) {
-    // Columns are the subquery's first, then the outer query's (correlation).
-    const ownScope = sub.scope;
-    const refs = sqlColumnRefs(c);
-    const inSub = refs.every((id) => tryResolve(ownScope, id));
-    if (inSub) {
-      own.push(c);
-      continue;
-    }
-    const pair = keyPair(c, j0);
-    if (pair) keys.push(pair);
-    else residual.push(c);
-  }
-  if (e.k === 'inQuery') {
-    const item = q.items.length === 1 ? q.items[0] : undefined;
-    if (!item || item.expr.k !== 'id' || e.expr.k !== 'id') {
-      throw new SqlError(e.pos, 'IN (SELECT …) compares one column of the query with the one column the subquery selects');
-    }
-    const outer = resolveColumn(input.scope, e.expr.parts, e.expr.pos);
-    const inner = resolveColumn(sub.scope, item.expr.parts, item.expr.pos);
-    keys.unshift({ left: outer.field, right: inner.field });
-  }
-  if (own.length > 0) sub = jc.filter(sub, sqlAnd(own) as SqlExpr);
-  if (e.k === 'inQuery' && keys.length === 1 && residual.length === 0 && q.k === 'select') {
-    // Uncorrelated: a join with the subquery's distinct values (a window semi join needs the
-    // correlation on the windows, so it never gets here).
-    const column = (keys[0] as (typeof keys)[number]).right;
-    const only = sub.stream;
-    const values = atPosition(q.pos, () => only.calc([{ name: column, expr: { kind: 'ref', name: column } }]));
-    return inUncorrelated(input, e, anti, { stream: values, scope: { ...sub.scope, schema: values.schema } });
-  }
-  const j = joinedScope(input, sub, 'INNER');
-  const residualExpr: Expr | undefined = residual.length > 0 ? compileExpr(sqlAnd(residual) as SqlExpr, j.scope) : undefined;
-  const stream = atPosition(q.pos, () =>
-    buildJoin(input.stream, sub.stream, {
-      type: anti ? 'ANTI' : 'SEMI',
-      keys,
-      ...(residualExpr !== undefined ? { condition: residualExpr } : {}),
-      what: `${negated ? 'NOT ' : ''}${e.k === 'exists' ? 'EXISTS' : 'IN'} subquery`,
-    }),
-  );
-  return { stream, scope: { ...input.scope, schema: stream.schema } };
-}
-
-/**
- * `x [NOT] IN (query)` for a query other than SELECT … FROM one input [WHERE …]: a regular join
- * with the subquery's distinct values (a semi join's result, as Flink's rewrite of an
- * uncorrelated IN into a join with an aggregated right side); NOT IN is the LEFT join's rows
- * without a match. (SQL's NOT IN over a subquery holding NULL selects nothing; here such a NULL
- * simply matches no row.)
- */
-function inUncorrelated(input: Relation, e: Extract<SqlExpr, { k: 'inQuery' }>, anti: boolean, sub: Relation): Relation {
-  const fields = sub.stream.schema.fields;
-  const value = fields[0];
-  if (fields.length !== 1 || !value || e.expr.k !== 'id') {
-    throw new SqlError(e.pos, `IN (…) compares one column of the query with the one column the subquery selects (it selects ${fields.length})`);
-  }
-  const outer = resolveColumn(input.scope, e.expr.parts, e.expr.pos);
-  const values = atPosition(e.query.pos, () => sub.stream.groupBy(value.name as never).aggregate({})) as unknown as Stream<Row>;
-  const joined = atPosition(e.query.pos, () =>
-    buildJoin(input.stream, values, { type: anti ? 'LEFT' : 'INNER', keys: [{ left: outer.field, right: value.name }], what: `${anti ? 'NOT ' : ''}IN subquery` }),
-  );
-  const right = joinedFieldNames(input.stream.schema, values.schema).right[0] as string;
-  const matched = anti ? atPosition(e.query.pos, () => joined.filter({ kind: 'call', fn: 'IS NULL', args: [{ kind: 'ref', name: right }] } as Expr)) : joined;
-  const stream = atPosition(e.query.pos, () => matched.calc(input.stream.schema.fields.map((f) => ({ name: f.name, expr: { kind: 'ref', name: f.name } as Expr }))));
-  return { stream, scope: { ...input.scope, schema: stream.schema } };
-}
-
-function tryResolve(scope: Scope, id: Extract<SqlExpr, { k: 'id' }>): boolean {
-  try {
-    resolveColumn(scope, id.parts, id.pos);
-    return true;
-  } catch (error) {
-    if (error instanceof SqlError) return false;
-    throw error;
-  }
 }

@@ -1,8 +1,9 @@
 /**
  * The query forms around SELECT blocks: WITH (common table expressions, compiled as views
  * visible to the query), VALUES (a bounded source of constant rows), UNION [ALL] (Flink's
- * Union, then a GroupAggregate for the duplicate-free UNION) and ORDER BY / LIMIT (what Flink's
- * streaming planner allows: ORDER BY a time attribute ascending, with LIMIT as a Top-N).
+ * Union, then a GroupAggregate for the duplicate-free UNION), INTERSECT / EXCEPT [ALL]
+ * (set-operations.ts) and ORDER BY / LIMIT (what Flink's streaming planner allows: a temporal
+ * sort, a Top-N, the first rows).
  */
 import type { GeneratorFunction } from '../api/pipeline.ts';
 import type { Stream } from '../api/stream.ts';
@@ -13,19 +14,22 @@ import type { SqlCte, SqlExpr, SqlQuery, SqlSelectItem } from './ast.ts';
 import type { CatalogView } from './catalog.ts';
 import { SqlError, atPosition } from './errors.ts';
 import { compileExpr, isAggregateCall, scopeOf } from './expressions.ts';
-import { distinct, type QueryContext, type Relation } from './relation.ts';
+import { distinct, stateTtl, type QueryContext, type Relation } from './relation.ts';
+import { intersectOrExcept, type IntersectOrExcept } from './set-operations.ts';
+import { NON_TIME_SORT_MESSAGE } from '../api/time-order.ts';
 
 type Compile = (query: SqlQuery, ctx: QueryContext) => Relation;
 
 /** Compiles `body` with the WITH queries visible as views (shadowing tables of the same name). */
-export function withCtes(query: Extract<SqlQuery, { k: 'with' }>, ctx: QueryContext, body: () => Relation): Relation {
+export function withCtes<T = Relation>(query: Extract<SqlQuery, { k: 'with' }>, ctx: QueryContext, body: () => T): T {
   const saved = new Map<string, CatalogView | undefined>();
   const seen = new Set<string>();
   for (const cte of query.ctes) {
     if (seen.has(cte.name)) throw new SqlError(cte.pos, `WITH names '${cte.name}' twice`);
     seen.add(cte.name);
     saved.set(cte.name, ctx.catalog.views.get(cte.name));
-    ctx.catalog.views.set(cte.name, viewOf(cte));
+    // A WITH item sees the views around it and the items before it, not itself or later ones.
+    ctx.catalog.views.set(cte.name, viewOf(cte, new Map(ctx.catalog.views)));
   }
   try {
     return body();
@@ -37,8 +41,8 @@ export function withCtes(query: Extract<SqlQuery, { k: 'with' }>, ctx: QueryCont
   }
 }
 
-function viewOf(cte: SqlCte): CatalogView {
-  return { query: cte.query, pos: cte.pos, ...(cte.columns ? { columns: cte.columns.map((c) => c.name) } : {}) };
+function viewOf(cte: SqlCte, scope: ReadonlyMap<string, CatalogView>): CatalogView {
+  return { query: cte.query, pos: cte.pos, ...(cte.columns ? { columns: cte.columns.map((c) => c.name) } : {}), scope };
 }
 
 const valuesCount = new WeakMap<object, number>();
@@ -120,17 +124,17 @@ function convert(value: Value, from: TypeRoot | undefined, to: TypeRoot): Value 
 }
 
 /**
- * `a UNION ALL b` (and `UNION`, which removes duplicates): the right side's columns take the
- * left side's names, both cast to the common type where they differ.
+ * `a UNION ALL b` (and `UNION`, which removes duplicates), `INTERSECT [ALL]`, `EXCEPT [ALL]`
+ * (set-operations.ts): the right side's columns take the left side's names, both cast to the
+ * common type where they differ.
  */
 export function compileSetOp(query: Extract<SqlQuery, { k: 'setOp' }>, ctx: QueryContext, compile: Compile): Relation {
-  if (query.op !== 'UNION') throw new SqlError(query.pos, `${query.op} is not supported yet (UNION and UNION ALL are)`);
   const left = compile(query.left, ctx);
   const right = compile(query.right, ctx);
   const lf = left.stream.schema.fields;
   const rf = right.stream.schema.fields;
   if (lf.length !== rf.length) {
-    throw new SqlError(query.pos, `UNION: the left query has ${lf.length} columns (${lf.map((f) => f.name).join(', ')}) and the right one ${rf.length} (${rf.map((f) => f.name).join(', ')})`);
+    throw new SqlError(query.pos, `${query.op}: the left query has ${lf.length} columns (${lf.map((f) => f.name).join(', ')}) and the right one ${rf.length} (${rf.map((f) => f.name).join(', ')})`);
   }
   const types = lf.map((f, i) => widest(f.type, (rf[i] as Field).type, query.pos));
   const align = (r: Relation, fields: readonly Field[]): Stream<Row> => {
@@ -148,16 +152,26 @@ export function compileSetOp(query: Extract<SqlQuery, { k: 'setOp' }>, ctx: Quer
   };
   const l = align(left, lf);
   const r = align(right, rf);
+  if (query.op !== 'UNION') {
+    const set = atPosition(query.pos, () => intersectOrExcept(l, r, query.op as IntersectOrExcept, query.all, stateTtl(ctx)));
+    return { stream: set, scope: scopeOf(set.schema, query.op, []) };
+  }
   const stream = atPosition(query.pos, () => l.unionAll(r));
   const all: Relation = { stream, scope: scopeOf(stream.schema, 'UNION', []) };
   return query.all ? all : distinct(all, query.pos, ctx);
 }
 
 /**
- * ORDER BY / LIMIT as Flink's streaming planner allows them: `ORDER BY … LIMIT n [OFFSET m]` is
- * a Top-N over the whole stream (Flink's SortLimit: an updating result of the first rows);
- * ORDER BY alone must start with a time attribute ascending (Flink's TemporalSort), which is
- * not supported yet; other orders are rejected with Flink's message.
+ * ORDER BY / LIMIT as Flink's streaming planner allows them:
+ *
+ * - `ORDER BY … LIMIT n [OFFSET m]`: a Top-N over the whole stream (Flink's SortLimit: an
+ *   updating result of the first rows); by a PROCTIME() attribute ascending alone it is the first
+ *   rows to arrive, as below.
+ * - `LIMIT n [OFFSET m]` without ORDER BY: the first rows to arrive (Flink's Limit), on one shard.
+ * - `ORDER BY time [ASC] [, …]` without LIMIT: a temporal sort (Flink's TemporalSort) by a rowtime
+ *   or PROCTIME() attribute; any other first key, or DESC, gets Flink's error.
+ * - OFFSET without LIMIT / FETCH gets Flink's error too; `LIMIT 0` gives no rows, as Flink's
+ *   pruned plan does.
  */
 export function compileOrderBy(query: Extract<SqlQuery, { k: 'ordered' }>, ctx: QueryContext, compile: Compile): Relation {
   // ORDER BY a column of the FROM that the select list leaves out (`SELECT id FROM t ORDER BY
@@ -172,37 +186,70 @@ export function compileOrderBy(query: Extract<SqlQuery, { k: 'ordered' }>, ctx: 
     return Number(e.text);
   };
   const limit = count(query.limit, 'LIMIT');
-  const offset = count(query.offset, 'OFFSET') ?? 0;
+  const offset = count(query.offset, 'OFFSET');
+  if (limit === undefined && offset !== undefined) {
+    // StreamExecLimit / StreamExecSortLimit: an OFFSET alone has no end in an unbounded stream.
+    throw new SqlError(query.offset?.pos ?? query.pos, 'FETCH is missed, which on streaming table is not supported currently: OFFSET needs LIMIT n (or FETCH FIRST n ROWS ONLY)');
+  }
+  const fields = input.stream.schema.fields;
   const orderBy = query.orderBy.map((o) => {
     if (o.expr.k !== 'id') throw new SqlError(o.expr.pos, 'ORDER BY takes output columns');
     const name = hiddenNames.get((o.expr.parts.at(-1) as string).toLowerCase()) ?? (o.expr.parts.at(-1) as string);
-    const field = input.stream.schema.fields.find((f) => f.name === name) ?? input.stream.schema.fields.find((f) => f.name.toLowerCase() === name.toLowerCase());
-    if (!field) throw new SqlError(o.expr.pos, `unknown column '${name}' in ORDER BY (columns: ${input.stream.schema.fields.map((f) => f.name).join(', ')})`);
-    return { column: field.name, direction: o.direction, ...(o.nulls ? { nulls: o.nulls } : {}), timeAttribute: field.timeAttribute };
+    const sort = { direction: o.direction, ...(o.nulls ? { nulls: o.nulls } : {}), pos: o.expr.pos, label: o.expr.parts.at(-1) as string };
+    // A PROCTIME() attribute lives in the scope, not in the rows.
+    const proctime = input.scope.columns.find((c) => c.proctime && c.name.toLowerCase() === name.toLowerCase());
+    if (proctime) return { column: proctime.name, ...sort, timeAttribute: 'proctime' as const };
+    const field = fields.find((f) => f.name === name) ?? fields.find((f) => f.name.toLowerCase() === name.toLowerCase());
+    if (!field) throw new SqlError(o.expr.pos, `unknown column '${name}' in ORDER BY (columns: ${fields.map((f) => f.name).join(', ')})`);
+    return { column: field.name, ...sort, timeAttribute: field.timeAttribute };
   });
+  type Key = (typeof orderBy)[number];
+  const sortField = ({ timeAttribute: _t, pos: _p, label: _l, ...o }: Key) => o;
+  const secondary = (keys: readonly Key[]): ReturnType<typeof sortField>[] =>
+    keys.map((k) => {
+      if (k.timeAttribute === 'proctime') throw new SqlError(k.pos, `ORDER BY the PROCTIME() attribute '${k.label}' is supported as the first sort key only`);
+      return sortField(k);
+    });
+  let stream: Stream<Row>;
   if (limit === undefined) {
     const first = orderBy[0];
     if (!first) return input;
     if (first.timeAttribute === undefined || first.direction !== 'ASC') {
-      throw new SqlError(query.orderBy[0]?.expr.pos ?? query.pos, 'Sort on a non-time-attribute field is not supported: a streaming ORDER BY without LIMIT must start with a time attribute ascending');
+      throw new SqlError(first.pos, `${NON_TIME_SORT_MESSAGE}: a streaming ORDER BY without LIMIT must start with a time attribute ascending`);
     }
-    throw new SqlError(query.pos, 'ORDER BY a time attribute without LIMIT (a temporal sort) is not supported yet');
+    // Flink's TemporalSort: by event time, or by arrival for a PROCTIME() attribute.
+    const rest = secondary(orderBy.slice(1));
+    stream = atPosition(first.pos, () =>
+      first.timeAttribute === 'rowtime'
+        ? input.stream.sortByTime({ orderBy: [sortField(first), ...rest] })
+        : input.stream.sortByTime({ orderBy: rest, timeDomain: 'processing', timeAttribute: first.label }),
+    );
+  } else if (limit === 0) {
+    // Flink prunes `LIMIT 0` to an empty input: the query runs and gives no rows.
+    const none: Expr = { kind: 'literal', value: false, type: { root: 'BOOLEAN', nullable: false } };
+    stream = atPosition(query.limit?.pos ?? query.pos, () => input.stream.filter(none)) as Stream<Row>;
+  } else {
+    const first = orderBy[0];
+    const range = offset === undefined || offset === 0 ? { atMost: limit } : { between: [offset + 1, offset + limit] as const };
+    if (first === undefined || (first.timeAttribute === 'proctime' && first.direction === 'ASC' && orderBy.length === 1)) {
+      // Without ORDER BY (Flink's Limit), or by arrival (Flink's SortLimit over a PROCTIME()
+      // attribute ascending, whose AppendOnlyFirstNFunction keeps the same first rows).
+      stream = atPosition(query.limit?.pos ?? query.pos, () => input.stream.limit(limit, { offset: offset ?? 0 }));
+    } else {
+      if (first.timeAttribute === 'proctime') {
+        throw new SqlError(first.pos, `ORDER BY the PROCTIME() attribute '${first.label}' with LIMIT is supported ascending and alone (the first rows to arrive)`);
+      }
+      const sortFields = secondary(orderBy);
+      stream = atPosition(query.pos, () => input.stream.rank({ partitionBy: [], orderBy: sortFields, range, rankType: 'ROW_NUMBER' })) as Stream<Row>;
+    }
   }
-  if (limit === 0) throw new SqlError(query.limit?.pos ?? query.pos, 'LIMIT 0 gives no rows');
-  if (orderBy.length === 0) throw new SqlError(query.limit?.pos ?? query.pos, 'LIMIT without ORDER BY (the first rows to arrive) is not supported yet: add ORDER BY');
-  const sortFields = orderBy.map(({ timeAttribute: _t, ...o }) => o);
-  const stream = atPosition(query.pos, () =>
-    input.stream.rank({
-      partitionBy: [],
-      orderBy: sortFields,
-      range: offset === 0 ? { atMost: limit } : { between: [offset + 1, offset + limit] },
-      rankType: 'ROW_NUMBER',
-    }),
-  ) as Stream<Row>;
   if (hidden.length === 0) return { stream, scope: scopeOf(stream.schema, 'query', []) };
   const hiddenSet = new Set(hiddenNames.values());
   const kept = stream.schema.fields.filter((f) => !hiddenSet.has(f.name)).map((f) => ({ name: f.name, expr: { kind: 'ref', name: f.name } as Expr }));
-  const visible = atPosition(query.pos, () => stream.calc(kept));
+  // A hidden PROCTIME() attribute is no column of the rows: nothing to drop then.
+  if (kept.length === stream.schema.fields.length) return { stream, scope: scopeOf(stream.schema, 'query', []) };
+  const all = stream;
+  const visible = atPosition(query.pos, () => all.calc(kept));
   return { stream: visible, scope: scopeOf(visible.schema, 'query', []) };
 }
 

@@ -6,7 +6,7 @@
  * `JOIN … FOR SYSTEM_TIME AS OF` → LookupJoin.
  */
 import { aggregateSpecOf } from './aggregate-calls.ts';
-import { compileLateralJoin, isLateralJoin } from './lateral.ts';
+import { compileCorrelateAlone } from './correlate.ts';
 import { expandGroupingSetsQuery } from './grouping-sets.ts';
 import { withL2 } from '../api/lookup-table.ts';
 import type { AggregateSpec } from '../api/aggregates.ts';
@@ -21,11 +21,16 @@ import { windowSpecOf, windowedSchema } from './windows.ts';
 import type { SqlExpr, SqlFrom, SqlOver, SqlQuery, SqlSelect, SqlSelectItem } from './ast.ts';
 import { intervalMs } from './sql-literals.ts';
 import type { LookupTableSpec } from './connectors.ts';
+import { tableKey } from './catalog.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { compileExpr, exprKey, isAggregateCall, resolveColumn, scopeOf, type Scope, type ScopeColumn } from './expressions.ts';
 import { rankFilter, rankItem, rewriteGroupWindow } from './rules.ts';
-import { sqlAnd, sqlChildren as children, sqlConjuncts } from './sql-expr-walk.ts';
-import { compileJoin, compileTemporalJoin, isSubqueryCondition, semiJoin, type JoinContext } from './joins.ts';
+import { checkQueryHints } from './query-hints.ts';
+import { inViewScope } from './catalog.ts';
+import { sqlAnd, sqlChildren as children } from './sql-expr-walk.ts';
+import { compileJoin, compileTemporalJoin, type JoinContext } from './joins.ts';
+import { isSubqueryCondition } from './subqueries.ts';
+import { containsSubquery, joinExpressionSubqueries, semiAntiJoin, subqueryConjuncts } from './expression-subqueries.ts';
 import { compileOrderBy, compileSetOp, compileValues, withCtes } from './query-compose.ts';
 import { distinct, relation, stateTtl, topNCacheSize, type QueryContext, type Relation } from './relation.ts';
 
@@ -50,21 +55,21 @@ export function compileSelect(query: SqlSelect, ctx: QueryContext): Relation {
   const expanded = expandGroupingSetsQuery(query);
   if (expanded) return compileQuery(expanded, ctx);
   const q = rewriteGroupWindow(query);
+  checkQueryHints(q);
   const inner = q.from.k === 'subquery' && q.from.query.k === 'select' ? q.from.query : undefined;
   const topN = inner ? rankItem(inner) : undefined;
   let input: Relation;
+  let scalarHooks: Parameters<typeof compileExpr>[2];
   if (topN && inner) {
     input = compileTopN(q, inner, topN.index, ctx);
   } else {
-    const conjuncts = sqlConjuncts(q.where);
+    // IN / EXISTS conjuncts are semi and anti joins; other subqueries are joined where they stand.
+    const conjuncts = subqueryConjuncts(q.where);
     const subqueries = conjuncts.filter(isSubqueryCondition);
-    let where = conjuncts.filter((c) => !isSubqueryCondition(c));
+    const valueConditions = conjuncts.filter((c) => !isSubqueryCondition(c) && containsSubquery(c));
+    let where = conjuncts.filter((c) => !containsSubquery(c));
     const jc = joinContext(q.hints, ctx);
-    if (isLateralJoin(q.from)) {
-      const lateral = compileLateralJoin(q.from, compileFrom(q.from.left, q.hints, ctx));
-      input = lateral.relation;
-      if (lateral.on) where = [...sqlConjuncts(lateral.on), ...where];
-    } else if (q.from.k === 'join' && q.from.systemTime === undefined) {
+    if (q.from.k === 'join' && q.from.systemTime === undefined) {
       // The WHERE conjuncts that belong to the join (its keys in a comma join) go into it.
       const joined = compileJoin(q.from, where, jc);
       input = joined.relation;
@@ -74,12 +79,19 @@ export function compileSelect(query: SqlSelect, ctx: QueryContext): Relation {
     }
     const rest = sqlAnd(where);
     if (rest) input = filter(input, rest);
-    for (const s of subqueries) input = semiJoin(input, s, jc);
+    for (const s of subqueries) input = semiAntiJoin(input, s, jc);
+    // A grouped query joins its select items' subqueries after aggregating (compileAggregate).
+    const valueItems = q.groupBy.length > 0 || q.items.some((i) => containsAggregate(i.expr) || containsOver(i.expr)) ? [] : q.items.map((i) => i.expr);
+    if (valueConditions.length > 0 || valueItems.some(containsSubquery)) {
+      const joined = joinExpressionSubqueries(input, valueConditions, valueItems, jc);
+      input = joined.relation;
+      scalarHooks = joined.hooks;
+    }
   }
   const grouped = q.groupBy.length > 0 || q.items.some((i) => containsAggregate(i.expr));
   const overCalls = q.items.some((i) => containsOver(i.expr));
   if (grouped && overCalls) throw new SqlError(q.pos, 'OVER aggregates in a GROUP BY query are not supported: aggregate in a subquery first');
-  const out = grouped ? compileAggregate(q, input, ctx) : overCalls ? compileOver(q, input) : project(input, q.items, q.pos);
+  const out = grouped ? compileAggregate(q, input, ctx) : overCalls ? compileOver(q, input) : project(input, q.items, q.pos, scalarHooks);
   // SELECT DISTINCT: a group aggregate keyed by every output column, without calls.
   return q.distinct ? distinct(out, q.pos, ctx) : out;
 }
@@ -109,14 +121,16 @@ export function renameColumns(r: Relation, names: readonly (string | { readonly 
 function compileFrom(from: SqlFrom, hints: SqlSelect['hints'], ctx: QueryContext): Relation {
   switch (from.k) {
     case 'table': {
-      const view = ctx.catalog.views.get(from.name);
+      const key = tableKey(ctx.catalog, from);
+      const view = ctx.catalog.views.get(key);
       if (view) {
-        let r = compileQuery(view.query, ctx);
+        if (from.hints?.[0]) throw new SqlError(from.hints[0].pos, `View '${from.name}' cannot be enriched with new options. Hints can only be applied to tables (as in Flink)`);
+        let r = inViewScope(ctx.catalog, view, () => compileQuery(view.query, ctx));
         if (view.columns) r = renameColumns(r, view.columns, view.pos, `view '${from.name}'`);
         if (from.columns) r = renameColumns(r, from.columns, from.pos, `alias '${from.alias ?? from.name}'`);
         return relation(r.stream, [from.alias ?? from.name], `view '${from.name}'`, proctimeOf(r));
       }
-      let r = ctx.source(from.name, from.pos);
+      let r = ctx.source(key, from.pos, from.hints);
       if (from.columns) r = renameColumns(r, from.columns, from.pos, `alias '${from.alias ?? from.name}'`);
       const qualifiers = from.alias ? [from.alias, from.name] : [from.name];
       return { stream: r.stream, scope: { ...r.scope, columns: r.scope.columns.map((c) => ({ ...c, qualifiers })) } };
@@ -129,14 +143,9 @@ function compileFrom(from: SqlFrom, hints: SqlSelect['hints'], ctx: QueryContext
     case 'tvf':
       return compileWindowTvf(from, hints, ctx);
     case 'tableFunction':
-      throw new SqlError(from.pos, `${from.lateral ? 'LATERAL ' : ''}TABLE(${from.call.name}(…)) is not supported yet`);
     case 'unnest':
-      throw new SqlError(from.pos, 'UNNEST is supported joined to the table whose collection it unnests (FROM t CROSS JOIN UNNEST(t.arr) AS u (x)), not on its own yet');
+      return compileCorrelateAlone(from, ctx);
     case 'join':
-      if (isLateralJoin(from)) {
-        const lateral = compileLateralJoin(from, compileFrom(from.left, hints, ctx));
-        return lateral.on ? filter(lateral.relation, lateral.on) : lateral.relation;
-      }
       if (from.systemTime === undefined) return compileJoin(from, [], joinContext(hints, ctx)).relation;
       return compileTimeTravelJoin(from, hints, ctx);
   }
@@ -157,13 +166,21 @@ function compileTimeTravelJoin(from: Extract<SqlFrom, { k: 'join' }>, hints: Sql
 
 function filter(input: Relation, where: SqlExpr): Relation {
   if (input.window && !mentionsWindowColumn(where)) {
-    // Flink pushes the filter below the window TVF; the window stays pending for the rules.
+    // Flink pushes the filter below the window TVF; the window stays pending for the rules. A
+    // SESSION table function on its own filters its output instead: its sessions are made of all
+    // its input rows (set semantics), so a filter on them must not change the sessions.
     const base = filter({ stream: input.window.base, scope: input.window.baseScope }, where);
-    return windowRelation(input.window.spec, base.stream, base.scope, input.scope.description, input.scope.columns[0]?.qualifiers ?? []);
+    const alone = input.window.spec.type === 'SESSION' ? (): Stream<Row> => filterStream(input, where) : undefined;
+    return windowRelation(input.window.spec, base.stream, base.scope, input.scope.description, input.scope.columns[0]?.qualifiers ?? [], input.window.proctime === true, alone);
   }
-  const condition = compileExpr(where, input.scope);
-  const stream = atPosition(where.pos, () => input.stream.filter(condition)) as Stream<Row>;
+  const stream = filterStream(input, where);
   return { stream, scope: { ...input.scope, schema: stream.schema } };
+}
+
+/** The rows of `input` for which `where` is true. */
+function filterStream(input: Relation, where: SqlExpr): Stream<Row> {
+  const condition = compileExpr(where, input.scope);
+  return atPosition(where.pos, () => input.stream.filter(condition)) as Stream<Row>;
 }
 
 /** Output name of a select item: alias, column name, or Flink's `EXPR$n`. */
@@ -257,10 +274,20 @@ function compileOver(q: SqlSelect, input: Relation): Relation {
     if (windowKey(c) !== windowKey(first)) throw new SqlError(c.pos, 'all OVER aggregates of a query must use the same window (PARTITION BY, ORDER BY and frame)');
   }
   const over = first.over;
+  // A PARTITION BY expression (UPPER(k)) is computed into a hidden column `$pN` first, as
+  // Calcite projects it below the OverAggregate.
+  const partitionExprs: { name: string; expr: Expr }[] = [];
   const partitionBy = over.partitionBy.map((p) => {
-    if (p.k !== 'id') throw new SqlError(p.pos, 'OVER PARTITION BY takes columns');
-    return resolveColumn(input.scope, p.parts, p.pos).field;
+    if (p.k === 'id') return resolveColumn(input.scope, p.parts, p.pos).field;
+    const name = `$p${partitionExprs.length}`;
+    partitionExprs.push({ name, expr: compileExpr(p, input.scope) });
+    return name;
   });
+  if (partitionExprs.length > 0) {
+    const fields = input.stream.schema.fields.map((f) => ({ name: f.name, expr: { kind: 'ref', name: f.name } as Expr }));
+    const stream = atPosition(first.pos, () => input.stream.calc([...fields, ...partitionExprs]));
+    input = { ...input, stream, scope: { ...input.scope, schema: stream.schema } };
+  }
   const order = over.orderBy[0];
   if (!order || over.orderBy.length > 1) throw new SqlError(first.pos, 'an OVER aggregate needs ORDER BY one time attribute (a rowtime or PROCTIME() column)');
   if (order.direction !== 'ASC') throw new SqlError(order.expr.pos, 'OVER windows are ordered by a time attribute ascending');
@@ -279,10 +306,12 @@ function compileOver(q: SqlSelect, input: Relation): Relation {
     if (names.has(key)) return;
     const name = `w0$o${names.size}`;
     if (c.args.length > 1) throw new SqlError(c.pos, `${c.name} takes one argument`);
-    if (c.distinct) throw new SqlError(c.pos, `${c.name}(DISTINCT …) OVER is not supported yet`);
+    // `agg(DISTINCT x) OVER w` aggregates each value of the frame once (Flink's over functions
+    // run the same distinct-aware aggregate handler as GROUP BY; its planner tests cover
+    // COUNT(DISTINCT a) / SUM(DISTINCT c) over bounded and unbounded frames).
     const arg = c.args[0] ? compileExpr(c.args[0], input.scope) : undefined;
     const filterExpr = c.filter ? compileExpr(c.filter, input.scope) : undefined;
-    aggregates[name] = { fn: c.name as AggregateSpec['fn'], ...(arg ? { arg: arg.kind === 'ref' ? arg.name : arg } : {}), distinct: false, ...(filterExpr ? { filter: filterExpr } : {}) };
+    aggregates[name] = { fn: c.name as AggregateSpec['fn'], ...(arg ? { arg: arg.kind === 'ref' ? arg.name : arg } : {}), distinct: c.distinct, ...(filterExpr ? { filter: filterExpr } : {}) };
     names.set(key, name);
   });
   const stream = atPosition(first.pos, () =>
@@ -300,10 +329,16 @@ function compileOver(q: SqlSelect, input: Relation): Relation {
   return project(rel, q.items, q.pos, hooks);
 }
 
-/** The API frame of an OVER clause: Flink supports frames ending at CURRENT ROW. */
+/**
+ * The API frame of an OVER clause. Flink's streaming OVER aggregation supports frames ending at
+ * CURRENT ROW only; any other end (`n FOLLOWING`, `UNBOUNDED FOLLOWING`) gets Flink's own
+ * message (StreamExecOverAggregate: "OVER RANGE FOLLOWING windows are not supported yet.").
+ */
 function overFrame(frame: SqlOver['frame']): { rows: number | 'unbounded' } | { range: number | 'unbounded' } | undefined {
   if (frame === undefined) return undefined;
-  if (frame.end.kind !== 'CURRENT ROW') throw new SqlError(frame.end.pos, 'OVER frames must end at CURRENT ROW (Flink supports no FOLLOWING bound)');
+  if (frame.end.kind !== 'CURRENT ROW') {
+    throw new SqlError(frame.end.pos, `OVER RANGE FOLLOWING windows are not supported yet: a streaming OVER frame ends at CURRENT ROW, as in Flink (this one ends at ${frame.end.kind === 'FOLLOWING' ? 'n FOLLOWING' : frame.end.kind})`);
+  }
   const start = frame.start;
   if (start.kind === 'UNBOUNDED PRECEDING') return frame.unit === 'ROWS' ? { rows: 'unbounded' } : { range: 'unbounded' };
   if (start.kind === 'CURRENT ROW') return frame.unit === 'ROWS' ? { rows: 0 } : { range: 0 };
@@ -386,11 +421,19 @@ function compileAggregate(q: SqlSelect, input: Relation, ctx: QueryContext): Rel
     },
   };
   // Columns not grouped must not be referenced outside aggregates (checked by resolving in the output scope).
-  if (q.having) {
-    const condition = compileExpr(q.having, rel.scope, hooks);
-    rel = relation(atPosition(q.having.pos, () => rel.stream.filter(condition)) as Stream<Row>, qualifiers, 'aggregate');
+  const having = subqueryConjuncts(q.having);
+  const plain = sqlAnd(having.filter((c) => !containsSubquery(c)));
+  if (plain) {
+    const condition = compileExpr(plain, rel.scope, hooks);
+    rel = relation(atPosition(plain.pos, () => rel.stream.filter(condition)) as Stream<Row>, qualifiers, 'aggregate');
   }
-  return project(rel, q.items, q.pos, hooks);
+  // HAVING's IN / EXISTS conjuncts and the subqueries of HAVING and the select items join the aggregated rows (Flink's plan).
+  const jc = joinContext(q.hints, ctx);
+  for (const c of having.filter(isSubqueryCondition)) rel = semiAntiJoin(rel, c, jc, hooks);
+  const valueConditions = having.filter((c) => !isSubqueryCondition(c) && containsSubquery(c));
+  if (valueConditions.length === 0 && !q.items.some((i) => containsSubquery(i.expr))) return project(rel, q.items, q.pos, hooks);
+  const joined = joinExpressionSubqueries(rel, valueConditions, q.items.map((i) => i.expr), jc, hooks);
+  return project(joined.relation, q.items, q.pos, joined.hooks);
 }
 
 /**
@@ -410,7 +453,16 @@ function compileTopN(outer: SqlSelect, inner: SqlSelect, rankIndex: number, ctx:
   const hidden: string[] = [];
   const overColumn = new Map<string, string>();
   for (const e of [...over.over.partitionBy, ...over.over.orderBy.map((o) => o.expr)]) {
-    if (e.k !== 'id' || overColumn.has(exprKey(e))) continue;
+    if (overColumn.has(exprKey(e))) continue;
+    if (e.k !== 'id') {
+      // An expression (`ORDER BY price * amount DESC`, `ORDER BY SUM(sales)` in a GROUP BY) is
+      // computed into a hidden column below the rank, as Calcite projects it.
+      const name = `$rank${hidden.length}`;
+      hidden.push(name);
+      overColumn.set(exprKey(e), name);
+      items.push({ expr: e, alias: name, pos: e.pos });
+      continue;
+    }
     const item = items.findIndex((it) => it.expr.k !== 'star' && exprKey(it.expr) === exprKey(e));
     const name = e.parts[e.parts.length - 1] as string;
     const starred = items.some((it) => it.expr.k === 'star' && (it.expr.qualifier === undefined || it.expr.qualifier === e.parts[e.parts.length - 2]));
@@ -433,9 +485,10 @@ function compileTopN(outer: SqlSelect, inner: SqlSelect, rankIndex: number, ctx:
     throw new SqlError(outer.where?.pos ?? outer.pos, `a ${over.name}() subquery needs a filter on '${rankName}' in the outer WHERE (e.g. ${rankName} <= 10): unbounded OVER aggregation is not supported`);
   }
   const column = (e: SqlExpr): string => {
-    if (e.k !== 'id') throw new SqlError(e.pos, 'PARTITION BY and ORDER BY of a Top-N take columns');
     const named = overColumn.get(exprKey(e));
+    if (e.k !== 'id' && base.window) throw new SqlError(e.pos, 'PARTITION BY and ORDER BY of a window Top-N take columns');
     if (named !== undefined) return resolveColumn(base.scope, [named], e.pos).field;
+    if (e.k !== 'id') throw new SqlError(e.pos, 'PARTITION BY and ORDER BY of a Top-N take columns');
     return resolveColumn(base.scope, e.parts, e.pos).field;
   };
   const partitionBy = over.over.partitionBy.map(column);
@@ -527,7 +580,7 @@ function compileLookupJoin(from: Extract<SqlFrom, { k: 'join' }>, probe: Relatio
   if (on === undefined) throw new SqlError(from.pos, 'a lookup join needs an ON condition');
   let left = probe;
   const tableName = from.right.name;
-  const table = ctx.catalog.tables.get(tableName);
+  const table = ctx.catalog.tables.get(tableKey(ctx.catalog, from.right));
   if (!table) throw new SqlError(from.right.pos, `unknown table '${tableName}' (declared: ${[...ctx.catalog.tables.keys()].join(', ')})`);
   const lookup = table.connector.lookup;
   if (!lookup) throw new SqlError(from.right.pos, `table '${tableName}' (connector '${table.connector.name}') cannot be a lookup table: use a jdbc or dynamodb table`);
@@ -653,21 +706,26 @@ function mentionsWindowColumn(e: SqlExpr): boolean {
 }
 
 /** A pending window TVF over `base`: the stream (WindowTableFunction) is built only if used. */
-function windowRelation(spec: WindowSpec, base: Stream<Row>, baseScope: Scope, description: string, qualifiers: readonly string[], proctime = false): Relation {
-  // SESSION windows merge, so only their aggregate has window columns; the scope still needs them.
+/**
+ * @param alone how the stream is built when the window is not aggregated (ranked, joined) after
+ *   all; by default the table function over `base`.
+ */
+function windowRelation(spec: WindowSpec, base: Stream<Row>, baseScope: Scope, description: string, qualifiers: readonly string[], proctime = false, alone?: () => Stream<Row>): Relation {
+  // A SESSION table function alone runs in either time domain (Flink's unaligned one); an
+  // aligned one over a PROCTIME() attribute only under a window aggregate.
+  const runsAlone = !proctime || spec.type === 'SESSION';
   const ts = { root: 'TIMESTAMP', nullable: false, precision: 3 } as const;
   // Over an instant (TIMESTAMP_LTZ, as a materialized PROCTIME() is) window_time is one too.
   const instant = base.schema.fields.find((f) => f.name === spec.timeColumn)?.type.root === 'TIMESTAMP_LTZ';
   const windowTime = instant ? ({ root: 'TIMESTAMP_LTZ', nullable: false, precision: 3 } as const) : ts;
-  const schema: Schema =
-    spec.type === 'SESSION' || proctime
-      ? { fields: [...base.schema.fields, { name: 'window_start', type: ts }, { name: 'window_end', type: ts }, { name: 'window_time', type: windowTime, timeAttribute: 'rowtime' }] }
-      : windowTableFunctionOutputSchema({ window: spec }, base.schema);
+  const schema: Schema = runsAlone
+    ? windowTableFunctionOutputSchema({ window: spec, ...(proctime ? { timeDomain: 'processing' as const } : {}) }, base.schema)
+    : { fields: [...base.schema.fields, { name: 'window_start', type: ts }, { name: 'window_end', type: ts }, { name: 'window_time', type: windowTime, timeAttribute: 'rowtime' }] };
   let built: Stream<Row> | undefined;
   return {
     get stream(): Stream<Row> {
-      if (proctime) throw new SqlError({ line: 1, column: 1 }, `a ${spec.type} window over a PROCTIME() attribute is supported under GROUP BY window_start, window_end (a processing-time window aggregate) only`);
-      built ??= base.window(spec).withWindowColumns() as unknown as Stream<Row>;
+      if (!runsAlone) throw new SqlError({ line: 1, column: 1 }, `a ${spec.type} window over a PROCTIME() attribute is supported under GROUP BY window_start, window_end (a processing-time window aggregate) only`);
+      built ??= alone ? alone() : (base.window(spec, proctime ? { timeDomain: 'processing' } : {}).withWindowColumns() as unknown as Stream<Row>);
       return built;
     },
     scope: scopeOf(schema, description, qualifiers),
@@ -695,10 +753,22 @@ function compileWindowTvf(from: Extract<SqlFrom, { k: 'tvf' }>, hints: SqlSelect
 
 /** `GROUP BY window_start, window_end, k…` over a window TVF → WindowAggregate. */
 function compileWindowAggregate(q: SqlSelect, input: Relation, window: NonNullable<Relation['window']>): Relation {
+  // A key expression (GROUP BY window_start, window_end, UPPER(k)) is computed into a column
+  // `$fN` of the windowed input, as Flink's Calc below the WindowAggregate does.
+  const keyExprs = new Map<string, { name: string; expr: Expr }>();
   const names = q.groupBy.map((g) => {
-    if (g.k !== 'id') throw new SqlError(g.pos, 'a window aggregate groups by columns (and window_start, window_end)');
-    return resolveColumn(input.scope, g.parts, g.pos).field;
+    if (g.k === 'id') return resolveColumn(input.scope, g.parts, g.pos).field;
+    if (mentionsWindowColumn(g)) throw new SqlError(g.pos, 'a window aggregate groups by window_start, window_end and columns or expressions of its input');
+    const known = keyExprs.get(exprKey(g));
+    if (known) return known.name;
+    const name = `$f${keyExprs.size}`;
+    keyExprs.set(exprKey(g), { name, expr: compileExpr(g, window.baseScope) });
+    return name;
   });
+  const base =
+    keyExprs.size === 0
+      ? window.base
+      : atPosition(q.pos, () => window.base.calc([...window.base.schema.fields.map((f) => ({ name: f.name, expr: { kind: 'ref', name: f.name } as Expr })), ...keyExprs.values()]));
   if (!names.includes('window_start') || !names.includes('window_end')) {
     throw new SqlError(q.pos, 'a window aggregate must GROUP BY both window_start and window_end');
   }
@@ -710,7 +780,7 @@ function compileWindowAggregate(q: SqlSelect, input: Relation, window: NonNullab
       const key = exprKey(e);
       if (aggNames.has(key)) return;
       const name = preferred ?? `EXPR$${aggNames.size + keys.length}`;
-      aggregates[name] = aggregateSpecOf(e, window.baseScope, containsAggregate, 'window');
+      aggregates[name] = aggregateSpecOf(e, window.baseScope, containsAggregate, window.spec.type);
       aggNames.set(key, name);
       return;
     }
@@ -724,13 +794,13 @@ function compileWindowAggregate(q: SqlSelect, input: Relation, window: NonNullab
   // GROUP BY without aggregate calls (Nexmark q8) keeps one row per group and window: the
   // aggregate counts rows in a column the projection below leaves out.
   if (Object.keys(aggregates).length === 0) aggregates.$rows = { fn: 'COUNT', distinct: false };
-  const out = atPosition(q.pos, () => window.base.window(window.spec, window.proctime ? { timeDomain: 'processing' } : {}).aggregate(aggregates, { groupBy: keys })) as unknown as Stream<Row>;
+  const out = atPosition(q.pos, () => base.window(window.spec, window.proctime ? { timeDomain: 'processing' } : {}).aggregate(aggregates, { groupBy: keys })) as unknown as Stream<Row>;
   const qualifiers = input.scope.columns[0]?.qualifiers ?? [];
   let rel = relation(out, qualifiers, 'window aggregate');
   const hooks = {
     replace: (e: SqlExpr): Expr | undefined => {
-      const agg = aggNames.get(exprKey(e));
-      return agg !== undefined ? { kind: 'ref', name: agg } : undefined;
+      const name = aggNames.get(exprKey(e)) ?? keyExprs.get(exprKey(e))?.name;
+      return name !== undefined ? { kind: 'ref', name } : undefined;
     },
   };
   if (q.having) {

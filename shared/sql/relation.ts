@@ -13,6 +13,7 @@ import { PlanError } from '../core/errors.ts';
 import type { Row } from '../core/types.ts';
 import type { WindowSpec } from '../plan/logical.ts';
 import type { Catalog } from './catalog.ts';
+import type { SqlHint } from './ast.ts';
 import type { LookupTableSpec } from './connectors.ts';
 import { atPosition, type SqlPosition } from './errors.ts';
 import { scopeOf, type Scope } from './expressions.ts';
@@ -50,8 +51,8 @@ export interface QueryContext {
   readonly settings: ReadonlyMap<string, string>;
   /** Compile warnings (`line L:C: …`). */
   readonly warnings: string[];
-  /** Declares a source for a catalog table and returns its stream. */
-  readonly source: (table: string, pos: SqlPosition) => Relation;
+  /** Declares a source for a catalog table (with the hints written after its name) and returns its stream. */
+  readonly source: (table: string, pos: SqlPosition, hints?: readonly SqlHint[]) => Relation;
 }
 
 /** `table.exec.state.ttl` in milliseconds, when set (and not 0, Flink's "never"). */

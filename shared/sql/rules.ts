@@ -5,6 +5,7 @@
 import type { RankRange } from '../plan/logical.ts';
 import type { SqlExpr, SqlFrom, SqlSelect } from './ast.ts';
 import { SqlError } from './errors.ts';
+import { intervalMs } from './sql-literals.ts';
 
 const RANKING = new Set(['ROW_NUMBER', 'RANK', 'DENSE_RANK']);
 
@@ -117,6 +118,11 @@ export function rewriteGroupWindow(q: SqlSelect): SqlSelect {
       const m = /^(TUMBLE|HOP|SESSION)_(START|END|ROWTIME)$/.exec(e.name);
       if (m) {
         if (m[1] !== win.name) throw new SqlError(e.pos, `${e.name} does not match the group window ${win.name}(…)`);
+        // Calcite matches an auxiliary call to its group window by its arguments, so
+        // TUMBLE_START(ts, INTERVAL '10' MINUTE) under GROUP BY TUMBLE(ts, INTERVAL '20' MINUTE) is an error.
+        if (!sameWindowArguments(e.args, win.args)) {
+          throw new SqlError(e.pos, `${e.name} must have the arguments of the group window ${win.name}(…) in GROUP BY (the same time column and intervals)`);
+        }
         return { k: 'id', parts: [WINDOW_PROPERTIES[m[2] as string] as string], pos: e.pos };
       }
     }
@@ -133,6 +139,17 @@ export function rewriteGroupWindow(q: SqlSelect): SqlSelect {
     groupBy: [...keys, ...windowCols],
     ...(q.having ? { having: replaceProps(q.having) } : {}),
   };
+}
+
+/** Whether two group window calls' arguments are the same column and the same intervals. */
+function sameWindowArguments(a: readonly SqlExpr[], b: readonly SqlExpr[]): boolean {
+  if (a.length !== b.length) return false;
+  return a.every((x, i) => {
+    const y = b[i] as SqlExpr;
+    if (x.k === 'id' && y.k === 'id') return (x.parts.at(-1) as string).toLowerCase() === (y.parts.at(-1) as string).toLowerCase();
+    if (x.k === 'interval' && y.k === 'interval') return intervalMs(x) === intervalMs(y);
+    return false;
+  });
 }
 
 /** Rebuilds an expression with `f` applied to its direct children. */

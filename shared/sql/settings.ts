@@ -11,6 +11,7 @@ export const HONORED_SETTINGS: ReadonlyMap<string, string> = new Map([
   ['table.exec.topn.cache-size', 'rows of the Top-N cache'],
   ['pipeline.error-policy', "what a record's data error does: 'dead-letter' (the default) or 'fail'"],
   ['table.local-time-zone', 'the session time zone of TIMESTAMP_LTZ values, CURRENT_DATE and the other time functions (UTC by default)'],
+  ['flambda.explain.cost-rate', 'the input rate in events/s EXPLAIN ESTIMATED_COST prices the job at (default 1000)'],
 ]);
 
 /** Flink options accepted without effect, and why they have none. */
@@ -26,7 +27,7 @@ const NO_EFFECT: ReadonlyMap<string, string> = new Map([
   ['table.optimizer.distinct-agg.split.enabled', 'aggregates run in one phase per key partition'],
   ['table.exec.source.idle-timeout', 'idle shards do not hold the watermark back'],
   ['table.exec.sink.not-null-enforcer', "NOT NULL sink columns are always enforced as Flink's default ERROR does: a NULL there is a data error of its record"],
-  ['table.dynamic-table-options.enabled', 'table options are read from the DDL only'],
+  ['table.dynamic-table-options.enabled', "OPTIONS hints are always read, as Flink's default 'true' does"],
   ['execution.checkpointing.interval', 'stages commit every batch'],
 ]);
 

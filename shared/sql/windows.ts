@@ -6,6 +6,7 @@
 import type { WindowSpec } from '../plan/logical.ts';
 import { windowTableFunctionOutputSchema } from '../operators/window-rank/window-table-function.ts';
 import type { Schema } from '../core/types.ts';
+import { formatType } from '../core/type-parse.ts';
 import type { SqlFrom } from './ast.ts';
 import type { SqlExpr } from './ast.ts';
 import { intervalMs } from './sql-literals.ts';
@@ -26,7 +27,18 @@ export function windowSpecOf(tvf: Extract<SqlFrom, { k: 'tvf' }>, input: Scope):
 }
 
 function windowSpecAt(tvf: Extract<SqlFrom, { k: 'tvf' }>, input: Scope): WindowSpec {
-  const timeColumn = resolveColumn(input, [tvf.timeColumn.name], tvf.timeColumn.pos).field;
+  const time = resolveColumn(input, [tvf.timeColumn.name], tvf.timeColumn.pos);
+  const timeColumn = time.field;
+  // Flink windows only a time attribute: a column with a WATERMARK (passed on unchanged) or
+  // PROCTIME(). A plain TIMESTAMP — one without a watermark, an expression over the rowtime, an
+  // aggregate's MAX(rowtime) — is rejected, as SqlWindowTableFunction does in streaming mode.
+  const field = input.schema.fields.find((f) => f.name === timeColumn);
+  if (!time.proctime && field !== undefined && field.timeAttribute !== 'rowtime') {
+    throw new SqlError(
+      tvf.timeColumn.pos,
+      `The window function ${tvf.fn} requires the timecol to be a time attribute, but '${time.name}' is ${formatType(field.type)} (declare a WATERMARK FOR it, or window a PROCTIME() column)`,
+    );
+  }
   const ms = tvf.args.map(intervalMs);
   const arity = (min: number, max: number, usage: string): void => {
     if (ms.length < min || ms.length > max) throw new SqlError(tvf.pos, `${tvf.fn} takes ${usage}`);

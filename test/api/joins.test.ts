@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { Pipeline, col, count, le, tumble } from '../../shared/api/index.ts';
 import type { ChangeRow } from '../../shared/core/row.ts';
 import type { Row } from '../../shared/core/types.ts';
-import { interval, sub, ge, and } from '../../shared/plan/expr-build.ts';
+import { interval, sub, ge, and, mul } from '../../shared/plan/expr-build.ts';
 import { runEmbeddedJob } from '../../shared/runtime/embedded/embedded-runtime.ts';
 import { MaterializedView } from '../../shared/runtime/materialized-view.ts';
 import { formatRow } from '../harness/index.ts';
@@ -97,6 +97,50 @@ describe('stream.join (regular join)', () => {
     const { o, c } = sources(p);
     o.groupBy('cid').aggregate({ n: count() }).join(c, { on: { cid: 'id' } }).sinkTo('out');
     expect(p.explain()).toContain('leftInputSpec=[JoinKeyContainsUniqueKey], rightInputSpec=[NoUniqueKey]');
+  });
+});
+
+describe("stream.join type 'semi' / 'anti' (regular semi and anti joins)", () => {
+  for (const type of ['semi', 'anti'] as const) {
+    it(`${type}: this stream's rows with ${type === 'semi' ? 'a' : 'no'} match, the same at parallelism 1 and 3`, async () => {
+      const build = (): Pipeline => {
+        const p = new Pipeline(`j-${type}`);
+        const { o, c } = sources(p);
+        o.join(c, { on: { cid: 'id' }, type, where: le(col('amount'), mul(col('id'), 10)) }).sinkTo('out');
+        return p;
+      };
+      const match = (o: Row, c: Row): boolean => o.cid !== null && o.cid === c.id && (o.amount as number) <= (c.id as number) * 10;
+      const expected = orders.filter((o) => customers.some((c) => match(o, c)) === (type === 'semi'));
+      expect(expected.length).toBeGreaterThan(3);
+      expect(await finalRows(build(), 1)).toEqual(canon(expected));
+      expect(await finalRows(build(), 3)).toEqual(canon(expected));
+    });
+  }
+
+  it("plans a Join of type LeftSemiJoin over an Exchange of each side, as Flink prints it; its changelog is the union of the inputs' kinds", () => {
+    const p = new Pipeline('semi-plan');
+    const { o, c } = sources(p);
+    o.join(c.groupBy('id').aggregate({ n: count() }), { on: { cid: 'id' }, type: 'semi' }).sinkTo('out');
+    expect(p.explain()).toBe(
+      [
+        'Sink(table=[out], fields=[oid, cid, amount, ts])',
+        '+- Join(joinType=[LeftSemiJoin], where=[=(cid, id)], select=[oid, cid, amount, ts], leftInputSpec=[NoUniqueKey], rightInputSpec=[JoinKeyContainsUniqueKey])',
+        '   :- Exchange(distribution=[hash[cid]])',
+        '   :  +- Source(table=[orders], fields=[oid, cid, amount, ts], watermark=[-(ts, 0:INTERVAL MILLISECOND)])',
+        '   +- Exchange(distribution=[hash[id]])',
+        '      +- GroupAggregate(groupBy=[id], select=[id, COUNT(*) AS n])',
+        '         +- Exchange(distribution=[hash[id]])',
+        '            +- Calc(select=[id])',
+        '               +- Source(table=[customers], fields=[id, name, ts], watermark=[-(ts, 0:INTERVAL MILLISECOND)])',
+      ].join('\n'),
+    );
+    expect(p.explain({ changelogMode: true })).toContain('Join(joinType=[LeftSemiJoin], where=[=(cid, id)], select=[oid, cid, amount, ts], leftInputSpec=[NoUniqueKey], rightInputSpec=[JoinKeyContainsUniqueKey], changelogMode=[I,UB,UA,D])');
+    // Time bounds in a semi join's condition stay a condition: no interval join.
+    const bounded = new Pipeline('semi-bounded');
+    const b = sources(bounded);
+    b.o.join(b.c, { on: { cid: 'id' }, type: 'anti', where: and(ge(col('ts'), sub(col('ts0'), interval(5000, 'SECOND'))), le(col('ts'), col('ts0'))) }).sinkTo('out');
+    expect(bounded.explain()).toContain('Join(joinType=[LeftAntiJoin], where=[AND(=(cid, id), >=(ts, -(ts0, 5000:INTERVAL SECOND)), <=(ts, ts0))]');
+    expect(() => b.o.intervalJoin(b.c, { on: { cid: 'id' }, between: [0, 1], type: 'semi' as never })).toThrow("intervalJoin type must be 'inner', 'left', 'right' or 'full' (given \"semi\")");
   });
 });
 

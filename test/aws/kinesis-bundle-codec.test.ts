@@ -127,6 +127,17 @@ describe('Class: BundleCodec', () => {
       expect(Object.is(decoded.rows[2]!.row['d'], -0)).toBe(true);
     });
 
+    it('carries MULTISET columns (COLLECT results) exactly, scalar and nested elements alike', () => {
+      const schema = schemaOf({ tags: 'MULTISET<STRING>', prices: 'MULTISET<DECIMAL(6, 2)>', rows: 'MULTISET<ROW<a INT>>' });
+      const codec = new BundleCodec(schema);
+      const rows: ChangeRow[] = [
+        { kind: '+I', row: { tags: [['a', 2], ['b', 1]], prices: [[-150n, 1], [25n, 3]], rows: [[{ a: 1 }, 2]] } },
+        { kind: '-U', row: { tags: [], prices: null, rows: [[null, 1]] } },
+      ];
+      const [record] = codec.encodeRows(address, rows, 0);
+      expect((codec.decode(record!.data) as RowBundle).rows).toEqual(rows);
+    });
+
     it('returns no records for no rows', () => {
       expect(new BundleCodec(bidSchema).encodeRows(address, [], 5)).toEqual([]);
     });

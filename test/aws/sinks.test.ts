@@ -14,6 +14,7 @@ import { createAwsSink } from '../../shared/aws/sinks/create-sink.ts';
 import { DynamoDbUpsertSink } from '../../shared/aws/sinks/dynamodb-upsert-sink.ts';
 import { KinesisChangelogSink } from '../../shared/aws/sinks/kinesis-changelog-sink.ts';
 import { PlanError } from '../../shared/core/errors.ts';
+import { createChangeDecoder } from '../../shared/core/formats.ts';
 import type { ChangeRow } from '../../shared/core/row.ts';
 import { schemaOf } from '../../shared/core/type-parse.ts';
 import type { JobSink } from '../../shared/plan/job-graph.ts';
@@ -88,6 +89,33 @@ describe('Class: KinesisChangelogSink', () => {
       expect(ns).toEqual(changes.filter((c) => c.row.k === `key${key}`).map((c) => c.row.n));
     }
     expect(lines.find((l) => l.n === 0)).toEqual({ op: '+I', k: 'key0', n: 0, at: '2026-11-29 12:00:00.000', ok: true });
+  });
+});
+
+describe('Class: KinesisChangelogSink in a format', () => {
+  it("writes csv lines and Debezium change events (Flink's encodings) that the csv and debezium-json decoders read back", async () => {
+    const changes = [row('+I', 'a', 1), row('+I', 'b, c', 2, null, null), row('-U', 'a', 1), row('+U', 'a', 3), row('-D', 'b, c', 2, null, null)];
+    await createStream(kinesis, 'sink-debezium', 1);
+    await createAwsSink({ name: 'out', schema, connector: { type: 'kinesis', streamName: 'sink-debezium', format: { type: 'debezium-json' } }, upsertKey: ['k'] } as unknown as JobSink, { dynamoDb, kinesis })(changes);
+    const events = [...(await readStream(kinesis, 'sink-debezium')).values()].flat().map((r) => Buffer.from(r.data).toString('utf8'));
+    // One record per key per PutRecords round (order is kept per key, not across keys).
+    expect(events).toEqual([
+      '{"before":null,"after":{"k":"a","n":1,"at":"2026-11-29 12:00:00.000","ok":true},"op":"c"}',
+      '{"before":null,"after":{"k":"b, c","n":2,"at":null,"ok":null},"op":"c"}',
+      '{"before":{"k":"a","n":1,"at":"2026-11-29 12:00:00.000","ok":true},"after":null,"op":"d"}',
+      '{"before":{"k":"b, c","n":2,"at":null,"ok":null},"after":null,"op":"d"}',
+      '{"before":null,"after":{"k":"a","n":3,"at":"2026-11-29 12:00:00.000","ok":true},"op":"c"}',
+    ]);
+    const decode = createChangeDecoder(schema, { type: 'debezium-json' });
+    expect(events.flatMap((e) => decode(e))).toEqual([row('+I', 'a', 1), row('+I', 'b, c', 2, null, null), row('-D', 'a', 1), row('-D', 'b, c', 2, null, null), row('+I', 'a', 3)]);
+
+    await createStream(kinesis, 'sink-csv', 1);
+    const inserts = changes.filter((c) => c.kind === '+I' || c.kind === '+U');
+    await createAwsSink({ name: 'out', schema, connector: { type: 'kinesis', streamName: 'sink-csv', format: { type: 'csv' } } } as unknown as JobSink, { dynamoDb, kinesis })(inserts);
+    const csv = [...(await readStream(kinesis, 'sink-csv')).values()].flat().map((r) => Buffer.from(r.data).toString('utf8'));
+    expect(csv).toEqual(['a,1,"2026-11-29 12:00:00",true', '"b, c",2,,', 'a,3,"2026-11-29 12:00:00",true']);
+    const read = createChangeDecoder(schema, { type: 'csv' });
+    expect(csv.flatMap((line) => read(line))).toEqual([row('+I', 'a', 1), row('+I', 'b, c', 2, null, null), row('+I', 'a', 3)]);
   });
 });
 

@@ -7,7 +7,7 @@ import { Pipeline } from '../../shared/api/pipeline.ts';
 import { count } from '../../shared/api/aggregates.ts';
 import type { MeasuredJob } from '../../shared/bench/aws-cost.ts';
 import { BID_SCHEMA } from '../../shared/bench/bench-input.ts';
-import { formatCost } from '../../shared/cli/cost-command.ts';
+import { formatCost } from '../../shared/cli/cost-estimate.ts';
 
 describe('formatCost', () => {
   it('prices each stage and operator at the rate and names Managed Flink with its KPU assumption', () => {

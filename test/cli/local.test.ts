@@ -3,7 +3,9 @@
  * state on emulators the command starts itself, at parallelism 1 and 4; the same against
  * endpoints given in the environment (the command starts nothing and deletes what it created);
  * and an unknown source. The window queries q5, q7 and q11 close their windows at the end of the
- * input (a +∞ heartbeat per source shard) and give the references' results.
+ * input (a +∞ heartbeat per source shard) and give the references' results. A SQL script reading
+ * VALUES runs with no --input (its producer puts the rows), dead-letters a bad row at its position
+ * as `flambda run` does, and an unbounded datagen table is refused by name.
  */
 import { ListStreamsCommand } from '@aws-sdk/client-kinesis';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
@@ -95,6 +97,40 @@ describe('flambda local examples/nexmark/q15.ts', () => {
     const result = await runCli(['local', 'examples/nexmark/q15.ts', '--input', `nope=${BID_FILE}`]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("flambda: error: --input nope=…: the pipeline has no source 'nope' (sources: bid)");
+    expect(result.stderr).not.toMatch(/flambda local: Kinesis at/);
+  });
+});
+
+describe('flambda local on a SQL script with generator sources', () => {
+  it('reads VALUES without --input and dead-letters a bad row at its position, as flambda run does', async () => {
+    const script = tmp.write(
+      'values.sql',
+      `CREATE TABLE totals (k STRING, n INT, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'print');
+INSERT INTO totals SELECT k, SUM(CAST(v AS INT)) FROM (VALUES ('a', '1'), ('b', 'x'), ('a', '2'), ('b', '5')) AS t (k, v) GROUP BY k;\n`,
+    );
+    for (const command of ['local', 'run']) {
+      const final = tmp.file(`values-${command}.json`);
+      const letters = tmp.file(`values-${command}-dead.jsonl`);
+      const result = await runCli([command, script, '--final', final, '--dead-letter', letters, '--quiet'], { timeoutMs: 60_000 });
+      expect(result.code, result.stderr).toBe(0);
+      expect(sortRows(readJson(final) as Record<string, unknown>[])).toEqual([
+        { k: 'a', n: 3 },
+        { k: 'b', n: 5 },
+      ]);
+      const dead = readJsonLines(letters);
+      expect(dead.map((d) => [d.position, d.raw])).toEqual([['values_1#2', '{"EXPR$0":"b","EXPR$1":"x"}']]);
+      expect(dead[0]?.reason).toMatch(/cannot cast 'x' to INT/);
+      expect(result.stderr).toMatch(/^flambda: read 4 records \(1 dead-lettered\)/m);
+    }
+  });
+
+  it('refuses an unbounded datagen table, naming it and the option to set', async () => {
+    const script = tmp.write('datagen.sql', "CREATE TABLE clicks (id BIGINT) WITH ('connector' = 'datagen');\nSELECT * FROM clicks;\n");
+    const result = await runCli(['local', script]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      "flambda: error: source 'clicks' is unbounded (a datagen table without 'number-of-rows'); flambda local reads bounded sources only: set 'number-of-rows' in its WITH options",
+    );
     expect(result.stderr).not.toMatch(/flambda local: Kinesis at/);
   });
 });

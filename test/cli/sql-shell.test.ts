@@ -63,16 +63,59 @@ describe('SqlSession', () => {
     expect(await session.execute(at(KV))).toEqual({ kind: 'info', text: 'Execute statement succeeded.' });
     expect(await session.execute(at('CREATE VIEW big AS SELECT k, v FROM kv WHERE v > 1'))).toMatchObject({ kind: 'info' });
     const tables = await session.execute(at('SHOW TABLES'));
-    expect(tables.kind === 'output' && tables.text.split('\n')).toEqual(['+------------+-------+', '| table name | kind  |', '+------------+-------+', '| kv         | table |', '| big        | view  |', '+------------+-------+']);
+    // Flink's SHOW TABLES lists the views too, sorted.
+    expect(tables.kind === 'output' && tables.text.split('\n')).toEqual(['+------------+', '| table name |', '+------------+', '|        big |', '|         kv |', '+------------+', '2 rows in set']);
     const described = await session.execute(at('DESCRIBE big'));
-    expect(described.kind === 'output' && described.text).toContain('| v    | BIGINT |     |');
+    expect(described.kind === 'output' && described.text.split('\n')).toEqual([
+      '+------+--------+------+-----+--------+-----------+',
+      '| name |   type | null | key | extras | watermark |',
+      '+------+--------+------+-----+--------+-----------+',
+      '|    k | STRING | TRUE |     |        |           |',
+      '|    v | BIGINT | TRUE |     |        |           |',
+      '+------+--------+------+-----+--------+-----------+',
+      '2 rows in set',
+    ]);
     // As in Flink, a view over a dropped table fails when it is used.
     expect(await session.execute(at('DROP TABLE kv'))).toMatchObject({ kind: 'info' });
     const broken = await session.execute(at('SELECT * FROM big'));
     expect(broken.kind === 'error' && broken.text).toMatch(/unknown table 'kv'/);
     expect(await session.execute(at('DROP VIEW big'))).toMatchObject({ kind: 'info' });
-    expect(await session.execute(at('DROP VIEW big'))).toMatchObject({ kind: 'error', text: "no view 'big' (SHOW TABLES lists them)" });
+    const again = await session.execute(at('DROP VIEW big', 4, 1));
+    expect(again.kind === 'error' && again.text.split('\n')[0]).toBe("line 4:1: View with identifier 'default_catalog.default_database.big' does not exist.");
     expect(await session.execute(at('DROP TABLE IF EXISTS kv'))).toMatchObject({ kind: 'info' });
+    expect(await session.execute(at('SHOW TABLES'))).toEqual({ kind: 'output', text: 'Empty set' });
+  });
+
+  it('creates databases, uses them and alters tables as a script does', async () => {
+    const session = new SqlSession();
+    await session.execute(at(KV));
+    expect(await session.execute(at('CREATE DATABASE db1'))).toMatchObject({ kind: 'info' });
+    expect(await session.execute(at('USE db1'))).toMatchObject({ kind: 'info' });
+    const current = await session.execute(at('SHOW CURRENT DATABASE'));
+    expect(current.kind === 'output' && current.text).toContain('|                   db1 |');
+    expect(await session.execute(at('SHOW TABLES'))).toEqual({ kind: 'output', text: 'Empty set' });
+    const unknown = await session.execute(at('USE CATALOG hive', 2, 1));
+    expect(unknown.kind === 'error' && unknown.text.split('\n')[0]).toBe('line 2:13: A catalog with name [hive] does not exist.');
+    expect(await session.execute(at('ALTER TABLE default_database.kv ADD total AS v * 10 AFTER k'))).toMatchObject({ kind: 'info' });
+    const columns = await session.execute(at("SHOW COLUMNS FROM default_catalog.default_database.kv LIKE 't%'"));
+    expect(columns.kind === 'output' && columns.text.split('\n')[3]).toBe('| total | BIGINT | TRUE |     | AS `v` * 10 |           |');
+    const rows = await session.execute(at('SELECT k, total FROM default_database.kv WHERE total > 10'));
+    if (rows.kind !== 'query') throw new Error(`not a query: ${JSON.stringify(rows)}`);
+    await rows.query.done;
+    expect(rows.query.view.rows().map((r) => rows.query.encode(r))).toEqual([{ k: 'b', total: 20 }, { k: 'a', total: 40 }]);
+  });
+
+  it('runs CREATE TABLE … AS SELECT as a job and keeps the table it created', async () => {
+    const out = tmp.file('ctas.jsonl');
+    const session = new SqlSession();
+    await session.execute(at(KV));
+    const submitted = await session.execute(at(`CREATE TABLE totals WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'json') AS SELECT k, v * 10 AS v10 FROM kv`));
+    expect(submitted).toMatchObject({ kind: 'info', text: expect.stringMatching(/Job ID: [0-9a-f]{8}$/) as unknown });
+    await Promise.all([...session.jobs.values()].map((j) => j.done));
+    expect([...session.jobs.values()].map((j) => [j.name, j.status, j.rowsWritten])).toEqual([['insert-into_totals', 'FINISHED', 3]]);
+    expect(readFileSync(out, 'utf8').trim().split('\n')).toEqual(['{"op":"+I","k":"a","v10":10}', '{"op":"+I","k":"b","v10":20}', '{"op":"+I","k":"a","v10":40}']);
+    const ddl = await session.execute(at('SHOW CREATE TABLE totals'));
+    expect(ddl.kind === 'output' && ddl.text).toBe(`CREATE TABLE \`default_catalog\`.\`default_database\`.\`totals\` (\n  \`k\` VARCHAR(2147483647),\n  \`v10\` BIGINT\n) WITH (\n  'connector' = 'filesystem',\n  'path' = '${out}',\n  'format' = 'json'\n)`);
   });
 
   it('points errors at the line and column where the statement was written, with a caret', async () => {

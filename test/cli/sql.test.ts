@@ -84,10 +84,28 @@ describe('EXPLAIN statements in a script', () => {
     expect(run.stdout).toBe(explained.stdout);
   });
 
-  it('names an EXPLAIN detail that is not supported, at its line', async () => {
-    const file = tmp.write('cost.sql', `${example('nexmark/q15.sql')}\nEXPLAIN ESTIMATED_COST SELECT bidder FROM bid;\n`);
+  it("EXPLAIN ESTIMATED_COST adds Flambda's AWS bill of the job, measured on the emulators over the table's own file", async () => {
+    const data = tmp.write('kv.jsonl', Array.from({ length: 40 }, (_, i) => JSON.stringify({ k: `k${i % 4}`, v: i })).join('\n') + '\n');
+    const file = tmp.write('cost.sql', `CREATE TABLE kv (k STRING, v BIGINT) WITH ('connector' = 'filesystem', 'path' = '${data}', 'format' = 'json');\nSET 'flambda.explain.cost-rate' = '2000';\nEXPLAIN ESTIMATED_COST SELECT k, SUM(v) FROM kv GROUP BY k;\n`);
+    const r = await runCli(['explain', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect([...r.stdout.matchAll(/^== (.+) ==$/gm)].map((m) => m[1])).toEqual([
+      'Abstract Syntax Tree',
+      'Optimized Logical Plan',
+      'Physical Execution Plan',
+      "Estimated Cost: Flambda's AWS bill for this job, per stage and operator (not Calcite's cost model)",
+      expect.stringMatching(/^Cost at 2,000 events\/s \(1024-byte events; us-east-1 prices of .+\)$/) as unknown,
+    ]);
+    expect(r.stdout).toContain('measured: 40 sample events through the stage handlers on the local emulators');
+    expect(r.stdout).toMatch(/stage-1 \(1 shard measured\): .*GroupAggregate.*\n {2}invocations [\d.]+\/s, [\d.]+ GB-s\/s: Lambda \$[\d,.]+\/month\n {2}DynamoDB [\d.,]+ write \+ [\d.,]+ read units\/s/);
+    expect(r.stdout).toMatch(/Flambda total: \$[\d,.]+\/month/);
+    expect(r.stderr).toContain('measuring a sample of');
+  });
+
+  it('names a bad cost rate at the EXPLAIN', async () => {
+    const file = tmp.write('bad-rate.sql', `${example('nexmark/q15.sql')}\nSET 'flambda.explain.cost-rate' = 'fast';\nEXPLAIN ESTIMATED_COST SELECT bidder FROM bid;\n`);
     const r = await runCli(['explain', file]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/line \d+:1: EXPLAIN ESTIMATED_COST is not supported yet \(EXPLAIN, EXPLAIN PLAN FOR and EXPLAIN CHANGELOG_MODE are\)/);
+    expect(r.stderr).toMatch(/line \d+:1: 'flambda.explain.cost-rate' must be a positive number of events per second \(given 'fast'\)/);
   });
 });

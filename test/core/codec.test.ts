@@ -386,3 +386,46 @@ describe('codec round trip', () => {
     );
   });
 });
+
+describe('MULTISET<T>', () => {
+  it('reads a JSON object from element to count (Flink json) or [element, count] pairs, in canonical order', () => {
+    expect(decodeOne('MULTISET<INT>', { '5': 2, '3': 1 })).toEqual([
+      [3, 1],
+      [5, 2],
+    ]);
+    expect(decodeOne('MULTISET<STRING>', [['b', 1], ['a', 2], ['b', 3]])).toEqual([
+      ['a', 2],
+      ['b', 4],
+    ]);
+    expect(decodeOne('MULTISET<DECIMAL(4, 2)>', { '1.5': 1 })).toEqual([[150n, 1]]);
+    expect(decodeOne('MULTISET<ROW<a INT>>', [[{ a: 2 }, 1], [{ a: 1 }, 1]])).toEqual([
+      [{ a: 1 }, 1],
+      [{ a: 2 }, 1],
+    ]);
+  });
+
+  it('rejects a count that is not a positive integer and an element of the wrong type', () => {
+    expect(messageFor('MULTISET<INT>', { '1': 0 })).toBe("field 'v' (MULTISET<INT>): expected a positive integer count, got 0");
+    expect(messageFor('MULTISET<INT>', { x: 1 })).toBe("field 'v[]' (INT): expected an integer, got \"x\"");
+    expect(messageFor('MULTISET<INT>', [[1]])).toBe("field 'v' (MULTISET<INT>): expected [element, count] pairs, got [1]");
+  });
+
+  it('writes scalar elements as an object, nested and NULL elements as pairs, and reads both back', () => {
+    const cases: [string, unknown][] = [
+      ['MULTISET<STRING>', [['a', 2], ['b', 1]]],
+      ['MULTISET<DECIMAL(4, 2)>', [[-150n, 1], [25n, 3]]],
+      ['MULTISET<TIMESTAMP(3)>', [[0, 1]]],
+      ['MULTISET<ARRAY<INT>>', [[[1, 2], 1]]],
+      ['MULTISET<INT>', [[null, 1], [4, 2]]],
+    ];
+    const written = cases.map(([type, value]) => encodeRowToJson({ v: value as never }, schemaOf({ v: type })));
+    expect(written).toEqual([
+      '{"v":{"a":2,"b":1}}',
+      '{"v":{"-1.50":1,"0.25":3}}',
+      '{"v":{"1970-01-01 00:00:00.000":1}}',
+      '{"v":[[[1,2],1]]}',
+      '{"v":[[null,1],[4,2]]}',
+    ]);
+    cases.forEach(([type, value], i) => expect(decodeJsonLine(written[i]!, createRowDecoder(schemaOf({ v: type })))).toEqual({ v: value }));
+  });
+});

@@ -5,6 +5,7 @@ import {
   fieldIndex,
   findField,
   formatType,
+  formatTypeSummary,
   parseType,
   requireField,
   schemaFromFields,
@@ -191,5 +192,15 @@ describe('field lookup', () => {
 
   it('says when there are no columns at all', () => {
     expect(planError(() => fieldIndex({ fields: [] }, 'x')).message).toBe("Column 'x' not found; available columns: (none)");
+  });
+});
+
+describe('MULTISET<T>', () => {
+  it('parses and prints as Flink does, the summary form naming STRING', () => {
+    const t = parseType('MULTISET<STRING NOT NULL> NOT NULL');
+    expect(t).toEqual({ root: 'MULTISET', nullable: false, element: { root: 'STRING', nullable: false } });
+    expect(formatType(t)).toBe('MULTISET<VARCHAR(2147483647) NOT NULL> NOT NULL');
+    expect(formatTypeSummary(t)).toBe('MULTISET<STRING NOT NULL> NOT NULL');
+    expect(formatTypeSummary(parseType('ROW<a VARCHAR(3), b MAP<STRING, ARRAY<STRING>>>'))).toBe('ROW<`a` VARCHAR(3), `b` MAP<STRING, ARRAY<STRING>>>');
   });
 });

@@ -31,10 +31,21 @@ const REPO_ROOT_FOR_SQL = fileURLToPath(new URL('../..', import.meta.url));
 
 const graph: JobGraph = topMerchandise.jobGraph({ parallelism: 2 });
 
+/**
+ * `props` with the Top-N example's generator source `orders` in `externalSources` when the graph
+ * has it: its stream is filled from outside, as the example stack deploys it (a producer
+ * function would need a pipeline module; test/infra/generator-producer.test.ts covers those).
+ */
+function external(props: Partial<StreamPipelineProps>): Partial<StreamPipelineProps> {
+  const sources = (props.jobGraph ?? props.pipeline?.jobGraph())?.sources ?? [];
+  const generated = sources.some((s) => s.name === 'orders' && s.connector.type === 'generator');
+  return generated && props.externalSources === undefined ? { ...props, externalSources: ['orders'] } : props;
+}
+
 function synth(props: Partial<StreamPipelineProps>): { stack: Stack; pipeline: StreamPipeline; template: Template } {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new Stack(app, 'Test');
-  const pipeline = new StreamPipeline(stack, 'P', { jobGraph: graph, ...props } as StreamPipelineProps);
+  const pipeline = new StreamPipeline(stack, 'P', external({ jobGraph: graph, ...props }) as StreamPipelineProps);
   return { stack, pipeline, template: Template.fromStack(stack) };
 }
 
@@ -60,7 +71,7 @@ describe('StreamPipeline.fromSql', () => {
 function attempt(props: Partial<StreamPipelineProps>): () => void {
   return () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    new StreamPipeline(new Stack(app, 'Test'), 'P', props as StreamPipelineProps);
+    new StreamPipeline(new Stack(app, 'Test'), 'P', external(props) as StreamPipelineProps);
   };
 }
 
@@ -129,7 +140,7 @@ describe('Construct: StreamPipeline props', () => {
       const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
       const stack = new Stack(app, 'Test');
       const orders = kinesis.Stream.fromStreamArn(stack, 'Orders', 'arn:aws:kinesis:eu-west-1:123456789012:stream/orders');
-      new StreamPipeline(stack, 'P', { jobGraph: graph, sourceStreams: { orders } });
+      new StreamPipeline(stack, 'P', external({ jobGraph: graph, sourceStreams: { orders } }) as StreamPipelineProps);
       const template = Template.fromStack(stack);
       template.resourceCountIs('AWS::Kinesis::Stream', 2);
       template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { EventSourceArn: 'arn:aws:kinesis:eu-west-1:123456789012:stream/orders' });
@@ -156,7 +167,7 @@ describe('Construct: StreamPipeline props', () => {
       const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
       const stack = new Stack(app, 'Test');
       const secret = new secretsmanager.Secret(stack, 'CustomersDb');
-      new StreamPipeline(stack, 'P', { jobGraph: graphWithLookup('customers'), lookupSecrets: { customers: secret } });
+      new StreamPipeline(stack, 'P', external({ jobGraph: graphWithLookup('customers'), lookupSecrets: { customers: secret } }) as StreamPipelineProps);
       const template = Template.fromStack(stack);
       const env = environmentOf(template, functionOfStage(template, 'stage-1'));
       expect(env.FLAMBDA_LOOKUP_SECRETS).toEqual({ 'Fn::Join': ['', ['{"customers":"', { Ref: logicalId(secret) }, '"}']] });
@@ -264,7 +275,7 @@ describe('Construct: StreamPipeline mappings, retention and alarms (D6–D8)', (
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const stack = new Stack(app, 'Test');
     const topic = new sns.Topic(stack, 'Pager');
-    new StreamPipeline(stack, 'P', { jobGraph: graph, alarmTopic: topic });
+    new StreamPipeline(stack, 'P', external({ jobGraph: graph, alarmTopic: topic }) as StreamPipelineProps);
     const template = Template.fromStack(stack);
     template.allResourcesProperties('AWS::CloudWatch::Alarm', { AlarmActions: [{ Ref: logicalId(topic) }] });
     template.resourcePropertiesCountIs('AWS::CloudWatch::Alarm', { MetricName: 'SkippedRanges' }, 3);

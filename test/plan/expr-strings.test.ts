@@ -4,6 +4,7 @@ import {
   codePointLength,
   compareStrings,
   likeToRegExp,
+  similarToRegExp,
   splitIndex,
   substringSql,
   trimSpaces,
@@ -88,5 +89,47 @@ describe('splitIndex', () => {
     expect(splitIndex('a/', '/', 1)).toBe('');
     expect(splitIndex('a-!-b', '-!-', 1)).toBe('b');
     expect(splitIndex('a b', '', 1)).toBe('b');
+  });
+});
+
+describe('similarToRegExp', () => {
+  const similar = (pattern: string, escape?: string): RegExp => {
+    const re = similarToRegExp(pattern, escape);
+    if (typeof re === 'string') throw new Error(re);
+    return re;
+  };
+
+  it('agrees with LIKE on patterns of letters, % and _ (the two share those)', () => {
+    const pattern = fc.stringMatching(/^[ab%_]{0,6}$/);
+    const text = fc.stringMatching(/^[abc]{0,6}$/);
+    fc.assert(
+      fc.property(pattern, text, (p, s) => {
+        const like = likeToRegExp(p, undefined) as RegExp;
+        expect(similar(p).test(s)).toBe(like.test(s));
+      }),
+    );
+  });
+
+  it('keeps the regex operators and makes $ and \\ literal, as Calcite translates', () => {
+    expect(similar('(ab|c)+d?').test('abcabd')).toBe(true);
+    expect(similar('(ab|c)+d?').test('abd d')).toBe(false);
+    expect(similar('x{2}').test('xx')).toBe(true);
+    expect(similar('[a-c[:DIGIT:]]*').test('a1c9')).toBe(true);
+    expect(similar('[[:LOWER:]]').test('A')).toBe(false);
+    expect(similar('a$').test('a$')).toBe(true);
+    expect(similar('a\\').test('a\\')).toBe(true);
+    expect(similar('.').test('\u{1F600}')).toBe(true);
+    expect(similar('a!_b', '!').test('a_b')).toBe(true);
+    expect(similar('a!_b', '!').test('axb')).toBe(false);
+    expect(similar('a!!', '!').test('a!')).toBe(true);
+  });
+
+  it('names what is wrong with a pattern', () => {
+    expect(similarToRegExp('a]', undefined)).toBe("Invalid regular expression 'a]'");
+    expect(similarToRegExp('[ab', undefined)).toBe("Invalid regular expression '[ab'");
+    expect(similarToRegExp('[[:FOO:]]', undefined)).toBe("Invalid regular expression '[[:FOO:]]'");
+    expect(similarToRegExp('a', '!!')).toBe("Invalid escape character '!!'");
+    expect(similarToRegExp('a!b', '!')).toBe("Invalid escape sequence 'a!b', 1");
+    expect(similarToRegExp('a_b_', '_')).toBe("Invalid escape sequence 'a_b_', 1");
   });
 });

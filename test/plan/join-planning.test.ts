@@ -1,6 +1,6 @@
 /**
- * Planning joins as Flink's planner does: changelog modes (an inner join forwards its inputs'
- * kinds, an outer join may produce any), upsert keys (FlinkRelMdUniqueKeys.getJoinUniqueKeys),
+ * Planning joins as Flink's planner does: changelog modes (an inner or semi join forwards its
+ * inputs' kinds, an outer or anti join may produce any), upsert keys (FlinkRelMdUniqueKeys.getJoinUniqueKeys),
  * the state views picked from the inputs' upsert keys, the `-U` the inputs must send, and the
  * checks on interval, window and temporal joins' inputs.
  */
@@ -51,6 +51,21 @@ describe('join changelog modes and upsert keys', () => {
     // b is not unique on the join key: a's key alone is not unique; only the union is.
     expect(traits.get(join)?.upsertKeys).toEqual([['k', 'k0', 'w']]);
     expect(text).toContain('leftInputSpec=[JoinKeyContainsUniqueKey], rightInputSpec=[HasUniqueKey]');
+  });
+
+  it('a semi join forwards the union of its inputs\' kinds and keeps the left keys; an anti join may produce any change', () => {
+    const insertOnly = planned((p) => p.source('a', { schema: A }).join(p.source('b', { schema: B }), { on: 'k', type: 'semi' }).sinkTo('out'));
+    expect(insertOnly.traits.get(insertOnly.join)).toMatchObject({ changelogMode: ['+I'], upsertKeys: [] });
+    const semi = planned((p) => {
+      const a = p.source('a', { schema: A }).groupBy('k', 'v').aggregate({ n: count() });
+      a.join(p.source('b', { schema: B }).groupBy('k').aggregate({ m: max('w') }), { on: 'k', type: 'semi' }).sinkTo('out');
+    });
+    expect(semi.traits.get(semi.join)).toMatchObject({ changelogMode: ['+I', '-U', '+U', '-D'], upsertKeys: [['k', 'v']] });
+    expect(semi.text).toContain('Join(joinType=[LeftSemiJoin], where=[=(k, k0)], select=[k, v, n], leftInputSpec=[HasUniqueKey], rightInputSpec=[JoinKeyContainsUniqueKey], changelogMode=[I,UB,UA,D])');
+    expect([...semi.updateBefore].map((n) => n.type)).toEqual(['GroupAggregate', 'GroupAggregate']);
+    const anti = planned((p) => p.source('a', { schema: A }).join(p.source('b', { schema: B }), { on: 'k', type: 'anti' }).sinkTo('out'));
+    expect(anti.traits.get(anti.join)?.changelogMode).toEqual(['+I', '-U', '+U', '-D']);
+    expect(anti.text).toContain(':- Exchange(distribution=[hash[k]], changelogMode=[I])');
   });
 
   it('picks the smallest unique key the join key does not contain, as JoinUtil.analyzeJoinInput does', () => {

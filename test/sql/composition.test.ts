@@ -1,7 +1,7 @@
 /**
  * Query composition and OVER aggregation through the SQL reader and both kinds of frames, with
  * hand-checked results (Flink's documentation examples reduced to a few rows): WITH, UNION [ALL],
- * VALUES, SELECT DISTINCT, uncorrelated IN, ORDER BY … LIMIT, OVER ROWS / RANGE, the window TVF
+ * VALUES (also on the AWS runtime), SELECT DISTINCT, uncorrelated IN, ORDER BY … LIMIT, OVER ROWS / RANGE, the window TVF
  * alone after its windows fired, narrowing INSERTs, unknown SET keys and METADATA columns.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { MaterializedView } from '../../shared/runtime/materialized-view.ts';
 import { compileSql } from '../../shared/sql/compile-sql.ts';
 import { formatRow } from '../harness/index.ts';
 import { sqlError } from './helpers.ts';
+import { runEmbeddedSql, runLocalSql } from './run-both.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'flambda-composition-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -55,6 +56,12 @@ async function run(text: string, parallelism = 2, batchSize = 1): Promise<string
     .sort();
 }
 
+/** {@link run}, after checking that the AWS runtime's final rows equal the embedded runtime's (VALUES is a generator source: its producer puts the rows). */
+async function both(text: string): Promise<string[]> {
+  expect((await runLocalSql(text)).rows).toEqual((await runEmbeddedSql(text)).rows);
+  return run(text);
+}
+
 const AB = () => `CREATE TABLE a (id BIGINT, s STRING) ${fs('a')}; CREATE TABLE b (id BIGINT, s STRING) ${fs('b')};`;
 const E = () => `CREATE TABLE e (k STRING, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) ${fs('e')};`;
 
@@ -62,17 +69,28 @@ describe('query composition (Flink docs: WITH, set operations, VALUES, DISTINCT,
   it('WITH, UNION ALL, VALUES, IN and DISTINCT together', async () => {
     const text = `${AB()} SELECT * FROM (WITH u AS (SELECT id, s FROM a UNION ALL SELECT id, s FROM b)
       SELECT DISTINCT s FROM u WHERE id IN (SELECT v FROM (VALUES (1), (2), (3)) AS t (v)))`;
-    expect(await run(text)).toEqual(['x', 'y']);
-  });
+    expect(await both(text)).toEqual(['x', 'y']);
+  }, 120_000);
 
   it('UNION removes duplicates; NOT IN keeps the rows without a match', async () => {
     expect(await run(`${AB()} SELECT s FROM a UNION SELECT s FROM b`)).toEqual(['w', 'x', 'y', 'z']);
-    expect(await run(`${AB()} SELECT id FROM a WHERE id NOT IN (VALUES (2), (9))`)).toEqual(['1', '5']);
+    expect(await both(`${AB()} SELECT id FROM a WHERE id NOT IN (VALUES (2), (9))`)).toEqual(['1', '5']);
+  }, 120_000);
+
+  it('names resolve where a view or WITH item is written, not where it is read', async () => {
+    // The view reads view `big`, not the WITH item of that name around the query that reads it.
+    const shadowed = `${AB()} CREATE VIEW big AS SELECT * FROM a WHERE id > 1; CREATE VIEW v AS SELECT id FROM big; WITH big AS (SELECT * FROM b) SELECT * FROM v`;
+    expect(await run(shadowed)).toEqual(['2', '5']);
+    // A WITH item named like the table it reads reads the table (it does not see itself).
+    expect(await run(`${AB()} WITH a AS (SELECT * FROM a WHERE id > 1) SELECT id FROM a`)).toEqual(['2', '5']);
+    // Only earlier views and WITH items are in scope, as Calcite resolves them.
+    expect(sqlError(() => compileSql(`${AB()} CREATE VIEW v AS SELECT id FROM v; SELECT * FROM v`)).message).toMatch(/^line 1:\d+: unknown table 'v' \(declared: a, b\)$/);
+    expect(sqlError(() => compileSql(`${AB()} WITH x AS (SELECT id FROM y), y AS (SELECT id FROM a) SELECT * FROM x`)).message).toMatch(/unknown table 'y'/);
   });
 
   it('a view column list and VALUES with mixed numeric types', async () => {
-    expect(await run(`CREATE VIEW v (n, m) AS VALUES (1, 2), (2, 3000000000); SELECT n + 1, m FROM v`)).toEqual(['2, 2', '3, 3000000000']);
-  });
+    expect(await both(`CREATE VIEW v (n, m) AS VALUES (1, 2), (2, 3000000000); SELECT n + 1, m FROM v`)).toEqual(['2, 2', '3, 3000000000']);
+  }, 120_000);
 
   it('ORDER BY … LIMIT is a Top-N of the whole stream; ORDER BY alone needs a time attribute', async () => {
     expect(await run(`${AB()} SELECT id FROM a ORDER BY id DESC LIMIT 2`)).toEqual(['2', '5']);
@@ -91,6 +109,17 @@ describe('OVER aggregation (Flink docs: over-agg)', () => {
     expect(await run(`${E()} SELECT v, MAX(v) OVER (ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM e`)).toEqual(['1, 1', '2, 2', '3, 5', '4, 4', '5, 5']);
     const range = `${E()} SELECT v, COUNT(*) OVER (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '2' SECOND PRECEDING AND CURRENT ROW) FROM e`;
     expect(await run(range)).toEqual(['1, 1', '2, 2', '3, 3', '4, 3', '5, 1']);
+  });
+
+  it('partitions by an expression, computed into a hidden column', async () => {
+    // Partitions by v > 2: 1, 2 | 5 (at 3 s), 3, 4; `*` is the table's columns only.
+    expect(await run(`${E()} SELECT *, COUNT(*) OVER (PARTITION BY v > 2 ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS c FROM e`)).toEqual([
+      'a, 1, 1704067201000, 1',
+      'a, 2, 1704067202000, 2',
+      'a, 3, 1704067204000, 2',
+      'a, 4, 1704067204000, 3',
+      'b, 5, 1704067203000, 1',
+    ]);
   });
 
   it('names what it does not support', () => {

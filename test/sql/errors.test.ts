@@ -39,12 +39,18 @@ describe('semantic errors', () => {
 
   it('rejects what it cannot run, saying what instead', () => {
     expect(sqlError(() => compile(`${ORDERS}\nSELECT quantity FROM orders ORDER BY quantity;`)).message).toMatch(/Sort on a non-time-attribute field is not supported/);
-    expect(sqlError(() => compile(`${ORDERS}\nSELECT * FROM orders a WHERE EXISTS (SELECT * FROM orders b WHERE a.quantity = b.quantity);`)).message).toMatch(
-      /EXISTS subquery: SEMI joins are window joins: both inputs must be windowed by the same window/,
+    expect(sqlError(() => compile(`${ORDERS}\nSELECT * FROM orders a WHERE EXISTS (SELECT COUNT(*) FROM orders b WHERE a.quantity < b.quantity GROUP BY b.merchandiseId);`)).message).toMatch(
+      /^line 8:\d+: a correlated subquery that aggregates can correlate by equalities of its columns with the outer query only \(t\.k = o\.k\), as in Flink: this condition is not one$/,
     );
     expect(sqlError(() => compile(`${ORDERS}`)).message).toMatch(/no INSERT INTO or SELECT/);
     expect(sqlError(() => compile(`${ORDERS}\nCREATE TABLE g (a BIGINT) WITH ('connector' = 'datagen');\nINSERT INTO g SELECT merchandiseId FROM orders;`)).message).toBe(
       "line 9:1: table 'g' (connector 'datagen') cannot be written to",
+    );
+  });
+
+  it('rejects INSERT OVERWRITE, which Flink runs in batch mode only, rather than appending', () => {
+    expect(sqlError(() => compile(`${ORDERS}\nCREATE TABLE out (a BIGINT) WITH ('connector' = 'print');\nINSERT OVERWRITE out SELECT merchandiseId FROM orders;`)).message).toBe(
+      "line 9:1: INSERT OVERWRITE is not supported: INSERT OVERWRITE requires that the underlying DynamicTableSink of table 'default_catalog.default_database.out' implements the SupportsOverwrite interface.",
     );
   });
 

@@ -104,10 +104,10 @@ describe('window joins (Flink documentation)', () => {
     expect(await run(semiExists, tables, 1, 2)).toEqual([]);
   });
 
-  it('rejects a semi join whose inputs are not windowed alike', () => {
-    expect(sqlError(() => compileSql(`${TABLES} SELECT * FROM LeftTable L WHERE EXISTS (SELECT * FROM RightTable R WHERE L.num = R.num);`)).message).toMatch(
-      /EXISTS subquery: SEMI joins are window joins: both inputs must be windowed by the same window and the condition must equate their window_start and window_end/,
-    );
+  it('a semi join whose inputs are not windowed alike is a regular semi join', async () => {
+    const text = `${TABLES} SELECT id, num FROM LeftTable L WHERE EXISTS (SELECT * FROM RightTable R WHERE L.num = R.num);`;
+    expect(plan(text)).toContain('Join(joinType=[LeftSemiJoin], where=[=(num, num0)], select=[row_time, num, id], leftInputSpec=[NoUniqueKey], rightInputSpec=[NoUniqueKey])');
+    expect(await run(text, tables)).toEqual([formatRow({ id: 'L2', num: 2 }), formatRow({ id: 'L3', num: 3 })]);
   });
 });
 

@@ -51,6 +51,14 @@ describe('Top-N', () => {
     expect(sqlError(() => topN('rn < 1')).message).toMatch(/keeps no rank/);
   });
 
+  it('ranks by expressions, computed into hidden columns below the Rank as Calcite projects them', () => {
+    const text = plan(`${ORDERS}\nSELECT merchandiseId FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY merchandiseId ORDER BY quantity * 2 DESC) AS rn FROM orders) WHERE rn <= 2;`);
+    expect(text).toContain('Rank(strategy=[AppendFastStrategy], rankType=[ROW_NUMBER], rankRange=[rankStart=1, rankEnd=2], partitionBy=[merchandiseId], orderBy=[$rank0 DESC]');
+    expect(text).toContain('Calc(select=[merchandiseId, quantity, log_ts, *(quantity, 2) AS $rank0])');
+    // An aggregate in ORDER BY of a grouped subquery is the aggregate's column.
+    expect(plan(`${ORDERS}\nSELECT * FROM (SELECT merchandiseId, ROW_NUMBER() OVER (ORDER BY SUM(quantity) DESC) AS rn FROM orders GROUP BY merchandiseId) WHERE rn = 1;`)).toMatch(/Rank\(.*orderBy=\[\$rank0 DESC\]/);
+  });
+
   it('leaves the rank number out when the outer query does not select it', () => {
     const text = plan(`${ORDERS} SELECT merchandiseId, quantity FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY merchandiseId ORDER BY quantity DESC) AS rn FROM orders) WHERE rn <= 3;`);
     expect(text).toMatch(/Rank\(strategy=\[AppendFastStrategy\].*select=\[merchandiseId, quantity, log_ts\]\)/);
@@ -203,6 +211,34 @@ describe('windows', () => {
     expect(sqlError(() => plan(`${BID} SELECT HOP_START(date_time, INTERVAL '1' SECOND, INTERVAL '2' SECOND) AS s, count(*) AS n FROM bid GROUP BY TUMBLE(date_time, INTERVAL '10' SECOND);`)).message).toMatch(
       /HOP_START does not match the group window TUMBLE/,
     );
+    // Calcite matches TUMBLE_START to its group window by the arguments, not the name alone.
+    expect(sqlError(() => plan(`${BID} SELECT TUMBLE_START(date_time, INTERVAL '5' SECOND) AS s, count(*) AS n FROM bid GROUP BY TUMBLE(date_time, INTERVAL '10' SECOND);`)).message).toBe(
+      'line 15:11: TUMBLE_START must have the arguments of the group window TUMBLE(…) in GROUP BY (the same time column and intervals)',
+    );
+    expect(plan(`${BID} SELECT TUMBLE_END(date_time, INTERVAL '10' SECONDS) AS e, count(*) AS n FROM bid GROUP BY TUMBLE(date_time, INTERVAL '10000' MILLISECOND);`)).toContain('window_end AS e');
+  });
+
+  it('groups a window aggregate by expressions, computed below the window as $f columns', () => {
+    const text = plan(`${BID} SELECT window_start, UPPER(channel) AS c, count(*) AS n FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(date_time), INTERVAL '10' SECOND)) GROUP BY window_start, window_end, UPPER(channel);`);
+    expect(text).toContain('WindowAggregate(groupBy=[$f0], window=[TUMBLE(time_col=[date_time], size=[10 s])]');
+    expect(text).toContain('Calc(select=[UPPER(channel) AS $f0, date_time])');
+    expect(sqlError(() => plan(`${BID} SELECT count(*) AS n FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(date_time), INTERVAL '10' SECOND)) GROUP BY window_start, window_end, CAST(window_start AS STRING);`)).message).toMatch(
+      /a window aggregate groups by window_start, window_end and columns or expressions of its input/,
+    );
+  });
+
+  it('windows only a time attribute, as Flink does in streaming mode', () => {
+    const tvf = (input: string, column: string): string => `SELECT window_start, count(*) AS n FROM TABLE(TUMBLE(TABLE ${input}, DESCRIPTOR(${column}), INTERVAL '10' SECOND)) GROUP BY window_start, window_end;`;
+    // An expression over the rowtime, an aggregate of it and a TIMESTAMP without a WATERMARK are plain timestamps.
+    expect(sqlError(() => plan(`${BID} ${tvf('(SELECT auction, date_time + INTERVAL \'1\' SECOND AS t FROM bid)', 't')}`)).message).toMatch(
+      /^line 15:\d+: The window function TUMBLE requires the timecol to be a time attribute, but 't' is TIMESTAMP\(3\) \(declare a WATERMARK FOR it, or window a PROCTIME\(\) column\)$/,
+    );
+    expect(sqlError(() => plan(`${BID} ${tvf('(SELECT auction, MAX(date_time) AS t FROM bid GROUP BY auction)', 't')}`)).message).toMatch(/TUMBLE requires the timecol to be a time attribute, but 't' is TIMESTAMP\(3\)/);
+    const plain = "CREATE TABLE clicks (id BIGINT, ts TIMESTAMP(3)) WITH ('connector' = 'filesystem', 'path' = 'c.jsonl', 'format' = 'json');";
+    expect(sqlError(() => plan(`${plain} ${tvf('clicks', 'ts')}`)).message).toMatch(/TUMBLE requires the timecol to be a time attribute, but 'ts' is TIMESTAMP\(3\)/);
+    expect(sqlError(() => plan(`${plain} SELECT TUMBLE_START(ts, INTERVAL '1' MINUTE) AS s, count(*) AS n FROM clicks GROUP BY TUMBLE(ts, INTERVAL '1' MINUTE);`)).message).toMatch(/TUMBLE requires the timecol/);
+    // The rowtime passed on by name through a view or a subquery stays a time attribute.
+    expect(plan(`${BID} ${tvf('(SELECT auction, date_time AS t FROM bid)', 't')}`)).toContain('WindowAggregate');
   });
 
   it('checks window arguments', () => {
@@ -227,6 +263,36 @@ describe('SET options', () => {
     expect(rank?.type === 'Rank' && rank.input).toMatchObject({ type: 'GroupAggregate', stateTtlMs: 3_600_000 });
     expect(program.settings.get('table.exec.topn.cache-size')).toBe('500');
   });
+
+  it("RESETs a key or every key to its default, as Flink's SQL client does", () => {
+    const query = 'SELECT * FROM (SELECT *, ROW_NUMBER() OVER (ORDER BY total DESC) AS rn FROM (SELECT merchandiseId, SUM(quantity) AS total FROM orders GROUP BY merchandiseId)) WHERE rn <= 3;';
+    const rankOf = (text: string) => compile(text).sinks[0]?.input;
+    const reset = compile(`${ORDERS} SET 'table.exec.state.ttl' = '1 h'; SET 'pipeline.error-policy' = 'fail'; RESET 'table.exec.state.ttl'; ${query}`);
+    expect(reset.sinks[0]?.input).not.toHaveProperty('stateTtlMs');
+    expect(reset.pipeline.errorPolicy).toBe('fail');
+    const all = compile(`${ORDERS} SET 'table.exec.topn.cache-size' = '500'; SET 'pipeline.error-policy' = 'fail'; RESET; ${query}`);
+    expect(all.sinks[0]?.input).not.toHaveProperty('cacheSize');
+    expect(all.pipeline.errorPolicy).toBe('dead-letter');
+    expect(rankOf(`${ORDERS} SET 'table.exec.state.ttl' = '1 h'; ${query} RESET;`)).toMatchObject({ stateTtlMs: 3_600_000 });
+  });
+
+  it('rejects batch mode rather than streaming a script written for it', () => {
+    expect(sqlError(() => compile(`${ORDERS}SET 'execution.runtime-mode' = 'batch';\nSELECT * FROM orders;`)).message).toBe(
+      "line 7:1: SET 'execution.runtime-mode' = 'batch' is not supported: Flambda runs every job in streaming mode",
+    );
+    expect(compile(`${ORDERS}SET 'execution.runtime-mode' = 'streaming';\nSELECT * FROM orders;`).warnings).toEqual(["line 7:1: SET 'execution.runtime-mode' has no effect in Flambda (every Flambda job is a streaming job)"]);
+  });
+});
+
+describe('IF NOT EXISTS', () => {
+  it('keeps the first declaration of a table or view, as Flink does', () => {
+    const program = compile(`${ORDERS}CREATE TABLE IF NOT EXISTS orders (x INT) WITH ('connector' = 'print');
+      CREATE VIEW big AS SELECT * FROM orders WHERE quantity > 5;
+      CREATE VIEW IF NOT EXISTS big AS SELECT * FROM orders;
+      SELECT merchandiseId FROM big;`);
+    expect(program.pipeline.explain()).toContain('where=[>(quantity, 5)]');
+    expect(sqlError(() => compile(`${ORDERS}CREATE VIEW big AS SELECT 1;\nCREATE VIEW big AS SELECT 2;\nSELECT * FROM big;`)).message).toBe("line 8:1: view 'big' is declared twice");
+  });
 });
 
 describe('connectors', () => {
@@ -249,7 +315,7 @@ describe('connectors', () => {
   });
 
   it('generates datagen rows in the embedded runtime', async () => {
-    const program = compile(`CREATE TABLE g (id BIGINT, v INT, s STRING) WITH ('connector' = 'datagen', 'number-of-rows' = '20', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.v.min' = '1', 'fields.v.max' = '3');
+    const program = compile(`CREATE TABLE g (id BIGINT, v INT, s STRING) WITH ('connector' = 'datagen', 'number-of-rows' = '20', 'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '100', 'fields.v.min' = '1', 'fields.v.max' = '3');
       SELECT v, count(*) AS n, IF(v > 1, 'big', 'small') AS size FROM g GROUP BY v;`);
     const graph = program.pipeline.jobGraph({ parallelism: 2 });
     const rows: Record<string, unknown>[] = [];

@@ -13,6 +13,7 @@ import type { ChangeRow } from '../../shared/core/row.ts';
 import type { JobGraph } from '../../shared/plan/job-graph.ts';
 import { runEmbeddedJob } from '../../shared/runtime/embedded/embedded-runtime.ts';
 import { MaterializedView } from '../../shared/runtime/materialized-view.ts';
+import type { UserFunctionDefinition } from '../../shared/api/user-functions.ts';
 import { compileSql } from '../../shared/sql/compile-sql.ts';
 
 /** A directory of JSON-lines input files for one test file; `cleanup` removes it. */
@@ -54,9 +55,16 @@ const shortLetter = (position: string | undefined, reason: string): string => {
   return text.replace(/^[^:]*\/([^/:]+:)/, '$1');
 };
 
+/** Options of a run: tasks per stage, rows per batch, the user functions CREATE FUNCTION names. */
+export interface SqlRunOptions {
+  parallelism?: number;
+  batchSize?: number;
+  functions?: ReadonlyMap<string, UserFunctionDefinition>;
+}
+
 /** Runs the script's job on the embedded runtime. */
-export async function runEmbeddedSql(text: string, options: { parallelism?: number; batchSize?: number } = {}): Promise<SqlRun> {
-  const program = compileSql(text);
+export async function runEmbeddedSql(text: string, options: SqlRunOptions = {}): Promise<SqlRun> {
+  const program = compileSql(text, options.functions ? { functions: options.functions } : {});
   const graph = program.pipeline.jobGraph({ parallelism: options.parallelism ?? 2 });
   const changes: ChangeRow[] = [];
   const deadLetters: string[] = [];
@@ -69,12 +77,16 @@ export async function runEmbeddedSql(text: string, options: { parallelism?: numb
   return { rows: finalRows(graph, changes), changes, deadLetters };
 }
 
-/** Runs the script's job on the AWS runtime over emulators; every source must name its file in 'path'. */
-export async function runLocalSql(text: string, options: { parallelism?: number; batchSize?: number } = {}): Promise<SqlRun> {
-  const program = compileSql(text);
+/**
+ * Runs the script's job on the AWS runtime over emulators; every source must name its file in
+ * 'path' or be a generator source (VALUES, datagen), whose rows its producer puts.
+ */
+export async function runLocalSql(text: string, options: SqlRunOptions = {}): Promise<SqlRun> {
+  const program = compileSql(text, options.functions ? { functions: options.functions } : {});
   const graph = program.pipeline.jobGraph({ parallelism: options.parallelism ?? 2 });
   const inputs = new Map<string, string>();
   for (const s of graph.sources) {
+    if (s.connector.type === 'generator') continue;
     if (s.connector.type !== 'jsonl' || s.connector.path === undefined) throw new Error(`source '${s.name}' has no file`);
     inputs.set(s.name, s.connector.path);
   }
@@ -83,7 +95,7 @@ export async function runLocalSql(text: string, options: { parallelism?: number;
   const result = await runLocalJob({
     onDeadLetters: (letters) => deadLetters.push(...letters.map((l) => l.reason)),
     graph,
-    code: { functions: program.pipeline.userFunctions },
+    code: { functions: program.pipeline.userFunctions, generators: program.pipeline.generators },
     inputs,
     sink: (name, rows) => {
       if (name === graph.sinks[0]!.name) changes.push(...rows);

@@ -82,7 +82,7 @@ export interface CheckpointStoreOptions {
   readonly graceMs?: number;
   /** Stop issuing writes this long before the own deadline. @default 500 */
   readonly safetyMs?: number;
-  /** Longest total wait for a held lease before giving up (the batch is retried). @default 15 minutes */
+  /** Longest total wait for a held lease before giving up with a {@link LeaseHeldError} (the batch is retried). @default 15 minutes */
   readonly maxWaitMs?: number;
 }
 
@@ -92,6 +92,9 @@ export class FencedError extends FlambdaError {
     super(message, 'external', 'retry', options);
   }
 }
+
+/** Another invocation held the lease for longer than the caller would wait (`maxWaitMs`). */
+export class LeaseHeldError extends TransientError {}
 
 const A = { pk: 'pk', sk: 'sk', epoch: 'epoch', lease: 'lease', version: 'version', data: 'data', pending: 'pending', redo: 'redo', redoChunks: 'redoChunks', redoVersion: 'redoVersion', chunk: 'd' } as const;
 const CHECKPOINT_SK = 'ckpt';
@@ -133,7 +136,7 @@ export class CheckpointStore {
    * Takes the shard: waits while another invocation holds an unexpired lease, then bumps the
    * epoch and sets the lease to `deadline`. Returns the checkpoint as committed so far.
    *
-   * @throws TransientError when the lease stays held longer than `maxWaitMs`, or DynamoDB fails.
+   * @throws LeaseHeldError when the lease stays held longer than `maxWaitMs`; TransientError when DynamoDB fails.
    */
   async fence(deadline: number, hardDeadline: number = deadline): Promise<Checkpoint> {
     const graceMs = this.options.graceMs ?? 1000;
@@ -161,7 +164,7 @@ export class CheckpointStore {
         const held = await this.read();
         const lease = held === undefined ? 0 : readNum(held, A.lease);
         if (this.now() > giveUpAt) {
-          throw new TransientError(`shard ${this.options.shardId} of stage ${this.options.stage} stayed leased by another invocation (until ${new Date(lease).toISOString()})`);
+          throw new LeaseHeldError(`shard ${this.options.shardId} of stage ${this.options.stage} stayed leased by another invocation (until ${new Date(lease).toISOString()})`);
         }
         const freeAt = lease + graceMs;
         await this.sleep(Math.max(1, Math.min(pollMs, freeAt - this.now() + 1)));

@@ -81,7 +81,7 @@ import type { CommittedData, KinesisOrigin, OpenInterval, ShardTask, StepResult 
 export type { StageHandlerStats } from './handler-stats.ts';
 
 /** Operator types that may register timers: their timers are persisted (others skip the cold-start load). */
-export const TIMER_OPERATOR_TYPES: ReadonlySet<string> = new Set(['WindowAggregate', 'WindowProcess', 'WindowRank', 'WindowDeduplicate']);
+export const TIMER_OPERATOR_TYPES: ReadonlySet<string> = new Set(['WindowAggregate', 'WindowProcess', 'WindowRank', 'WindowDeduplicate', 'UnalignedWindowTableFunction', 'OverAggregate', 'TemporalSort']);
 
 /** What a sink callback receives with one batch of rows. */
 export interface SinkBatchInfo {

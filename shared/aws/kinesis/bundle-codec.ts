@@ -247,6 +247,7 @@ function columnEncoder(field: Field): ColumnEncoder {
     case 'ROW':
     case 'ARRAY':
     case 'MAP':
+    case 'MULTISET':
       // Nested values as the JSON codec writes them (DECIMAL and TIMESTAMP inside as text).
       return createValueEncoder(field);
     default:

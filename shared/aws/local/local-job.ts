@@ -5,6 +5,7 @@
  *
  * ```
  *  input files ─► PutRecords (≤ 500 per call, partition key = line number)
+ *  generator sources ─► GeneratorProducer (partition key = the row's position, `values_1#3`)
  *     ─► source stream (shards = source stage's parallelism) ─► ESM ─► StageHandler
  *     ─► exchange stream (shards = next stage's parallelism)  ─► ESM ─► StageHandler ─► sink callback
  * ```
@@ -17,36 +18,46 @@
  *
  * Delivery is effectively once, by the stage handler's checkpoint protocol (docs/effectively-once.md);
  * the sink callback gets each batch once. The input files are bounded: after the last record a
- * heartbeat carrying watermark +∞ goes to every source shard, so event-time windows close.
+ * heartbeat carrying watermark +∞ goes to every source shard, so event-time windows close; and,
+ * as on the embedded runtime, processing time ends too: before each stage drains (upstream
+ * first), a heartbeat at {@link END_OF_PROCESSING_TIME} goes to every shard of its input, so
+ * processing-time windows, sorts and sessions emit their last results.
+ * A generator source (VALUES, datagen with `number-of-rows`, a TypeScript `generator`) is put by
+ * the producer a deployed pipeline runs (shared/aws/generator/generator-producer.ts), all at
+ * once (its `rows-per-second` is for deployed pipelines), and ends the same way; one that never
+ * ends (datagen without `number-of-rows`) is refused.
  */
 import { Buffer } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { CreateStreamCommand, DeleteStreamCommand, DescribeStreamSummaryCommand, PutRecordsCommand } from '@aws-sdk/client-kinesis';
+import { CreateStreamCommand, DeleteStreamCommand, DescribeStreamSummaryCommand } from '@aws-sdk/client-kinesis';
 import type { KinesisClient, PutRecordsRequestEntry } from '@aws-sdk/client-kinesis';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { GeneratorFunction } from '../../api/pipeline.ts';
 import { FlambdaError, PlanError } from '../../core/errors.ts';
+import { END_OF_PROCESSING_TIME } from '../../core/timestamp.ts';
 import type { ChangeRow } from '../../core/row.ts';
 import type { UserCode } from '../../operators/registry.ts';
-import type { JobGraph, JobStage } from '../../plan/job-graph.ts';
+import type { JobGraph, JobSource, JobStage } from '../../plan/job-graph.ts';
+import { requireBoundedGenerator } from '../../runtime/generator-rows.ts';
 import { createDynamoDbClient } from '../clients.ts';
+import { GeneratorProducer } from '../generator/generator-producer.ts';
 import { LocalEventSourceMapping } from '../esm/local-event-source-mapping.ts';
 import { StageHandler } from '../handler/stage-handler.ts';
 import type { StageHandlerOptions } from '../handler/stage-handler.ts';
 import type { DynamoDbSender } from '../state/table-io.ts';
 import { writeHeartbeats } from '../heartbeat/heartbeat-writer.ts';
 import { createKinesisClient } from '../kinesis/client.ts';
+import { MAX_RECORD_BYTES, putRecords } from '../kinesis/put-records.ts';
 import type { DeadLetter } from '../stage-input/types.ts';
 import { createStateTable } from '../state/create-state-table.ts';
 import { startDynalite, startKinesalite } from './emulators.ts';
 import type { LocalEmulator } from './emulators.ts';
 
-/** PutRecords takes at most 500 records and 5 MiB per call; a record's data at most 1 MiB. */
+/** Lines read before they are put (putRecords cuts them into PutRecords calls). */
 const PUT_RECORDS_MAX = 500;
-const PUT_RECORDS_MAX_BYTES = 5 * 1024 * 1024;
-const RECORD_MAX_BYTES = 1024 * 1024;
 
 /** How a stage went, reported when its mapping has drained. */
 export interface LocalStageReport {
@@ -87,8 +98,9 @@ export interface LocalHandlerSetup {
 /** Options of {@link runLocalJob}. */
 export interface LocalJobOptions {
   readonly graph: JobGraph;
-  readonly code: UserCode;
-  /** The JSON-lines file of every source, by source name. */
+  /** User functions, lookup sources and the generators of the generator sources. */
+  readonly code: UserCode & { readonly generators?: ReadonlyMap<string, GeneratorFunction> };
+  /** The JSON-lines file of every source, by source name; a generator source without one is produced by its generator. */
   readonly inputs: ReadonlyMap<string, string>;
   /** Receives every sink batch once (a batch re-sent after a failure is recognised by its id and dropped). */
   readonly sink: (sink: string, rows: readonly ChangeRow[]) => void;
@@ -116,9 +128,9 @@ export interface LocalJobOptions {
 
 /** What {@link runLocalJob} did. */
 export interface LocalJobResult {
-  /** Input lines put, over all sources. */
+  /** Input lines (and generated rows) put, over all sources. */
   readonly recordsRead: number;
-  /** Input lines put per source. */
+  /** Input lines (and generated rows) put per source. */
   readonly recordsBySource: ReadonlyMap<string, number>;
   readonly elapsedMs: number;
   readonly stages: readonly LocalStageReport[];
@@ -133,8 +145,17 @@ export async function runLocalJob(options: LocalJobOptions): Promise<LocalJobRes
   const { graph } = options;
   const env = options.env ?? process.env;
   const started = Date.now();
+  const generators = new Map<string, GeneratorFunction>();
   for (const source of graph.sources) {
-    if (!options.inputs.has(source.name)) throw new PlanError(`source '${source.name}' needs an input: pass --input ${source.name}=<file.jsonl>`);
+    const c = source.connector;
+    if (c.type === 'generator' && !options.inputs.has(source.name)) {
+      const generator = options.code.generators?.get(c.ref);
+      if (generator === undefined) throw new PlanError(`source '${source.name}': generator ${c.display} is not in the pipeline module`);
+      requireBoundedGenerator(source, 'flambda local');
+      generators.set(source.name, generator);
+    } else if (!options.inputs.has(source.name)) {
+      throw new PlanError(`source '${source.name}' needs an input: pass --input ${source.name}=<file.jsonl>`);
+    }
   }
   const emulators: LocalEmulator[] = [];
   const mappings: LocalEventSourceMapping[] = [];
@@ -213,6 +234,13 @@ export async function runLocalJob(options: LocalJobOptions): Promise<LocalJobRes
     const recordsBySource = new Map<string, number>();
     const endMarkers = new Map<string, number>();
     for (const [source, stream] of sourceStreams) {
+      const generator = generators.get(source);
+      if (generator !== undefined) {
+        const produced = await produceAll(new GeneratorProducer({ kinesis: kinesisClient, dynamoDb: dynamoClient, tableName, streamName: stream, source: graph.sources.find((s) => s.name === source) as JobSource, generator }));
+        recordsBySource.set(source, produced.rows);
+        endMarkers.set(stream, produced.endMarkers);
+        continue;
+      }
       recordsBySource.set(source, await putFile(kinesisClient, stream, options.inputs.get(source) as string));
       // The files are bounded: a +∞ heartbeat after the last record of every shard ends them,
       // so event-time windows close as on the embedded runtime.
@@ -300,6 +328,10 @@ export async function runLocalJob(options: LocalJobOptions): Promise<LocalJobRes
         await (mappings[i] as LocalEventSourceMapping).start();
       }
       const mapping = mappings[i] as LocalEventSourceMapping;
+      // Everything upstream has drained into this stage's input: end its processing time after it.
+      const input = inputStreams.get(stage.id) as string;
+      const ends = await writeHeartbeats(kinesisClient, [input], END_OF_PROCESSING_TIME);
+      endMarkers.set(input, (endMarkers.get(input) ?? 0) + (ends.shards[input] ?? 0));
       await Promise.race([mapping.drain({ timeoutMs: options.drainTimeoutMs ?? 600_000 }), stopped]);
       const stats = (handlers.get(stage.id) as StageHandler).stats();
       const report: LocalStageReport = {
@@ -371,53 +403,44 @@ async function createStream(client: KinesisClient, streamName: string, shardCoun
   }
 }
 
+/** Runs a producer, unpaced, until its generator has ended; returns what it put. */
+async function produceAll(producer: GeneratorProducer): Promise<{ rows: number; endMarkers: number }> {
+  let rows = 0;
+  let endMarkers = 0;
+  for (;;) {
+    const report = await producer.produce({ deadline: Date.now() + 600_000, paced: false });
+    rows += report.rows;
+    endMarkers += report.endMarkers;
+    if (report.ended) return { rows, endMarkers };
+    // Unpaced, a call ends its generator or runs out of time having put rows; nobody else holds it here.
+    if (report.rows === 0) throw new FlambdaError(`the producer of a generator source put no row and did not end (${report.status})`, 'internal', 'fail');
+  }
+}
+
 /**
  * Puts every non-blank line of `file` as one record (partition key = its 1-based line number),
- * in PutRecords calls of at most 500 records and 5 MiB, retrying failed entries. Returns the
+ * in chunks of at most 500 records (putRecords retries what Kinesis rejects). Returns the
  * number of records put.
  */
 async function putFile(client: KinesisClient, streamName: string, file: string): Promise<number> {
   let lineNumber = 0;
   let count = 0;
   let chunk: PutRecordsRequestEntry[] = [];
-  let chunkBytes = 0;
-  const flush = async (): Promise<void> => {
-    if (chunk.length > 0) await putChunk(client, streamName, chunk);
-    chunk = [];
-    chunkBytes = 0;
-  };
   const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Infinity });
   for await (const line of lines) {
     lineNumber++;
     if (line.trim() === '') continue;
     const data = Buffer.from(line, 'utf8');
-    const key = String(lineNumber);
-    if (data.length > RECORD_MAX_BYTES) {
-      throw new PlanError(`${file}:${lineNumber}: the line is ${data.length} bytes; a Kinesis record holds at most ${RECORD_MAX_BYTES}`);
+    if (data.length > MAX_RECORD_BYTES) {
+      throw new PlanError(`${file}:${lineNumber}: the line is ${data.length} bytes; a Kinesis record holds at most ${MAX_RECORD_BYTES}`);
     }
-    const bytes = data.length + key.length;
-    if (chunk.length >= PUT_RECORDS_MAX || chunkBytes + bytes > PUT_RECORDS_MAX_BYTES) await flush();
-    chunk.push({ PartitionKey: key, Data: data });
-    chunkBytes += bytes;
+    chunk.push({ PartitionKey: String(lineNumber), Data: data });
     count++;
-  }
-  await flush();
-  return count;
-}
-
-/** One PutRecords call, re-sending the entries that failed (throttling) with a backoff. */
-async function putChunk(client: KinesisClient, streamName: string, entries: readonly PutRecordsRequestEntry[]): Promise<void> {
-  let pending = entries;
-  for (let attempt = 0; ; attempt++) {
-    const out = await client.send(new PutRecordsCommand({ StreamName: streamName, Records: [...pending] }));
-    if ((out.FailedRecordCount ?? 0) === 0) return;
-    const results = out.Records ?? [];
-    const failed = pending.filter((_, i) => results[i]?.ErrorCode !== undefined);
-    if (attempt >= 10) {
-      const code = results.find((r) => r.ErrorCode !== undefined);
-      throw new FlambdaError(`PutRecords to ${streamName}: ${failed.length} records still failing (${code?.ErrorCode ?? '?'}: ${code?.ErrorMessage ?? ''})`, 'external', 'fail');
+    if (chunk.length >= PUT_RECORDS_MAX) {
+      await putRecords(client, streamName, chunk);
+      chunk = [];
     }
-    pending = failed;
-    await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 50 * 2 ** attempt)));
   }
+  if (chunk.length > 0) await putRecords(client, streamName, chunk);
+  return count;
 }

@@ -50,7 +50,7 @@ export function createAwsSink(sink: JobSink, context: AwsSinkContext): SinkWrite
     case 'kinesis': {
       const streamName = target ?? connector.streamName;
       if (streamName === undefined) throw new PlanError(`sink '${sink.name}' writes a Kinesis stream: give its name (connector streamName or FLAMBDA_SINK_TARGETS)`);
-      const writer = new KinesisChangelogSink({ client: context.kinesis, streamName, schema: sink.schema, upsertKey: sink.upsertKey });
+      const writer = new KinesisChangelogSink({ client: context.kinesis, streamName, schema: sink.schema, upsertKey: sink.upsertKey, ...(connector.format ? { format: connector.format } : {}) });
       return configurationChecked((rows) => writer.write(rows), sink.name, { service: 'Kinesis stream', name: streamName, actions: 'kinesis:PutRecords' });
     }
     case 'print': {

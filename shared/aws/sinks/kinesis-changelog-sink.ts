@@ -1,6 +1,7 @@
 /**
- * A Kinesis stream as a changelog sink: one record per changelog row, the JSON line
- * `{"op":"+I", …columns}` (as the `jsonl` sink writes), partition key = the upsert key's values
+ * A Kinesis stream as a changelog sink: one record per changelog row in the sink's format — the
+ * JSON line `{"op":"+I", …columns}` (as the `jsonl` sink writes), a csv line or a Debezium change
+ * event (core/format-encoders.ts) — partition key = the upsert key's values
  * (so a key's changes stay on one shard, in order) or, without an upsert key, the whole row.
  *
  * Order per key: a PutRecords call carries at most one record per partition key, and a key's
@@ -20,7 +21,9 @@ import type { RowEncoder } from '../../core/codec.ts';
 import type { ChangeRow } from '../../core/row.ts';
 import type { Schema } from '../../core/types.ts';
 import { kinesisRecordKeys } from '../../partition/kinesis-hash.ts';
-import { kinesisChangelogLine, kinesisKeyText } from '../../operators/sink/constraint-enforcer.ts';
+import { kinesisKeyText } from '../../operators/sink/constraint-enforcer.ts';
+import { createChangeEncoder, type ChangeEncoder } from '../../core/format-encoders.ts';
+import type { RecordFormat } from '../../core/formats.ts';
 import { MAX_PUT_RECORDS_ENTRIES } from '../kinesis/kinesis-writer.ts';
 import { retryPolicy } from '../../core/retry.ts';
 import type { RetryOptions, RetryPolicy } from '../../core/retry.ts';
@@ -35,6 +38,8 @@ export interface KinesisChangelogSinkOptions {
   readonly schema: Schema;
   /** Columns whose values form the partition key. @default - the whole row */
   readonly upsertKey?: readonly string[];
+  /** The records' format. @default the json changelog line */
+  readonly format?: RecordFormat;
   readonly retry?: RetryOptions;
 }
 
@@ -43,10 +48,12 @@ export class KinesisChangelogSink {
   /** PutRecords calls made, retries included. */
   calls = 0;
   private readonly encode: RowEncoder;
+  private readonly record: ChangeEncoder;
   private readonly policy: RetryPolicy;
 
   constructor(private readonly options: KinesisChangelogSinkOptions) {
     this.encode = createRowEncoder(options.schema);
+    this.record = createChangeEncoder(options.schema, options.format);
     this.policy = retryPolicy(options.retry ?? {}, { maxAttempts: 8, baseDelayMs: 100 });
   }
 
@@ -57,7 +64,7 @@ export class KinesisChangelogSink {
       const json = this.encode(change.row);
       const keyText = kinesisKeyText(json, this.options.upsertKey);
       const { partitionKey, explicitHashKey } = kinesisRecordKeys(keyText);
-      const entry: PutRecordsRequestEntry = { PartitionKey: partitionKey, ExplicitHashKey: explicitHashKey, Data: Buffer.from(kinesisChangelogLine(change.kind, json), 'utf8') };
+      const entry: PutRecordsRequestEntry = { PartitionKey: partitionKey, ExplicitHashKey: explicitHashKey, Data: Buffer.from(this.record(change), 'utf8') };
       let queue = queues.get(keyText);
       if (queue === undefined) queues.set(keyText, (queue = []));
       queue.push(entry);

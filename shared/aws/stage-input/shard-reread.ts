@@ -6,7 +6,9 @@
  *   that an earlier invocation processed but did not commit — the mapping has moved past them
  *   and will not deliver them again — up to the first record of the current event;
  * - {@link hasRecordsAfter}: whether the shard holds records after an event's last one (a
- *   deferred commit waits for the next event only when there is one).
+ *   deferred commit waits for the next event only when there is one);
+ * - {@link readToTip}: every record after a position (or from the oldest) up to the shard's
+ *   tip — a generator producer resuming after a crash looks there for the rows it already put.
  *
  * Records come back exactly as Lambda delivers them (shared/aws/esm/kinesis-event.ts), so a
  * replayed range decodes to the same rows and arrival times. Reads are bounded by the stream's
@@ -69,6 +71,35 @@ export async function hasRecordsAfter(client: ShardReadClient, streamName: strin
     return iterator != null;
   } catch {
     return true;
+  }
+}
+
+/**
+ * The records of `shardId` after sequence number `after` (from the oldest record the stream
+ * keeps when undefined) up to the shard's tip, or its end when it is closed.
+ *
+ * @throws FlambdaError (external, retry) when Kinesis fails or the tip is not reached within
+ *   {@link MAX_CALLS} reads.
+ */
+export async function readToTip(client: ShardReadClient, streamName: string, shardId: string, after: string | undefined): Promise<KinesisRecord[]> {
+  const out: KinesisRecord[] = [];
+  let iterator = after === undefined ? await oldestIterator(client, streamName, shardId) : await iteratorAfter(client, streamName, shardId, after);
+  for (let calls = 0; iterator != null; calls++) {
+    if (calls >= MAX_CALLS) throw new FlambdaError(`reading ${streamName}/${shardId} to its tip: not reached in ${MAX_CALLS} GetRecords calls`, 'external', 'retry');
+    const page = await getRecords(client, iterator, 10_000, `${streamName}/${shardId}`);
+    out.push(...(page.Records ?? []));
+    if ((page.Records ?? []).length === 0 && (page.MillisBehindLatest ?? 0) === 0) return out;
+    iterator = page.NextShardIterator;
+  }
+  return out;
+}
+
+async function oldestIterator(client: ShardReadClient, streamName: string, shardId: string): Promise<string | undefined> {
+  try {
+    const out = await client.send(new GetShardIteratorCommand({ StreamName: streamName, ShardId: shardId, ShardIteratorType: 'TRIM_HORIZON' }));
+    return out.ShardIterator;
+  } catch (error) {
+    throw new FlambdaError(`GetShardIterator on ${streamName}/${shardId} at TRIM_HORIZON failed: ${error instanceof Error ? error.message : String(error)}`, 'external', 'retry', { cause: error });
   }
 }
 

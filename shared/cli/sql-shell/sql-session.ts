@@ -1,24 +1,26 @@
 /**
  * The state and statements of a `flambda sql` session, apart from the terminal: the
- * declarations made so far (CREATE TABLE / VIEW, SET), the shell's own settings, the jobs
- * started by INSERT INTO, and what each statement does.
+ * declarations made so far (the statements that change the catalog — CREATE, DROP, ALTER,
+ * USE — and SET), the shell's own settings, the jobs started by INSERT INTO and CREATE TABLE …
+ * AS SELECT, and what each statement does.
  *
  * Every SQL statement goes through the SQL front end (shared/sql/compile-sql.ts) together with
  * the session's declarations, so the shell accepts and rejects exactly what `flambda run
- * script.sql` does. Errors keep their line and column, mapped back to where the statement was
- * typed (or where it is in the script).
+ * script.sql` does, and SHOW / DESCRIBE print what they print in a script. Errors keep their
+ * line and column, mapped back to where the statement was typed (or where it is in the script).
  */
 import { randomBytes } from 'node:crypto';
 import { FlambdaError, PlanError } from '../../core/errors.ts';
-import { formatType } from '../../core/type-parse.ts';
 import type { Pipeline } from '../../api/pipeline.ts';
 import type { JobGraph } from '../../plan/job-graph.ts';
 import { runEmbeddedJob } from '../../runtime/embedded/embedded-runtime.ts';
 import { MaterializedView } from '../../runtime/materialized-view.ts';
 import { compileSql, type SqlProgram } from '../../sql/compile-sql.ts';
 import { SqlError } from '../../sql/errors.ts';
-import { explainStatements } from '../../sql/explain-sql.ts';
+import { resolveName } from '../../sql/catalog.ts';
+import { showCreateTable } from '../../sql/catalog-output.ts';
 import { formatStages } from '../explain-command.ts';
+import { renderStatementOutputs } from '../statement-outputs.ts';
 import { renderBoxTable } from './result-table.ts';
 import type { SplitStatement } from './statement-splitter.ts';
 import type { ChangeRow } from '../../core/row.ts';
@@ -35,7 +37,9 @@ export const SHELL_SETTINGS = {
 
 /** A declaration kept by the session: its text and where it was typed. */
 interface Declaration {
-  readonly kind: 'table' | 'view' | 'set';
+  /** `catalog`: a statement that changes the catalog (CREATE, DROP, ALTER, USE); `set`: a SET of a front-end key. */
+  readonly kind: 'catalog' | 'set';
+  /** The key of a SET. */
   readonly name: string;
   readonly text: string;
   readonly origin: SplitStatement;
@@ -96,11 +100,13 @@ export interface SqlSessionOptions {
 }
 
 const HELP = `Statements end with ';' and may span lines.
-  CREATE TABLE … WITH (…);   CREATE VIEW name AS SELECT …;   DROP TABLE name;   DROP VIEW name;
+  CREATE TABLE … WITH (…) [LIKE …];   CREATE VIEW name AS SELECT …;   CREATE FUNCTION …;
+  CREATE DATABASE db;  USE db;  ALTER TABLE name …;  DROP TABLE | VIEW | FUNCTION | DATABASE name;
   SELECT …;                  the result as a table, updated live (Ctrl-C stops a query)
-  INSERT INTO t SELECT …;    runs as a background job
-  EXPLAIN [PLAN FOR] …;      the plan of a SELECT or INSERT
-  SHOW TABLES;  SHOW JOBS;  STOP JOB '<id>';  DESCRIBE name;
+  INSERT INTO t SELECT …;    runs as a background job (so does CREATE TABLE t WITH (…) AS SELECT …)
+  EXPLAIN [PLAN FOR | CHANGELOG_MODE, PLAN_ADVICE, JSON_EXECUTION_PLAN, ESTIMATED_COST] …;
+  SHOW TABLES | VIEWS | FUNCTIONS | DATABASES | CATALOGS | COLUMNS FROM t | CREATE TABLE t;
+  DESCRIBE name;  SHOW JOBS;  STOP JOB '<id>';
   SET;  SET 'key' = 'value';  RESET;  RESET 'key';
       'parallelism.default' = '2'                   shards per stage
       'sql-client.execution.result-mode' = 'table'  or 'changelog'
@@ -134,24 +140,26 @@ export class SqlSession {
         case 'RESET':
           return this.reset(text);
         case 'SHOW':
-          if (second === 'TABLES') return this.showTables();
           if (second === 'JOBS') return this.showJobs();
-          throw new PlanError(`SHOW ${second ?? ''}: the shell knows SHOW TABLES and SHOW JOBS`);
+          return await this.listing(statement);
         case 'STOP':
-          return this.stopJob(text);
+          return await this.stopJob(text);
         case 'DESCRIBE':
         case 'DESC':
-          return this.describe(text);
-        case 'DROP':
-          return this.drop(text);
+          return await this.listing(statement);
         case 'CREATE':
+        case 'DROP':
+        case 'ALTER':
+        case 'USE':
           return this.declare(statement);
         case 'EXPLAIN':
-          return this.explain(statement);
+          return await this.explain(statement);
         case 'SELECT':
         case 'WITH':
+        case 'VALUES':
           return this.select(statement);
         case 'INSERT':
+        case 'EXECUTE':
           return this.insert(statement);
         default:
           throw new PlanError(`unknown statement '${first ?? text.slice(0, 20)}' (HELP; lists what the shell runs)`);
@@ -217,11 +225,6 @@ export class SqlSession {
     return { kind: 'info', text: 'Execute statement succeeded.' };
   }
 
-  private showTables(): Outcome {
-    const rows = this.declarations.filter((d) => d.kind !== 'set').map((d) => ({ 'table name': d.name, kind: d.kind }));
-    return { kind: 'output', text: rows.length === 0 ? 'Empty set' : renderBoxTable(['table name', 'kind'], rows).join('\n') };
-  }
-
   private showJobs(): Outcome {
     const rows = [...this.jobs.values()].map((j) => ({
       'job id': j.id,
@@ -245,61 +248,43 @@ export class SqlSession {
     return { kind: 'info', text: `The job '${job.id}' has been stopped (${job.rowsWritten} rows written).` };
   }
 
-  private describe(text: string): Outcome {
-    const m = /^DESC(?:RIBE)?\s+`?([A-Za-z_][\w]*)`?$/is.exec(text.trim());
-    if (!m) throw new PlanError('DESCRIBE takes a table or view name');
-    const name = m[1] as string;
-    const decl = this.declarations.find((d) => d.kind !== 'set' && d.name === name);
-    if (decl === undefined) throw new PlanError(`no table or view '${name}' (SHOW TABLES lists them)`);
-    if (decl.kind === 'table') {
-      const program = this.check(this.declarations);
-      const stmt = program.statements.find((s) => s.k === 'createTable' && s.name === name);
-      if (stmt?.k === 'createTable') {
-        const rows = stmt.columns.map((c) => ({ name: c.name, type: c.type ?? (c.computed ? '(computed)' : '?'), key: c.primaryKey || stmt.primaryKey?.includes(c.name) ? 'PRI' : '' }));
-        return { kind: 'output', text: renderBoxTable(['name', 'type', 'key'], rows).join('\n') };
-      }
-    }
-    const graph = this.graphOf(this.compile({ text: `SELECT * FROM ${name}`, line: 1, column: 1 }).pipeline);
-    // Flink prints VARCHAR of the largest length as STRING.
-    const rows = (graph.sinks[0]?.schema.fields ?? []).map((f) => ({ name: f.name, type: formatType(f.type).replace(/^VARCHAR\(2147483647\)/, 'STRING'), key: '' }));
-    return { kind: 'output', text: renderBoxTable(['name', 'type', 'key'], rows).join('\n') };
+  /** SHOW … and DESCRIBE: what the statement prints after the declarations, as in a script. */
+  private async listing(statement: SplitStatement): Promise<Outcome> {
+    const program = this.check([...this.declarations, { kind: 'catalog', name: '', text: statement.text, origin: statement }]);
+    const last = program.outputs[program.outputs.length - 1];
+    if (last?.kind !== 'result') throw new FlambdaError('internal: a SHOW or DESCRIBE statement printed nothing', 'internal', 'fail');
+    const [text] = await renderStatementOutputs({ ...program, outputs: [last] });
+    return { kind: 'output', text: text ?? '' };
   }
 
-  private drop(text: string): Outcome {
-    const m = /^DROP\s+(TABLE|VIEW)\s+(IF\s+EXISTS\s+)?`?([A-Za-z_][\w]*)`?$/is.exec(text.trim());
-    if (!m) throw new PlanError('DROP takes TABLE or VIEW and a name: DROP TABLE orders');
-    const kind = (m[1] as string).toLowerCase() as 'table' | 'view';
-    const name = m[3] as string;
-    const exists = this.declarations.some((d) => d.kind === kind && d.name === name);
-    if (!exists) {
-      if (m[2]) return { kind: 'info', text: 'Execute statement succeeded.' };
-      throw new PlanError(`no ${kind} '${name}' (SHOW TABLES lists them)`);
-    }
-    // As in Flink, a view that reads the dropped table fails when it is next used.
-    this.removeWhere((d) => d.kind === kind && d.name === name);
-    return { kind: 'info', text: 'Execute statement succeeded.' };
-  }
-
+  /**
+   * CREATE, DROP, ALTER and USE: checked with the declarations before them, then kept. A
+   * CREATE TABLE … AS SELECT keeps the table it created (as SHOW CREATE TABLE prints it) and
+   * runs its INSERT as a job, as INSERT INTO does.
+   */
   private declare(statement: SplitStatement): Outcome {
-    const program = this.check([...this.declarations, { kind: 'table', name: '', text: statement.text, origin: statement }]);
+    const declaration: Declaration = { kind: 'catalog', name: '', text: statement.text, origin: statement };
+    const program = this.check([...this.declarations, declaration]);
     const last = program.statements[program.statements.length - 1];
-    if (last?.k !== 'createTable' && last?.k !== 'createView') throw new PlanError('CREATE: the shell runs CREATE TABLE and CREATE VIEW');
-    this.declarations.push({ kind: last.k === 'createTable' ? 'table' : 'view', name: last.name, text: statement.text, origin: statement });
+    if (last?.k === 'createTable' && last.asQuery) {
+      const before = this.check(this.declarations);
+      const key = resolveName(before.catalog, last).key;
+      const created = program.catalog.tables.get(key);
+      if (!before.catalog.tables.has(key) && created) this.declarations.push({ ...declaration, text: showCreateTable(created.definition) });
+      return this.startJob(program, `insert-into_${last.name}`, statement);
+    }
+    this.declarations.push(declaration);
     return { kind: 'info', text: 'Execute statement succeeded.' };
   }
 
-  private explain(statement: SplitStatement): Outcome {
-    const m = /^EXPLAIN(\s+PLAN\s+FOR)?\s+/is.exec(statement.text);
-    const skipped = m?.[0] ?? 'EXPLAIN ';
-    const inner = shifted(statement, skipped);
-    if (!/^(SELECT|WITH|INSERT)\b/i.test(inner.text)) throw new PlanError('EXPLAIN takes a SELECT or INSERT INTO statement');
+  private async explain(statement: SplitStatement): Promise<Outcome> {
     // The one way an EXPLAIN statement is explained: compiled with the declarations before it,
-    // as a script's EXPLAIN is for `flambda run` and `flambda explain` (explainStatements).
+    // as a script's EXPLAIN is for `flambda run` and `flambda explain` (statement-outputs.ts).
     const program = this.compile(statement);
-    const explained = program.explained[0];
-    if (explained === undefined) throw new FlambdaError('internal: an EXPLAIN statement compiled to no explained plan', 'internal', 'fail');
-    const out = `${explainStatements(program)[0] ?? ''}\n\n== Stages ==\n${formatStages(this.graphOf(explained.pipeline))}`;
-    return { kind: 'output', text: out };
+    const last = program.outputs[program.outputs.length - 1];
+    if (last?.kind !== 'explain') throw new FlambdaError('internal: an EXPLAIN statement compiled to no explained plan', 'internal', 'fail');
+    const [text] = await renderStatementOutputs({ ...program, outputs: [last] });
+    return { kind: 'output', text: `${text ?? ''}\n\n== Stages ==\n${formatStages(this.graphOf(last.explained.pipeline))}` };
   }
 
   private select(statement: SplitStatement): Outcome {
@@ -354,9 +339,13 @@ export class SqlSession {
 
   private insert(statement: SplitStatement): Outcome {
     const program = this.compile(statement);
-    const graph = this.graphOf(program.pipeline);
     const target = program.statements.find((s) => s.k === 'insert');
-    const name = `insert-into_${target?.k === 'insert' ? target.table : graph.sinks[0]?.name}`;
+    return this.startJob(program, `insert-into_${target?.k === 'insert' ? target.table : (program.sinks[0]?.name ?? 'job')}`, statement);
+  }
+
+  /** Runs a compiled INSERT (or CTAS) as a background job. */
+  private startJob(program: SqlProgram, name: string, statement: SplitStatement): Outcome {
+    const graph = this.graphOf(program.pipeline);
     const controller = new AbortController();
     const id = randomBytes(4).toString('hex');
     const job: ShellJob = {
@@ -489,14 +478,6 @@ function joinPieces(statements: readonly { text: string; origin: SplitStatement 
     line += s.text.split('\n').length;
   }
   return { text: parts.join('\n'), pieces };
-}
-
-/** The statement after its first `skip` characters (EXPLAIN's prefix), with its position moved. */
-function shifted(statement: SplitStatement, skip: string): SplitStatement {
-  const lines = skip.split('\n');
-  const line = statement.line + lines.length - 1;
-  const column = lines.length === 1 ? statement.column + skip.length : (lines[lines.length - 1] as string).length + 1;
-  return { text: statement.text.slice(skip.length), line, column };
 }
 
 function settingValue(text: string): string {

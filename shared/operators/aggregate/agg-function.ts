@@ -22,6 +22,13 @@ export type AggFunctionName =
   | 'VAR_SAMP'
   | 'STDDEV_POP'
   | 'STDDEV_SAMP'
+  | 'COLLECT'
+  | 'ARRAY_AGG'
+  | 'JSON_ARRAYAGG'
+  | 'JSON_OBJECTAGG'
+  | 'PERCENTILE'
+  /** The value of a group's one row; a second row is a data error (scalar subqueries). */
+  | 'SINGLE_VALUE'
   /** A TypeScript aggregate function, by its registry reference (AggCallSpec.user). */
   | 'USER';
 
@@ -31,6 +38,12 @@ export interface AggFunction<A> {
   createAccumulator(): A;
   /** Adds a value (`+I`/`+U` input) to the accumulator, in place. */
   accumulate(acc: A, value: Value): void;
+  /**
+   * Throws the RecordError {@link accumulate} would raise for this value (JSON_OBJECTAGG's
+   * duplicate key, SINGLE_VALUE's second row), without changing anything: the handler checks every call of a row before
+   * accumulating any, so a rejected row leaves the group's state as it was (operator.ts).
+   */
+  check?(acc: A, value: Value): void;
   /** Removes a value (`-U`/`-D` input) from the accumulator, in place. */
   retract(acc: A, value: Value): void;
   /** The current result; never mutates the accumulator. */

@@ -7,41 +7,51 @@ import { PlanError } from '../../core/errors.ts';
 import { requireField } from '../../core/type-parse.ts';
 import type { LogicalType, Row, Schema, Value } from '../../core/types.ts';
 import { encodeKey } from '../../partition/key-encoding.ts';
+import { bindUdfCall, udfResultConverter, type BoundUdfCall } from '../../plan/udf-values.ts';
 import { formatAggCall, type AggCallSpec, type UserAggregateRef } from './agg-call.ts';
 import type { AggFunction } from './agg-function.ts';
 import { createAggFunction } from './create-agg-function.ts';
 import { aggResultType } from './result-type.ts';
 
 /**
- * A user aggregate function from the registry as an AggFunction. Without a registry (the
- * planner only asks for result types) its accumulator calls fail by name.
+ * A user aggregate function from the registry as an AggFunction: its arguments reach
+ * `accumulate` and `retract` as `bound` converts them, its result comes back to its declared
+ * type (shared/plan/udf-values.ts). Without a registry (the planner only asks for result types)
+ * its accumulator calls fail by name. With `spread`, the value handed over is the tuple of its
+ * arguments (none, or several), spread into the call.
  */
-function userAggFunction(user: UserAggregateRef, display: string, functions: ReadonlyMap<string, unknown> | undefined): AggFunction<unknown> {
+function userAggFunction(user: UserAggregateRef, display: string, functions: ReadonlyMap<string, unknown> | undefined, spread: boolean, bound: BoundUdfCall): AggFunction<unknown> {
   const fn = functions?.get(user.ref) as AggregateFunctionLike | undefined;
   const missing = (): never => {
     throw new PlanError(`aggregate function ${user.name} (${user.ref}) of ${display} is not in the pipeline's function registry`);
   };
   if (fn === undefined) return { createAccumulator: missing, accumulate: missing, retract: missing, getValue: missing };
+  const values = (value: Value): unknown[] => bound.toJs(spread ? (value as Value[]) : [value]);
+  const result = udfResultConverter(user.resultType, `aggregate function ${user.name}`);
   return {
     createAccumulator: () => fn.createAccumulator(),
-    accumulate: (acc, value) => fn.accumulate(acc, value),
+    accumulate: (acc, value) => fn.accumulate(acc, ...values(value)),
     retract: (acc, value) => {
       if (!fn.retract) throw new PlanError(`aggregate function ${user.name} has no retract: it cannot aggregate an updating input (${display})`);
-      fn.retract(acc, value);
+      fn.retract(acc, ...values(value));
     },
-    getValue: (acc) => {
-      const value = fn.getValue(acc);
-      return value === undefined ? null : value;
-    },
+    getValue: (acc) => result(fn.getValue(acc)),
   };
 }
 
 /** What the registry holds for a user aggregate (shared/api/user-functions.ts AggregateFunction). */
-interface AggregateFunctionLike {
+export interface AggregateFunctionLike {
   createAccumulator(): unknown;
-  accumulate(acc: unknown, value: Value): void;
-  retract?(acc: unknown, value: Value): void;
-  getValue(acc: unknown): Value | undefined;
+  accumulate(acc: unknown, ...values: unknown[]): void;
+  retract?(acc: unknown, ...values: unknown[]): void;
+  /** Adds the accumulator `other` into `acc` (sessions, sliced HOP / CUMULATE windows). */
+  merge?(acc: unknown, other: unknown): void;
+  getValue(acc: unknown): unknown;
+}
+
+/** The registry entry of a user aggregate, or undefined. */
+export function userAggregateOf(user: UserAggregateRef, functions: ReadonlyMap<string, unknown> | undefined): AggregateFunctionLike | undefined {
+  return functions?.get(user.ref) as AggregateFunctionLike | undefined;
 }
 
 /**
@@ -66,6 +76,8 @@ export interface GroupAccumulators {
 interface CompiledCall {
   readonly fn: AggFunction<unknown>;
   readonly arg: string | undefined;
+  /** A user aggregate of no argument or several: its argument columns, read as one tuple. */
+  readonly tuple?: readonly string[];
   readonly filter: string | undefined;
 }
 
@@ -101,6 +113,8 @@ export class AggsHandler {
   private readonly calls: readonly CompiledCall[];
   /** Indexes of the non-distinct calls. */
   private readonly plain: readonly number[];
+  /** Indexes of the non-distinct calls that check a value before accumulating it. */
+  private readonly checked: readonly number[];
   private readonly distinctGroups: readonly DistinctGroup[];
 
   /**
@@ -122,12 +136,17 @@ export class AggsHandler {
         }
       }
       if (spec.distinct && spec.arg === undefined) throw new PlanError(`COUNT(DISTINCT *) is not valid SQL in ${display}`);
+      for (const extra of spec.extraArgs ?? []) requireField(inputSchema, extra, display);
       if (spec.user) {
         resultTypes.push(spec.user.resultType);
-        calls.push({ fn: userAggFunction(spec.user, display, functions), arg: spec.arg, filter: spec.filterField });
+        const tuple = spec.arg === undefined || (spec.extraArgs?.length ?? 0) > 0 ? [...(spec.arg === undefined ? [] : [spec.arg]), ...(spec.extraArgs ?? [])] : undefined;
+        if (tuple !== undefined && spec.distinct) throw new PlanError(`DISTINCT over ${tuple.length === 0 ? 'no argument' : 'several arguments'} is not supported yet (${display})`);
+        const columns = tuple ?? [spec.arg!];
+        const bound = bindUdfCall(spec.user.name, spec.user.input, columns.map((c) => ({ type: requireField(inputSchema, c, display).type, text: c })));
+        calls.push({ fn: userAggFunction(spec.user, display, functions, tuple !== undefined, bound), arg: spec.arg, ...(tuple !== undefined ? { tuple } : {}), filter: spec.filterField });
       } else {
-        resultTypes.push(aggResultType(spec.fn, argType, display));
-        calls.push({ fn: createAggFunction(spec.fn, argType, display, spec.separator), arg: spec.arg, filter: spec.filterField });
+        resultTypes.push(aggResultType(spec.fn, argType, display, spec));
+        calls.push({ fn: createAggFunction(spec.fn, argType, display, spec), arg: spec.arg, filter: spec.filterField });
       }
       if (spec.distinct && spec.arg !== undefined) {
         let slots = groups.get(spec.arg);
@@ -143,10 +162,16 @@ export class AggsHandler {
     this.resultTypes = resultTypes;
     this.calls = calls;
     this.plain = plain;
+    this.checked = plain.filter((i) => calls[i]!.fn.check !== undefined);
     this.distinctGroups = [...groups].map(([arg, slots]) => ({
       arg,
       slots: [...slots].map(([filter, slotCalls]) => ({ filter, calls: slotCalls })),
     }));
+  }
+
+  /** Whether a call can reject a row (see {@link AggFunction.check}). */
+  get mayReject(): boolean {
+    return this.checked.length > 0;
   }
 
   /** Accumulators of an empty group. */
@@ -158,12 +183,20 @@ export class AggsHandler {
     };
   }
 
-  /** Adds an input row (`+I`/`+U`) to the group, in place. */
+  /**
+   * Adds an input row (`+I`/`+U`) to the group, in place.
+   *
+   * @throws RecordError, before changing anything, when a call rejects the row's value.
+   */
   accumulate(acc: GroupAccumulators, row: Row): void {
+    for (const i of this.checked) {
+      const call = this.calls[i]!;
+      if (passes(row, call.filter)) call.fn.check!(acc.aggs[i], argValue(row, call));
+    }
     acc.records++;
     for (const i of this.plain) {
       const call = this.calls[i]!;
-      if (passes(row, call.filter)) call.fn.accumulate(acc.aggs[i], argValue(row, call.arg));
+      if (passes(row, call.filter)) call.fn.accumulate(acc.aggs[i], argValue(row, call));
     }
     for (let g = 0; g < this.distinctGroups.length; g++) {
       const group = this.distinctGroups[g]!;
@@ -190,7 +223,7 @@ export class AggsHandler {
     acc.records--;
     for (const i of this.plain) {
       const call = this.calls[i]!;
-      if (passes(row, call.filter)) call.fn.retract(acc.aggs[i], argValue(row, call.arg));
+      if (passes(row, call.filter)) call.fn.retract(acc.aggs[i], argValue(row, call));
     }
     for (let g = 0; g < this.distinctGroups.length; g++) {
       const group = this.distinctGroups[g]!;
@@ -223,8 +256,9 @@ function passes(row: Row, filter: string | undefined): boolean {
   return filter === undefined || row[filter] === true;
 }
 
-function argValue(row: Row, arg: string | undefined): Value {
-  return arg === undefined ? null : (row[arg] ?? null);
+function argValue(row: Row, call: CompiledCall): Value {
+  if (call.tuple !== undefined) return call.tuple.map((c) => row[c] ?? null);
+  return call.arg === undefined ? null : (row[call.arg] ?? null);
 }
 
 function distinctKey(value: Value): string {

@@ -3,14 +3,18 @@
  */
 import { PlanError } from '../../core/errors.ts';
 import type { LogicalType } from '../../core/types.ts';
+import type { AggOptions } from './agg-call.ts';
 import type { AggFunction, AggFunctionName } from './agg-function.ts';
 import { avgFunction } from './avg.ts';
 import { countFunction, countStarFunction } from './count.ts';
 import { maxFunction, minFunction } from './min-max.ts';
 import { aggResultType } from './result-type.ts';
+import { singleValueFunction } from './single-value.ts';
 import { sumFunction } from './sum.ts';
 import { firstValueFunction, lastValueFunction, listAggFunction } from './value-aggs.ts';
-import { varianceFunction } from './variance.ts';
+import { arrayAggFunction, collectFunction, jsonArrayAggFunction, jsonObjectAggFunction } from './collection-aggs.ts';
+import { percentileFunction } from './percentile.ts';
+import { decimalVarianceFunction, varianceFunction } from './variance.ts';
 
 /**
  * The aggregate function for `fn(argType)`, or COUNT(*) when `argType` is undefined.
@@ -18,8 +22,8 @@ import { varianceFunction } from './variance.ts';
  * @param call How the call reads in the query, for error messages.
  * @throws PlanError for the combinations {@link aggResultType} rejects.
  */
-export function createAggFunction(fn: AggFunctionName, argType: LogicalType | undefined, call?: string, separator = ','): AggFunction<unknown> {
-  aggResultType(fn, argType, call);
+export function createAggFunction(fn: AggFunctionName, argType: LogicalType | undefined, call?: string, options: AggOptions = {}): AggFunction<unknown> {
+  aggResultType(fn, argType, call, options);
   if (fn === 'COUNT') return argType === undefined ? countStarFunction : countFunction;
   // aggResultType has rejected a missing argument for every other function.
   const type = argType!;
@@ -33,7 +37,7 @@ export function createAggFunction(fn: AggFunctionName, argType: LogicalType | un
     case 'MAX':
       return maxFunction;
     case 'LISTAGG':
-      return listAggFunction(separator);
+      return listAggFunction(options.separator ?? ',');
     case 'FIRST_VALUE':
       return firstValueFunction;
     case 'LAST_VALUE':
@@ -42,7 +46,19 @@ export function createAggFunction(fn: AggFunctionName, argType: LogicalType | un
     case 'VAR_SAMP':
     case 'STDDEV_POP':
     case 'STDDEV_SAMP':
-      return varianceFunction(fn, type);
+      return type.root === 'DECIMAL' ? decimalVarianceFunction(fn, type) : varianceFunction(fn, type);
+    case 'COLLECT':
+      return collectFunction;
+    case 'ARRAY_AGG':
+      return arrayAggFunction(options.onNull === 'ABSENT');
+    case 'JSON_ARRAYAGG':
+      return jsonArrayAggFunction((options.onNull ?? 'ABSENT') === 'ABSENT');
+    case 'JSON_OBJECTAGG':
+      return jsonObjectAggFunction(options.onNull === 'ABSENT');
+    case 'PERCENTILE':
+      return percentileFunction(type, options.percentages!);
+    case 'SINGLE_VALUE':
+      return singleValueFunction(call);
     case 'USER':
       throw new PlanError(`a user aggregate function comes from the pipeline's registry${call === undefined ? '' : ` (${call})`}`);
   }

@@ -3,6 +3,7 @@
  * (flink-table-runtime, `org.apache.flink.table.runtime.operators.aggregate`), the operator behind
  * a `GroupAggregate` node (a non-windowed `GROUP BY`).
  */
+import { RecordError } from '../../core/errors.ts';
 import { isAccumulate } from '../../core/row.ts';
 import type { ChangeRow, RowKind } from '../../core/row.ts';
 import { requireField, schemaFromFields } from '../../core/type-parse.ts';
@@ -117,7 +118,31 @@ export function createGroupAggregateOperator(spec: GroupAggregateSpec, inputSche
 
   const processRows = (batch: readonly ChangeRow[], keys: readonly string[], out: Output): void => {
     const state = accState!;
-    for (let i = 0; i < batch.length; i++) processElement(state, keys[i]!, batch[i]!, out);
+    if (!handler.mayReject) {
+      for (let i = 0; i < batch.length; i++) processElement(state, keys[i]!, batch[i]!, out);
+      return;
+    }
+    // A call that can reject a row (JSON_OBJECTAGG's duplicate key, SINGLE_VALUE's second row) may do so after earlier rows
+    // of the batch changed their groups: the batch must then leave no change behind (operator.ts),
+    // so the groups it touches are copied first and put back when a row is rejected.
+    const before = new Map<string, GroupAccumulators | undefined>();
+    try {
+      for (let i = 0; i < batch.length; i++) {
+        const key = keys[i]!;
+        if (!before.has(key)) {
+          const acc = state.get(key);
+          before.set(key, acc === undefined ? undefined : structuredClone(acc));
+        }
+        processElement(state, key, batch[i]!, out);
+      }
+    } catch (error) {
+      if (!(error instanceof RecordError)) throw error;
+      for (const [key, acc] of before) {
+        if (acc === undefined) state.delete(key);
+        else state.put(key, acc);
+      }
+      throw error;
+    }
   };
 
   return {

@@ -5,6 +5,7 @@
 import { PlanError } from '../../core/errors.ts';
 import { formatType, MAX_DECIMAL_PRECISION } from '../../core/type-parse.ts';
 import type { LogicalType, TypeRoot } from '../../core/types.ts';
+import type { AggOptions } from './agg-call.ts';
 import type { AggFunctionName } from './agg-function.ts';
 
 /** Argument types SUM and AVG accept. */
@@ -18,7 +19,7 @@ const AVG_MIN_DECIMAL_SCALE = 6;
  *
  * - COUNT → BIGINT NOT NULL (a count is never NULL, even of an empty group);
  * - SUM(INT) → INT, SUM(BIGINT) → BIGINT, SUM(DOUBLE) → DOUBLE, SUM(DECIMAL(p, s)) → DECIMAL(38, s);
- * - MIN/MAX → the argument type;
+ * - MIN/MAX, FIRST_VALUE/LAST_VALUE, SINGLE_VALUE → the argument type;
  * - AVG(INT) → INT and AVG(BIGINT) → BIGINT (truncating), AVG(DOUBLE) → DOUBLE,
  *   AVG(DECIMAL(p, s)) → DECIMAL(38, max(6, s)).
  *
@@ -27,7 +28,7 @@ const AVG_MIN_DECIMAL_SCALE = 6;
  * @param call How the call reads in the query, e.g. `SUM(name) AS total`, for the error message.
  * @throws PlanError for an unsupported argument type or a missing argument.
  */
-export function aggResultType(fn: AggFunctionName, argType: LogicalType | undefined, call?: string): LogicalType {
+export function aggResultType(fn: AggFunctionName, argType: LogicalType | undefined, call?: string, options: AggOptions = {}): LogicalType {
   const where = call === undefined ? '' : ` in ${call}`;
   if (fn === 'COUNT') return { root: 'BIGINT', nullable: false };
   if (argType === undefined) throw new PlanError(`${fn} requires an argument${where}; only COUNT accepts *`);
@@ -57,15 +58,36 @@ export function aggResultType(fn: AggFunctionName, argType: LogicalType | undefi
       return { root: 'STRING', nullable: true };
     case 'FIRST_VALUE':
     case 'LAST_VALUE':
+    case 'SINGLE_VALUE':
       return { ...argType, nullable: true };
     case 'VAR_POP':
     case 'VAR_SAMP':
     case 'STDDEV_POP':
     case 'STDDEV_SAMP':
-      // Flink casts the DOUBLE computation back to the argument type (an INT argument, an INT).
-      if (argType.root === 'DECIMAL') throw unsupported('INT, BIGINT or DOUBLE (DECIMAL is not supported yet: CAST it to DOUBLE)');
-      if (!NUMERIC.has(argType.root)) throw unsupported('INT, BIGINT or DOUBLE');
+      // Flink casts the computation back to the AVG type of the argument: an INT argument gives
+      // an INT, a DECIMAL(p, s) one DECIMAL(38, max(6, s)).
+      if (!NUMERIC.has(argType.root)) throw unsupported('INT, BIGINT, DOUBLE or DECIMAL');
+      if (argType.root === 'DECIMAL') return { root: 'DECIMAL', nullable: true, precision: MAX_DECIMAL_PRECISION, scale: Math.max(AVG_MIN_DECIMAL_SCALE, argType.scale ?? 0) };
       return { root: argType.root, nullable: true };
+    case 'COLLECT':
+      // Never NULL: a group of NULLs collects the empty multiset.
+      return { root: 'MULTISET', nullable: false, element: argType };
+    case 'ARRAY_AGG':
+      return { root: 'ARRAY', nullable: true, element: options.onNull === 'ABSENT' ? { ...argType, nullable: false } : argType };
+    case 'JSON_ARRAYAGG':
+      // The argument is the value's JSON text (the SQL front end serializes it, as Flink's planner).
+      if (argType.root !== 'STRING') throw unsupported('the JSON text of its value');
+      return { root: 'STRING', nullable: false };
+    case 'JSON_OBJECTAGG':
+      if (argType.root !== 'ROW' || argType.fields?.length !== 2 || argType.fields.some((f) => f.type.root !== 'STRING')) throw unsupported('ROW(key, JSON text of the value)');
+      return { root: 'STRING', nullable: false };
+    case 'PERCENTILE': {
+      const value = argType.root === 'ROW' ? argType.fields?.[0]?.type : argType;
+      if (value === undefined || !NUMERIC.has(value.root)) throw unsupported('INT, BIGINT, DOUBLE or DECIMAL (and a frequency)');
+      if (options.percentages === undefined) throw new PlanError(`PERCENTILE needs a percentage${where}`);
+      const double: LogicalType = { root: 'DOUBLE', nullable: true };
+      return typeof options.percentages === 'number' ? double : { root: 'ARRAY', nullable: true, element: double };
+    }
     case 'USER':
       throw new PlanError(`a user aggregate function's result type is its declaration${where}`);
     default: {

@@ -28,10 +28,18 @@ export function compareValues(a: Value, b: Value): number {
 
 /**
  * Equality of aggregate results, matching Flink's binary `RecordEqualiser`: NaN equals NaN and
- * `-0.0` differs from `0.0` (their bit patterns), i.e. JavaScript's `Object.is`.
+ * `-0.0` differs from `0.0` (their bit patterns), i.e. JavaScript's `Object.is`; ARRAY, MULTISET,
+ * ROW and MAP results (COLLECT, ARRAY_AGG, PERCENTILE of several) are equal when their elements
+ * are, as their binary forms are.
  */
 export function valuesEqual(a: Value, b: Value): boolean {
-  return Object.is(a, b);
+  if (Object.is(a, b)) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  const x = a as Readonly<Record<string, Value>>;
+  const y = b as Readonly<Record<string, Value>>;
+  const keys = Object.keys(x);
+  const others = Object.keys(y);
+  return keys.length === others.length && keys.every((k, i) => others[i] === k && valuesEqual(x[k] as Value, y[k] as Value));
 }
 
 /** True when two result rows are equal field by field under {@link valuesEqual}. */

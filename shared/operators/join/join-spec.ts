@@ -51,6 +51,12 @@ export interface JoinBaseSpec {
   readonly rightKeys: readonly string[];
   /** Residual (non-equi) condition over the joined row's columns; rows match only when it is TRUE. */
   readonly condition?: Expr;
+  /**
+   * Per key pair, whether it is `IS NOT DISTINCT FROM` rather than `=`: NULL then matches NULL
+   * (the inverse of Flink's `filterNullKeys`). Only regular joins take such keys — INTERSECT and
+   * EXCEPT join on every column that way. @default every pair is `=`
+   */
+  readonly nullSafeKeys?: readonly boolean[];
 }
 
 /** How a join's output keeps the inputs' time attributes. */
@@ -112,6 +118,12 @@ export function validateJoinSpec(spec: JoinBaseSpec, what: string): void {
   }
   if (spec.leftKeys.length !== spec.rightKeys.length) {
     throw new PlanError(`${what}: ${spec.leftKeys.length} left key columns but ${spec.rightKeys.length} right key columns`);
+  }
+  if (spec.nullSafeKeys !== undefined) {
+    if (spec.nullSafeKeys.length !== spec.leftKeys.length) {
+      throw new PlanError(`${what}: nullSafeKeys has ${spec.nullSafeKeys.length} entries for ${spec.leftKeys.length} key pairs`);
+    }
+    if (what !== 'Join' && spec.nullSafeKeys.some((n) => n)) throw new PlanError(`${what}: IS NOT DISTINCT FROM keys are supported by regular joins only`);
   }
   spec.leftKeys.forEach((l, i) => {
     const r = spec.rightKeys[i] as string;
@@ -194,21 +206,26 @@ export class RowJoiner {
 /**
  * Reads a row's join key: the canonical key encoding of its key columns (the state key, and the
  * partition key the exchange in front of the join hashed), and whether any key value is NULL —
- * such a row matches nothing, as `=` is never TRUE with a NULL (Flink's filterNullKeys).
+ * such a row matches nothing, as `=` is never TRUE with a NULL (Flink's filterNullKeys). A NULL
+ * in an `IS NOT DISTINCT FROM` key column (`nullSafe`) is a value like any other: the encoding
+ * of NULL is canonical, so NULL keys meet NULL keys.
  */
 export class JoinKeyReader {
   private readonly values: Value[];
 
-  constructor(private readonly columns: readonly string[]) {
+  constructor(
+    private readonly columns: readonly string[],
+    private readonly nullSafe: readonly boolean[] = [],
+  ) {
     this.values = new Array<Value>(columns.length).fill(null);
   }
 
-  /** Fills the key values of `row`; returns false when one of them is NULL. */
+  /** Fills the key values of `row`; returns false when one of them is NULL where NULL matches nothing. */
   read(row: Row): boolean {
     let complete = true;
     for (let i = 0; i < this.columns.length; i++) {
       const v = row[this.columns[i] as string] ?? null;
-      if (v === null) complete = false;
+      if (v === null && this.nullSafe[i] !== true) complete = false;
       this.values[i] = v;
     }
     return complete;

@@ -24,6 +24,14 @@ import { requireField } from '../../core/type-parse.ts';
 import { encodeKey } from '../../partition/key-encoding.ts';
 import type { KeyedStateStore, SortedMapState, StateOptions, ValueState } from '../../state/state.ts';
 
+/** State names of a regular join's two views, as Flink's AbstractStreamingJoinOperator names them. */
+export const JOIN_STATE = { left: 'left-records', right: 'right-records' } as const;
+
+/** A side's state options for an idle-state retention of `ms` (none for undefined, 0 or ∞: keep forever). */
+export function retentionOptions(ms: number | undefined): StateOptions | undefined {
+  return ms !== undefined && Number.isFinite(ms) && ms > 0 ? { ttl: { ttlMs: ms } } : undefined;
+}
+
 /** Flink's JoinInputSideSpec: what identifies a row of a join input (printed by EXPLAIN). */
 export type JoinInputSpec =
   /** The join key contains a unique key: at most one row per join key. */

@@ -1,7 +1,9 @@
 /**
  * The regular (unbounded) stream–stream join: INNER, LEFT, RIGHT and FULL OUTER over append-only
  * or updating inputs, with an equi-join key and a residual condition — Flink's
- * StreamingJoinOperator (flink-table-runtime `operators/join/stream`).
+ * StreamingJoinOperator (flink-table-runtime `operators/join/stream`). A spec of type SEMI or ANTI
+ * gets the semi / anti join of semi-anti-join.ts instead, as Flink's StreamExecJoin picks its
+ * StreamingSemiAntiJoinOperator.
  *
  * Both inputs are kept in state by join key (see record-state-views.ts for the three layouts);
  * each input row is matched against the other side's rows of its key and the residual condition.
@@ -40,13 +42,11 @@
  * retention may differ) expires rows not written for that long; a match that depended on an
  * expired row is simply no longer found, as in Flink.
  */
-import { PlanError } from '../../core/errors.ts';
 import type { ChangeRow, RowKind } from '../../core/row.ts';
 import { isAccumulate } from '../../core/row.ts';
-import type { Row } from '../../core/types.ts';
+import type { Row, Schema } from '../../core/types.ts';
 import { compilePredicate, type UdfRegistry } from '../../plan/expr-compile.ts';
 import { encodeKey } from '../../partition/key-encoding.ts';
-import type { StateOptions } from '../../state/state.ts';
 import type { InputSide, Operator, OperatorContext, Output } from '../operator.ts';
 import {
   JoinKeyReader,
@@ -57,13 +57,15 @@ import {
   rightIsOuter,
   validateJoinSpec,
   type JoinBaseSpec,
-  type OuterJoinType,
+  type JoinType,
 } from './join-spec.ts';
-import { createJoinRecordStateView, type JoinInputSpec, type JoinRecord, type JoinRecordStateView } from './record-state-views.ts';
+import { JOIN_STATE, createJoinRecordStateView, retentionOptions, type JoinInputSpec, type JoinRecord, type JoinRecordStateView } from './record-state-views.ts';
+import { createSemiAntiJoinOperator, isSemiAntiJoinSpec } from './semi-anti-join.ts';
 
 /** The spec of a regular join (plain data in the job graph). */
 export interface StreamingJoinSpec extends JoinBaseSpec {
-  readonly joinType: OuterJoinType;
+  /** INNER, LEFT, RIGHT, FULL; SEMI and ANTI run as the semi / anti join (semi-anti-join.ts), as Flink's StreamExecJoin picks its StreamingSemiAntiJoinOperator. */
+  readonly joinType: JoinType;
   /** How the left input's rows are kept (Flink's leftInputSpec). */
   readonly leftInput: JoinInputSpec;
   readonly rightInput: JoinInputSpec;
@@ -73,24 +75,14 @@ export interface StreamingJoinSpec extends JoinBaseSpec {
   readonly rightStateTtlMs?: number;
 }
 
-/** State names, as Flink's StreamingJoinOperator names its views. */
-export const JOIN_STATE = { left: 'left-records', right: 'right-records' } as const;
-
-/** The output schema of a regular join: the joined row, time attributes materialized. */
-export function streamingJoinOutputSchema(spec: StreamingJoinSpec): ReturnType<typeof joinOutputSchema> {
-  validate(spec);
-  return joinOutputSchema(spec, 'none');
-}
-
-function validate(spec: StreamingJoinSpec): void {
+/**
+ * The output schema of a regular join: the joined row (for SEMI / ANTI the left row), time
+ * attributes materialized.
+ */
+export function streamingJoinOutputSchema(spec: StreamingJoinSpec): Schema {
   validateJoinSpec(spec, 'Join');
-  if (spec.joinType === ('SEMI' as OuterJoinType) || spec.joinType === ('ANTI' as OuterJoinType)) {
-    throw new PlanError('Join: SEMI and ANTI regular joins are not supported; semi and anti joins are window joins (IN / EXISTS over window TVFs)');
-  }
-}
-
-function ttlOptions(ms: number | undefined): StateOptions | undefined {
-  return ms !== undefined && Number.isFinite(ms) && ms > 0 ? { ttl: { ttlMs: ms } } : undefined;
+  if (isSemiAntiJoinSpec(spec)) return { fields: spec.leftSchema.fields.map(({ timeAttribute: _time, ...f }) => f) };
+  return joinOutputSchema(spec, 'none');
 }
 
 /** One side of the join as the algorithm sees it. */
@@ -107,11 +99,12 @@ interface Side {
  * @throws PlanError for an invalid spec (join type, keys, key types, input specs, condition).
  */
 export function createStreamingJoinOperator(spec: StreamingJoinSpec, udfs: UdfRegistry = new Map()): Operator {
-  validate(spec);
+  if (isSemiAntiJoinSpec(spec)) return createSemiAntiJoinOperator(spec, udfs);
+  validateJoinSpec(spec, 'Join');
   const joiner = new RowJoiner(spec.leftSchema, spec.rightSchema);
   const condition = spec.condition === undefined ? undefined : compilePredicate(spec.condition, joinedSchema(spec), udfs);
-  const left: Side = { isLeft: true, outer: leftIsOuter(spec.joinType), keys: new JoinKeyReader(spec.leftKeys), view: undefined };
-  const right: Side = { isLeft: false, outer: rightIsOuter(spec.joinType), keys: new JoinKeyReader(spec.rightKeys), view: undefined };
+  const left: Side = { isLeft: true, outer: leftIsOuter(spec.joinType), keys: new JoinKeyReader(spec.leftKeys, spec.nullSafeKeys), view: undefined };
+  const right: Side = { isLeft: false, outer: rightIsOuter(spec.joinType), keys: new JoinKeyReader(spec.rightKeys, spec.nullSafeKeys), view: undefined };
   let context: OperatorContext | undefined;
 
   const joinRows = (input: Row, inputIsLeft: boolean, other: Row): Row => (inputIsLeft ? joiner.join(input, other) : joiner.join(other, input));
@@ -201,8 +194,8 @@ export function createStreamingJoinOperator(spec: StreamingJoinSpec, udfs: UdfRe
   return {
     open(ctx) {
       context = ctx;
-      left.view = createJoinRecordStateView(ctx.state, JOIN_STATE.left, spec.leftInput, spec.leftSchema, ttlOptions(spec.leftStateTtlMs));
-      right.view = createJoinRecordStateView(ctx.state, JOIN_STATE.right, spec.rightInput, spec.rightSchema, ttlOptions(spec.rightStateTtlMs));
+      left.view = createJoinRecordStateView(ctx.state, JOIN_STATE.left, spec.leftInput, spec.leftSchema, retentionOptions(spec.leftStateTtlMs));
+      right.view = createJoinRecordStateView(ctx.state, JOIN_STATE.right, spec.rightInput, spec.rightSchema, retentionOptions(spec.rightStateTtlMs));
     },
     processBatch(batch, out, side: InputSide = 'left') {
       if (batch.length === 0) return;

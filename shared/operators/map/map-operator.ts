@@ -11,8 +11,6 @@ import type { Operator, Output } from '../operator.ts';
 export interface MapSpec {
   readonly ref: string;
   readonly display: string;
-  /** A row → rows function (a table-function join): each output row keeps the input's kind. */
-  readonly flat?: boolean;
 }
 
 /** Creates a Map operator; the function is looked up in the pipeline's registry by `spec.ref`. */
@@ -20,16 +18,6 @@ export function createMapOperator(spec: MapSpec, functions: ReadonlyMap<string, 
   const fn = functions.get(spec.ref);
   if (typeof fn !== 'function') {
     throw new PlanError(`map function '${spec.display}' (${spec.ref}) is not in the pipeline's function registry`);
-  }
-  if (spec.flat) {
-    const flatMap = fn as (row: Row) => readonly Row[];
-    return {
-      open() {},
-      rowwise: true,
-      processBatch(batch: readonly ChangeRow[], out: Output) {
-        for (const change of batch) for (const row of flatMap(change.row)) out.emit({ kind: change.kind, row });
-      },
-    };
   }
   const map = fn as (row: Row) => Row;
   return {

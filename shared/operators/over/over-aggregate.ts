@@ -19,7 +19,7 @@ import { PlanError, RecordError } from '../../core/errors.ts';
 import type { ChangeRow } from '../../core/row.ts';
 import { requireField, schemaFromFields } from '../../core/type-parse.ts';
 import type { Field, Row, Schema, Value } from '../../core/types.ts';
-import { encodeKey } from '../../partition/key-encoding.ts';
+import { encodeKey, encodeSortKey } from '../../partition/key-encoding.ts';
 import type { SortedMapState, ValueState } from '../../state/state.ts';
 import type { AggCallSpec } from '../aggregate/agg-call.ts';
 import { AggsHandler, type GroupAccumulators } from '../aggregate/aggs-handler.ts';
@@ -75,9 +75,13 @@ export function overAggregateOutputSchema(spec: OverAggregateSpec, inputSchema: 
   return schemaFromFields(fields);
 }
 
-/** Sub-keys that sort as the timestamps do (the sorted map orders strings). */
+/**
+ * Sub-keys that sort as the timestamps do (the sorted map orders strings): the order-preserving
+ * sort key of the number, exact for every safe integer. (Offsetting by 2^53 instead would round
+ * odd timestamps onto their even neighbour and merge the rows of two timestamps.)
+ */
 function timeKey(ts: number): string {
-  return String(ts + 2 ** 53).padStart(17, '0');
+  return encodeSortKey([ts], ['ASC'], [true]);
 }
 
 /**

@@ -26,6 +26,12 @@ export interface OrderKey {
 }
 
 /**
+ * The order of a Top-N without ORDER BY (`LIMIT n` alone; Flink's Limit ranks with
+ * `SortSpec.ANY`): every row ties, so rows keep their arrival order.
+ */
+export const ARRIVAL_ORDER: OrderKey = { encode: () => '', compare: () => 0 };
+
+/**
  * Compiles `orderBy` against the input schema.
  *
  * @throws PlanError for an empty ORDER BY, a missing column, or an invalid direction or null order.

@@ -63,10 +63,13 @@ export function createRankOperator(spec: RankSpec, inputSchema: Schema): Operato
 /**
  * StreamExecRank's AppendOnlyFirstNFunction case: ROW_NUMBER ordered by one processing-time
  * attribute ascending, where arrival order is rank order. (With RANK, rows arriving in the same
- * millisecond would tie, so the counter would not do.)
+ * millisecond would tie, so the counter would not do.) A LIMIT without ORDER BY ranks by arrival
+ * too: Flink runs it with AppendOnlyTopNFunction over all-equal sort keys, which emits exactly
+ * what the counter does (the first rows, then nothing) while keeping the rows in state.
  */
 function isFirstN(plan: RankPlan): boolean {
   const orderBy = plan.spec.orderBy;
+  if (orderBy.length === 0) return true;
   if (plan.spec.rankType !== 'ROW_NUMBER' || orderBy.length !== 1 || orderBy[0]!.direction !== 'ASC') return false;
   const field = plan.inputSchema.fields.find((f) => f.name === orderBy[0]!.column);
   return field?.timeAttribute === 'proctime';

@@ -8,7 +8,7 @@ import { requireField, schemaFromFields } from '../../core/type-parse.ts';
 import type { Field, Row, Schema, Value } from '../../core/types.ts';
 import { encodeKey } from '../../partition/key-encoding.ts';
 import { valuesEqual } from '../aggregate/value-order.ts';
-import { compileOrderKey, type OrderKey } from './order-key.ts';
+import { ARRIVAL_ORDER, compileOrderKey, type OrderKey } from './order-key.ts';
 import { DEFAULT_CACHE_SIZE } from './partition-cache.ts';
 import { compileRankRange, type CompiledRankRange } from './rank-range.ts';
 import type { RankSpec } from './rank-spec.ts';
@@ -44,7 +44,7 @@ const RANK_TYPES: ReadonlySet<string> = new Set(['ROW_NUMBER', 'RANK', 'DENSE_RA
  * Validates `spec` against `inputSchema` and compiles it.
  *
  * @throws PlanError naming what is wrong: an unknown strategy or rank type, a missing column, an
- *   empty ORDER BY, an invalid range, a rank column clashing with an input column, an UpdateFast
+ *   empty ORDER BY (but for a LIMIT), an invalid range, a rank column clashing with an input column, an UpdateFast
  *   spec without an upsert key containing the partition key, a bad TTL or cache size.
  */
 export function compileRankPlan(spec: RankSpec, inputSchema: Schema): RankPlan {
@@ -57,7 +57,7 @@ export function compileRankPlan(spec: RankSpec, inputSchema: Schema): RankPlan {
   }
   const partitionBy = spec.partitionBy ?? [];
   for (const column of partitionBy) requireField(inputSchema, column, 'Rank PARTITION BY');
-  const order = compileOrderKey(spec.orderBy, inputSchema);
+  const order = Array.isArray(spec.orderBy) && spec.orderBy.length === 0 ? limitOrder(spec) : compileOrderKey(spec.orderBy, inputSchema);
   const range = compileRankRange(spec.rankRange, inputSchema);
   const fields: Field[] = [...inputSchema.fields];
   const rankColumn = spec.rankNumberColumn;
@@ -115,6 +115,19 @@ export function compileRankPlan(spec: RankSpec, inputSchema: Schema): RankPlan {
     },
     upsertKey,
   };
+}
+
+/**
+ * The order of a rank without ORDER BY: only Flink's Limit (`LIMIT n [OFFSET m]` alone, a
+ * ROW_NUMBER over a constant range without the rank column) has none.
+ *
+ * @throws PlanError for any other rank without ORDER BY.
+ */
+function limitOrder(spec: RankSpec): OrderKey {
+  if (spec.rankType !== 'ROW_NUMBER' || spec.rankRange.type !== 'constant' || spec.rankNumberColumn !== undefined) {
+    throw new PlanError('Rank: ORDER BY needs at least one column (only a LIMIT, a ROW_NUMBER over a constant range without the rank column, has none)');
+  }
+  return ARRIVAL_ORDER;
 }
 
 /** `encodeKey` of the given columns, reusing one values array (the key string is the only allocation). */

@@ -27,6 +27,8 @@ import type { ChangeRow } from '../../core/row.ts';
 import type { Field, Schema, Value } from '../../core/types.ts';
 import { kinesisRecordKeys } from '../../partition/kinesis-hash.ts';
 import type { Operator } from '../operator.ts';
+import { createChangeEncoder } from '../../core/format-encoders.ts';
+import type { RecordFormat } from '../../core/formats.ts';
 
 /** DynamoDB's item size limit: 400 KB, attribute names included. */
 export const DYNAMODB_MAX_ITEM_BYTES = 400 * 1024;
@@ -51,11 +53,8 @@ export interface ConstraintEnforcerSpec {
   readonly target: 'dynamodb' | 'kinesis' | 'other';
   /** The sink's upsert key (the DynamoDB item key, the Kinesis partition key). */
   readonly upsertKey?: readonly string[];
-}
-
-/** The Kinesis sink's data line of one changelog row: `{"op":"+I", …columns}`. */
-export function kinesisChangelogLine(kind: ChangeRow['kind'], json: Readonly<Record<string, JsonValue>>): string {
-  return JSON.stringify({ op: kind, ...json });
+  /** A Kinesis sink's record format (core/format-encoders.ts); absent: the json changelog line. */
+  readonly format?: RecordFormat;
 }
 
 /** The text the Kinesis sink hashes into a partition key: the upsert key's values, or the whole row. */
@@ -107,6 +106,8 @@ export function createConstraintEnforcer(spec: ConstraintEnforcerSpec): Operator
 function rowCheck(spec: ConstraintEnforcerSpec): (change: ChangeRow) => void {
   const fields = spec.schema.fields;
   const encode: RowEncoder | undefined = spec.target === 'other' ? undefined : createRowEncoder(spec.schema);
+  // The Kinesis record as the sink writes it, in its format.
+  const record = spec.target === 'kinesis' ? createChangeEncoder(spec.schema, spec.format) : (change: ChangeRow): string => change.kind;
   const notNull = new Set(spec.notNull);
   const doubles = fields.filter((f) => f.type.root === 'DOUBLE').map((f) => f.name);
   const upsertKey = spec.upsertKey ?? [];
@@ -149,7 +150,7 @@ function rowCheck(spec: ConstraintEnforcerSpec): (change: ChangeRow) => void {
       return;
     }
     const { partitionKey } = kinesisRecordKeys(kinesisKeyText(json, spec.upsertKey));
-    const bytes = Buffer.byteLength(kinesisChangelogLine(change.kind, json), 'utf8') + Buffer.byteLength(partitionKey, 'utf8');
+    const bytes = Buffer.byteLength(record(change), 'utf8') + Buffer.byteLength(partitionKey, 'utf8');
     if (bytes > KINESIS_MAX_RECORD_BYTES) {
       throw new RecordError(`the record of ${where} is ${bytes} bytes with its partition key; Kinesis takes at most ${KINESIS_MAX_RECORD_BYTES} (1 MiB)`);
     }

@@ -12,6 +12,7 @@ export {
   WINDOW_TIME,
 } from './window-table-function.ts';
 export type { WindowTableFunctionSpec } from './window-table-function.ts';
+export { createUnalignedWindowTableFunctionOperator } from './unaligned-window-table-function.ts';
 export { createWindowRankOperator, windowRankOutputSchema } from './window-rank.ts';
 export type { WindowRankSpec, WindowRankType } from './window-rank.ts';
 export { createWindowDeduplicateOperator, windowDeduplicateOutputSchema } from './window-deduplicate.ts';

@@ -1,5 +1,5 @@
 /**
- * The window table functions `TUMBLE`, `HOP` and `CUMULATE` (Flink's WindowTableFunctionOperator):
+ * The window table functions `TUMBLE`, `HOP` and `CUMULATE` (Flink's AlignedWindowTableFunctionOperator):
  * each insert-only input row comes out once per window it belongs to, with three columns
  * appended — `window_start`, `window_end` (TIMESTAMP(3)) and `window_time` (`window_end - 1`,
  * the output's rowtime attribute, as in Flink).
@@ -8,6 +8,8 @@
  * whose windows have fired still comes out. Lateness belongs to the operators after it (the
  * window aggregate, Top-N and deduplication drop and count their late rows themselves), and a
  * TVF feeding a sink, a filter or a regular aggregate loses nothing.
+ *
+ * `SESSION` has the same output schema but needs state: unaligned-window-table-function.ts.
  */
 import { PlanError, RecordError } from '../../core/errors.ts';
 import type { ChangeRow } from '../../core/row.ts';
@@ -20,8 +22,10 @@ import { createWindowAssigner } from '../window/assigners.ts';
 
 /** Plain-data spec of a window table function, as it travels in the job graph. */
 export interface WindowTableFunctionSpec {
-  /** TUMBLE, HOP or CUMULATE over an event-time column; SESSION alone is not supported yet (it runs as a window aggregation). */
+  /** TUMBLE, HOP or CUMULATE over an event-time column (this operator); SESSION (the unaligned one). */
   readonly window: WindowSpec;
+  /** SESSION only: windows by arrival time on the processing-time clock. @default 'event' */
+  readonly timeDomain?: 'event' | 'processing';
 }
 
 /** Name of the appended window start column. */
@@ -37,14 +41,23 @@ const TIMESTAMP_LTZ_3: LogicalType = { root: 'TIMESTAMP_LTZ', nullable: false, p
 /**
  * The output schema: the input columns, the time column demoted to a plain TIMESTAMP (Flink
  * moves the rowtime attribute to `window_time`), then `window_start`, `window_end` and
- * `window_time`, all `TIMESTAMP(3) NOT NULL`.
+ * `window_time`, all `TIMESTAMP(3) NOT NULL` — over a TIMESTAMP_LTZ time column `window_time` is a
+ * `TIMESTAMP_LTZ(3) NOT NULL` instant, as in Flink. A processing-time SESSION's `window_time` is
+ * no rowtime: no watermark follows it.
  *
  * @throws PlanError for an invalid window (see {@link createWindowAssigner}), a time column
- *   that is missing, not a TIMESTAMP or a processing-time attribute, or an input that already
- *   has one of the window columns.
+ *   that is missing, not a TIMESTAMP or a processing-time attribute, processing time for an
+ *   aligned window, or an input that already has one of the window columns.
  */
 export function windowTableFunctionOutputSchema(spec: WindowTableFunctionSpec, inputSchema: Schema): Schema {
   createWindowAssigner(spec.window, { tableFunction: true });
+  const timeDomain = spec.timeDomain ?? 'event';
+  if (timeDomain !== 'event' && timeDomain !== 'processing') {
+    throw new PlanError(`${spec.window.type}: timeDomain must be 'event' or 'processing', got ${JSON.stringify(timeDomain)}`);
+  }
+  if (timeDomain === 'processing' && spec.window.type !== 'SESSION') {
+    throw new PlanError(`${spec.window.type}: a window table function on its own over processing time is supported for SESSION windows only`);
+  }
   const timeColumn = spec.window.timeColumn;
   const time = requireField(inputSchema, timeColumn, `${spec.window.type} time column`);
   if (time.type.root !== 'TIMESTAMP' && time.type.root !== 'TIMESTAMP_LTZ') {
@@ -53,6 +66,7 @@ export function windowTableFunctionOutputSchema(spec: WindowTableFunctionSpec, i
   if (time.timeAttribute === 'proctime') {
     throw new PlanError(`${spec.window.type}: '${timeColumn}' is a processing-time attribute; window table functions here use event time`);
   }
+  if (spec.window.type === 'SESSION') for (const k of spec.window.partitionBy) requireField(inputSchema, k, 'SESSION PARTITION BY');
   for (const name of [WINDOW_START, WINDOW_END, WINDOW_TIME]) {
     if (inputSchema.fields.some((f) => f.name === name)) {
       throw new PlanError(`${spec.window.type}: the input already has a column '${name}'; rename it before windowing`);
@@ -61,8 +75,10 @@ export function windowTableFunctionOutputSchema(spec: WindowTableFunctionSpec, i
   const fields: Field[] = inputSchema.fields.map((f) => (f.name === timeColumn ? { name: f.name, type: f.type } : f));
   fields.push({ name: WINDOW_START, type: TIMESTAMP_3 });
   fields.push({ name: WINDOW_END, type: TIMESTAMP_3 });
-  // Over an instant (TIMESTAMP_LTZ), window_time is one too, as in Flink.
-  fields.push({ name: WINDOW_TIME, type: time.type.root === 'TIMESTAMP_LTZ' ? TIMESTAMP_LTZ_3 : TIMESTAMP_3, timeAttribute: 'rowtime' });
+  // Over an instant (TIMESTAMP_LTZ, as a materialized PROCTIME() is) window_time is one too, as in
+  // Flink; a processing-time SESSION's is no rowtime.
+  const windowTime = time.type.root === 'TIMESTAMP_LTZ' ? TIMESTAMP_LTZ_3 : TIMESTAMP_3;
+  fields.push(timeDomain === 'event' ? { name: WINDOW_TIME, type: windowTime, timeAttribute: 'rowtime' } : { name: WINDOW_TIME, type: windowTime });
   return schemaFromFields(fields);
 }
 
@@ -76,6 +92,7 @@ export function windowTableFunctionOutputSchema(spec: WindowTableFunctionSpec, i
  */
 export function createWindowTableFunctionOperator(spec: WindowTableFunctionSpec, inputSchema: Schema): Operator {
   const schema = windowTableFunctionOutputSchema(spec, inputSchema);
+  if (spec.window.type === 'SESSION') throw new PlanError('internal: a SESSION window table function runs as UnalignedWindowTableFunction');
   const assigner = createWindowAssigner(spec.window, { tableFunction: true });
   const timeColumn = spec.window.timeColumn;
   // Over an instant the windows are cut on the session time zone's wall clock (./zoned-window.ts).

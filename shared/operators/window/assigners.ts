@@ -28,9 +28,10 @@ export interface AssignerUse {
   /**
    * Assigned by the window table function alone, with no aggregation over slices after it
    * (Flink's WindowTableFunctionOperator with its plain assigners): a HOP size need not be a
-   * multiple of its slide, an offset only shifts the grid (by offset mod size, as
-   * `getWindowStartWithOffset` computes), and SESSION is refused — its windows merge, so rows
-   * cannot be assigned to them one by one. @default false (window aggregation: slicing rules)
+   * multiple of its slide, and an offset only shifts the grid (by offset mod size, as
+   * `getWindowStartWithOffset` computes). SESSION windows merge, so their table function buffers
+   * rows until the session closes (window-rank/unaligned-window-table-function.ts).
+   * @default false (window aggregation: slicing rules)
    */
   readonly tableFunction?: boolean;
 }
@@ -130,14 +131,6 @@ export function createWindowAssigner(window: WindowSpec, use: AssignerUse = {}):
       };
     }
     case 'SESSION': {
-      if (!sliced) {
-        // Flink (1.19+) runs it on its own: each row leaves with its session's bounds once the
-        // session closes (UnalignedWindowTableFunctionOperator). Not here yet: say so, by name.
-        throw new PlanError(
-          'The SESSION window table function on its own (without GROUP BY window_start, window_end) is not supported yet: ' +
-            'SESSION windows run as window aggregations only',
-        );
-      }
       const display = `SESSION(${window.timeColumn}, gap ${window.gapMs} ms)`;
       requirePositiveInteger(window.gapMs, 'gap', display);
       const gap = window.gapMs;

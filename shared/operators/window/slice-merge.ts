@@ -10,15 +10,18 @@
  * - MIN / MAX of every type but DOUBLE (where values comparing equal are identical): the sorted
  *   value → count lists add, entries netting to 0 dropped (what `adjust` maintains).
  *
+ * - a user aggregate function with a `merge` method: its merge, as Flink's slicing window
+ *   operator merges slices with the function's `merge` (the function's contract).
+ *
  * DISTINCT calls, DOUBLE/BIGINT sums and averages (floating-point addition is order-dependent)
- * are not mergeable: {@link accumulatorMerger} returns `undefined` and the operator keeps one
+ * and user functions without `merge` are not mergeable: {@link accumulatorMerger} returns `undefined` and the operator keeps one
  * accumulator per window instead. The accumulator layouts are those of
  * shared/operators/aggregate/ (count.ts, sum.ts, avg.ts, min-max.ts); the window tests compare
  * both paths.
  */
 import type { LogicalType, Schema, Value } from '../../core/types.ts';
 import type { AggCall } from '../../plan/logical.ts';
-import type { GroupAccumulators } from '../aggregate/aggs-handler.ts';
+import { userAggregateOf, type GroupAccumulators } from '../aggregate/aggs-handler.ts';
 import { compareValues } from '../aggregate/value-order.ts';
 
 /** Adds the accumulator `from` into `into`, in place. */
@@ -78,9 +81,14 @@ const mergeMinMax: CallMerger = (into, from) => {
   a.entries = merged;
 };
 
-function callMerger(call: AggCall, argType: LogicalType | undefined): CallMerger | undefined {
+function callMerger(call: AggCall, argType: LogicalType | undefined, functions: ReadonlyMap<string, unknown> | undefined): CallMerger | undefined {
   if (call.distinct) return undefined;
   switch (call.fn) {
+    case 'USER': {
+      const fn = call.user === undefined ? undefined : userAggregateOf(call.user, functions);
+      const merge = fn?.merge;
+      return fn !== undefined && merge !== undefined ? (into, from) => merge.call(fn, into, from) : undefined;
+    }
     case 'COUNT':
       return mergeCount;
     case 'SUM':
@@ -101,11 +109,11 @@ function callMerger(call: AggCall, argType: LogicalType | undefined): CallMerger
  * The merge of the accumulators of these calls, or `undefined` when any call is not exactly
  * mergeable (see the module documentation).
  */
-export function accumulatorMerger(calls: readonly AggCall[], inputSchema: Schema): AccumulatorMerger | undefined {
+export function accumulatorMerger(calls: readonly AggCall[], inputSchema: Schema, functions?: ReadonlyMap<string, unknown>): AccumulatorMerger | undefined {
   const mergers: CallMerger[] = [];
   for (const call of calls) {
     const argType = call.arg === undefined ? undefined : inputSchema.fields.find((f) => f.name === call.arg)?.type;
-    const merger = callMerger(call, argType);
+    const merger = callMerger(call, argType, functions);
     if (merger === undefined) return undefined;
     mergers.push(merger);
   }

@@ -34,6 +34,8 @@ export interface WindowAggregateOptions {
    * event time, the default trigger, no lateness, exactly mergeable calls. @default true
    */
   readonly slicing?: boolean;
+  /** The pipeline's function registry, where user aggregate functions are found by reference. */
+  readonly functions?: ReadonlyMap<string, unknown>;
 }
 
 /** Slice width and offset of an aligned window (every window boundary is a slice boundary). */
@@ -69,14 +71,14 @@ function slicing(
 }
 
 /** The sliced operator when the spec allows it (see its module documentation), else undefined. */
-function slicedOperator(spec: WindowAggregateSpec, inputSchema: Schema, handler: AggsHandler, timing: ReturnType<typeof resolveTiming>): Operator | undefined {
+function slicedOperator(spec: WindowAggregateSpec, inputSchema: Schema, handler: AggsHandler, timing: ReturnType<typeof resolveTiming>, functions: ReadonlyMap<string, unknown> | undefined): Operator | undefined {
   const trigger = spec.trigger;
   const defaultTrigger =
     trigger === undefined ||
     (trigger.earlyFireIntervalMs === undefined && (trigger.lateFireIntervalMs ?? 0) === 0 && trigger.count === undefined && trigger.purge !== true);
   if (timing.assigner.merging || !timing.eventTime || !defaultTrigger || timing.allowedLatenessMs !== 0) return undefined;
   const slices = slicing(spec.window);
-  const merge = accumulatorMerger(spec.aggCalls, inputSchema);
+  const merge = accumulatorMerger(spec.aggCalls, inputSchema, functions);
   if (slices === undefined || merge === undefined) return undefined;
   return createSlicedWindowOperator({
     assigner: timing.assigner,
@@ -110,9 +112,9 @@ export function windowColumns(eventTime: boolean, instantTime = false): Field[] 
   ];
 }
 
-function build(spec: WindowAggregateSpec, inputSchema: Schema): { schema: Schema; handler: AggsHandler; timing: ReturnType<typeof resolveTiming> } {
+function build(spec: WindowAggregateSpec, inputSchema: Schema, functions?: ReadonlyMap<string, unknown>): { schema: Schema; handler: AggsHandler; timing: ReturnType<typeof resolveTiming> } {
   const timing = resolveTiming(spec, inputSchema);
-  const handler = new AggsHandler(spec.aggCalls, inputSchema);
+  const handler = new AggsHandler(spec.aggCalls, inputSchema, functions);
   const fields: Field[] = [...timing.groupFields];
   handler.names.forEach((name, i) => fields.push({ name, type: handler.resultTypes[i]! }));
   fields.push(...windowColumns(timing.eventTime, timing.instantTime));
@@ -142,7 +144,7 @@ export function windowAggregateOutputSchema(spec: WindowAggregateSpec, inputSche
  *   column names.
  */
 export function createWindowAggregateOperator(spec: WindowAggregateSpec, inputSchema: Schema, options: WindowAggregateOptions = {}): Operator {
-  const { schema, handler, timing } = build(spec, inputSchema);
+  const { schema, handler, timing } = build(spec, inputSchema, options.functions);
   return onWindowClock(windowAggregateOperator(spec, inputSchema, options, schema, handler, timing), timing, spec);
 }
 
@@ -157,7 +159,7 @@ function windowAggregateOperator(
   // The sliced operator names a window by its timer's time; on a zone's clock a window ending in
   // a daylight-saving gap would not read back, so zoned windows take the generic operator.
   if (options.slicing !== false && (timing.zone.id === 'UTC' || !timing.instantTime)) {
-    const sliced = slicedOperator(spec, inputSchema, handler, timing);
+    const sliced = slicedOperator(spec, inputSchema, handler, timing, options.functions);
     if (sliced !== undefined) return sliced;
   }
   const outputNames = schema.fields.map((f) => f.name);
@@ -174,6 +176,6 @@ function windowAggregateOperator(
   };
   if (!timing.assigner.merging) return createWindowOperator({ ...common, contents: aggregateContents(handler, spec.groupBy) });
   // Session windows keep the rows too, projected to the columns the calls read (see window-contents.ts).
-  const columns = [...new Set(spec.aggCalls.flatMap((c) => [c.arg, c.filterField].filter((n): n is string => n !== undefined)))];
+  const columns = [...new Set(spec.aggCalls.flatMap((c) => [c.arg, ...(c.extraArgs ?? []), c.filterField].filter((n): n is string => n !== undefined)))];
   return createWindowOperator({ ...common, contents: mergeableAggregateContents(handler, spec.groupBy, columns) });
 }

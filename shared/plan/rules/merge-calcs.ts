@@ -17,6 +17,8 @@ export function substituteRefs(expr: Expr, definitions: ReadonlyMap<string, Expr
       return { ...expr, args: expr.args.map((a) => substituteRefs(a, definitions)) };
     case 'cast':
       return { ...expr, expr: substituteRefs(expr.expr, definitions) };
+    case 'udf':
+      return expr.args === undefined ? expr : { ...expr, args: expr.args.map((a) => substituteRefs(a, definitions)) };
     default:
       return expr;
   }
@@ -32,6 +34,9 @@ function countRefs(expr: Expr, counts: Map<string, number>): void {
       return;
     case 'cast':
       countRefs(expr.expr, counts);
+      return;
+    case 'udf':
+      for (const a of expr.args ?? []) countRefs(a, counts);
       return;
     default:
       return;

@@ -20,9 +20,11 @@
  */
 import { existsSync } from 'node:fs';
 import { FlambdaError, PlanError, RecordError, type ErrorPolicy } from '../../core/errors.ts';
+import { END_OF_PROCESSING_TIME } from '../../core/timestamp.ts';
 import type { RetryOptions } from '../../core/retry.ts';
 import { StageExecutor, type BatchPort, type ChainStep, type OriginOf, type RecordFailure } from '../stage-executor.ts';
 import { createChangeDecoder, type ChangeDecoder } from '../../core/formats.ts';
+import { encodeRowToJson } from '../../core/codec.ts';
 import type { ChangeRow, RowKind } from '../../core/row.ts';
 import type { Row, Value } from '../../core/types.ts';
 import type { UdfRegistry } from '../../plan/expr-compile.ts';
@@ -38,6 +40,7 @@ import { BoundedOutOfOrderness, InputWatermarks, eventTimeReader } from '../wate
 import { LATE_RECORDS_METRIC } from '../../operators/window-rank/late-data.ts';
 import { createSink, type SinkInstance, type SinkObserver, type SinkSetup } from './sinks.ts';
 import { abortable, batchRows, inputPartitions, mergePartitions, readJsonLines } from './sources.ts';
+import { generatedRows, generatorLabel, generatorPosition, requireBoundedGenerator } from '../generator-rows.ts';
 import { embeddedProbe } from './embedded-probe.ts';
 import type { JobProbe } from '../job-probe.ts';
 
@@ -382,7 +385,7 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
     // first, each one's output drained before the next).
     for (let s = 0; s < order.length; s++) {
       const stage = order[s] as StageRuntime;
-      for (const task of stage.tasks) await runSteps(stage, task, [{ type: 'processing-time', value: END_OF_TIME }]);
+      for (const task of stage.tasks) await runSteps(stage, task, [{ type: 'processing-time', value: END_OF_PROCESSING_TIME }]);
       await drain(s + 1);
     }
     // Finish operators upstream first; each stage's leftovers are drained before its own finish.
@@ -443,9 +446,6 @@ export async function runEmbeddedJob(graph: JobGraph, options: EmbeddedJobOption
 async function closeRunners(order: readonly StageRuntime[]): Promise<void> {
   await Promise.allSettled(order.flatMap((stage) => stage.tasks.flatMap((task) => task.runners.map((runner) => runner.close()))));
 }
-
-/** Latest valid epoch millisecond: the processing time a bounded job ends at. */
-const END_OF_TIME = 8.64e15;
 
 /** How every stage's executors run: the error policy, retries, and where set-aside records go. */
 interface ChainSetup {
@@ -641,11 +641,24 @@ async function* readSource(
   deadLetter: (letter: DeadLetter) => void,
 ): AsyncGenerator<SourceStep> {
   const connector = source.connector;
-  if (connector.type === 'generator') {
+  // A generator source produces its rows, unless an input file is bound to it (as `flambda local` reads it).
+  if (connector.type === 'generator' && options.inputs?.has(source.name) !== true) {
     const generator = code.generators?.get(connector.ref);
     if (!generator) throw new PlanError(`source '${source.name}': generator ${connector.display} is not in the pipeline module`);
-    // One generator instance produces the whole stream; rows are spread over source shards.
-    for (const rows of batchRows(generator({ shard: 0, parallelism: 1 }), batchSize)) yield { rows };
+    requireBoundedGenerator(source, 'the embedded runtime (flambda run, flambda sql)');
+    // One generator instance produces the whole stream; rows are spread over source shards. A
+    // row's position is its number (`values_1#3`), as on the AWS runtime.
+    const label = generatorLabel(source);
+    let first = 0;
+    for (const rows of batchRows(generatedRows(generator), batchSize)) {
+      const base = first;
+      const origin: OriginOf = (change) => {
+        const i = rows.indexOf(change.row);
+        return i < 0 ? undefined : { position: generatorPosition(label, base + i), raw: encodeRowToJson(change.row, source.schema) };
+      };
+      first += rows.length;
+      yield { rows, origin };
+    }
     return;
   }
   if (connector.type === 'kinesis') {
@@ -658,7 +671,7 @@ async function* readSource(
   if (!path) {
     throw new PlanError(`source '${source.name}' has no input: pass --input ${source.name}=<file.jsonl>`);
   }
-  const decoder = createChangeDecoder(source.schema, connector.format);
+  const decoder = createChangeDecoder(source.schema, connector.type === 'generator' ? undefined : connector.format);
   if (!existsSync(path)) throw new PlanError(`source '${source.name}': input file not found: ${path}`);
   const files = inputPartitions(path);
   const decoded = (file: string) => decodeLines(source.name, file, decoder, batchSize, deadLetter, options.signal);

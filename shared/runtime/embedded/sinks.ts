@@ -1,7 +1,9 @@
 /**
  * Sink writers of the embedded runtime. Every sink keeps counts; what else it does depends on
- * its connector: `print` writes Flink's print format (`+I[1001, 35]`), `jsonl` appends one JSON
- * object per changelog row with an `op` field, `collect` and `blackhole` write nothing.
+ * its connector: `print` writes Flink's print format (`+I[1001, 35]`), `jsonl` (a filesystem
+ * table) appends one record per changelog row in its format — a JSON object with an `op` field,
+ * a csv line or a Debezium change event (core/format-encoders.ts) — and `collect` and
+ * `blackhole` write nothing.
  * Observers (the CLI's `--final` / `--changelog`, tests) can be attached to any sink.
  */
 import { nestedText } from '../../plan/expr-cast.ts';
@@ -12,6 +14,8 @@ import type { Schema } from '../../core/types.ts';
 import { createRowEncoder, type RowEncoder } from '../../core/codec.ts';
 import { timeZoneOf, type TimeZone } from '../../core/time-zone.ts';
 import { isDatetime } from '../../plan/expr-type-rules.ts';
+import { createChangeEncoder, type ChangeEncoder } from '../../core/format-encoders.ts';
+import type { RecordFormat } from '../../core/formats.ts';
 import type { JobSink } from '../../plan/job-graph.ts';
 
 /** Receives every changelog row a sink gets. */
@@ -20,19 +24,19 @@ export interface SinkObserver {
   close?(): Promise<void> | void;
 }
 
-/** Writes one changelog row per line, `{"op":"+I", …fields}`, to a stream or file. */
-export class JsonlChangelogWriter implements SinkObserver {
-  private readonly encode: RowEncoder;
+/** Writes one record per changelog row, one per line, in a sink format, to a stream or file. */
+export class RecordLineWriter implements SinkObserver {
+  private readonly encode: ChangeEncoder;
   private readonly out: NodeJS.WritableStream;
   private buffer: string[] = [];
 
-  constructor(schema: Schema, target: string | NodeJS.WritableStream) {
-    this.encode = createRowEncoder(schema);
+  constructor(schema: Schema, target: string | NodeJS.WritableStream, format?: RecordFormat) {
+    this.encode = createChangeEncoder(schema, format);
     this.out = typeof target === 'string' ? (createWriteStream(target) as NodeJS.WritableStream) : target;
   }
 
   write(rows: readonly ChangeRow[]): void {
-    for (const r of rows) this.buffer.push(JSON.stringify({ op: r.kind, ...this.encode(r.row) }));
+    for (const r of rows) this.buffer.push(this.encode(r));
     if (this.buffer.length >= 4096) this.flush();
   }
 
@@ -50,6 +54,13 @@ export class JsonlChangelogWriter implements SinkObserver {
       out.once('error', reject);
       out.end(() => resolve());
     });
+  }
+}
+
+/** Writes one changelog row per line, `{"op":"+I", …fields}` (`--changelog`, json file sinks). */
+export class JsonlChangelogWriter extends RecordLineWriter {
+  constructor(schema: Schema, target: string | NodeJS.WritableStream) {
+    super(schema, target);
   }
 }
 
@@ -160,7 +171,7 @@ export function createSink(spec: JobSink, setup: SinkSetup = {}): SinkInstance {
       if (!setup.quiet) sink.observers.push(new PrintWriter(spec.schema, `${spec.name}> `, setup.printTo, setup.printLimit, spec.connector.timeZone));
       break;
     case 'jsonl':
-      sink.observers.push(new JsonlChangelogWriter(spec.schema, spec.connector.path));
+      sink.observers.push(new RecordLineWriter(spec.schema, spec.connector.path, spec.connector.format));
       break;
     case 'collect':
     case 'blackhole':

@@ -127,15 +127,19 @@ export class Cursor {
     return this.fail(`expected ${what}`);
   }
 
-  /** `a.b.c` as its last part (catalog and database prefixes name the default catalog here). */
-  protected qualifiedName(what = 'a table name'): { name: string; pos: SqlPosition } {
+  /**
+   * `a.b.c`: the last part is the name, the parts before it (a catalog and a database) its
+   * qualifier, resolved against the script's catalog when the statement compiles (catalog.ts).
+   */
+  protected qualifiedName(what = 'a table name'): { name: string; pos: SqlPosition; qualifier?: string[] } {
     const first = this.identifier(what);
-    let name = first.name;
+    const parts = [first.name];
     while (this.isOp('.') && (this.peek(1).kind === 'ident' || this.peek(1).kind === 'qident')) {
       this.i++;
-      name = this.identifier(what).name;
+      parts.push(this.identifier(what).name);
     }
-    return { name, pos: first.pos };
+    const name = parts.pop() as string;
+    return { name, pos: first.pos, ...(parts.length > 0 ? { qualifier: parts } : {}) };
   }
 
   /** `(a, b, c)`. */

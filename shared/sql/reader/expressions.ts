@@ -388,6 +388,13 @@ export abstract class ExpressionReader extends TypeReader {
       do args.push(this.expr());
       while (this.acceptOp(','));
     }
+    // ARRAY_AGG(x RESPECT NULLS | IGNORE NULLS): the null treatment, as a keyword argument.
+    const treatment = this.peek();
+    const nulls = this.acceptOneOf(['RESPECT', 'IGNORE']);
+    if (nulls !== undefined) {
+      this.expectWord('NULLS');
+      args.push({ k: 'keyword', word: `${nulls} NULLS`, pos: this.pos(treatment) });
+    }
     this.expectOp(')');
     return this.callSuffixes({ k: 'call', name: nameTok.upper, args, distinct, star, pos: at });
   }

@@ -323,7 +323,7 @@ export abstract class QueryReader extends FunctionSyntaxReader {
       this.expectWord('FOR', 'SYSTEM_TIME', 'AS', 'OF');
       systemTime = this.expr();
     }
-    const from: SqlFrom = { k: 'table', name: name.name, ...this.alias(), ...(hints.length > 0 ? { hints } : {}), pos: name.pos };
+    const from: SqlFrom = { k: 'table', name: name.name, ...(name.qualifier ? { qualifier: name.qualifier } : {}), ...this.alias(), ...(hints.length > 0 ? { hints } : {}), pos: name.pos };
     return { from: this.noMatchRecognize(from), ...(systemTime ? { systemTime } : {}) };
   }
 
@@ -353,7 +353,7 @@ export abstract class QueryReader extends FunctionSyntaxReader {
     if (this.isWord('TABLE') && !this.isOp('(', 1)) {
       this.next();
       const name = this.qualifiedName();
-      input = { k: 'table', name: name.name, pos: name.pos };
+      input = { k: 'table', name: name.name, ...(name.qualifier ? { qualifier: name.qualifier } : {}), pos: name.pos };
     } else if (this.isOp('(') || (this.acceptWord('TABLE') && this.isOp('('))) {
       input = this.fromItem(false).from;
     } else {

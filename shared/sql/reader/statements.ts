@@ -1,11 +1,12 @@
 /**
- * Reading statements: CREATE TABLE / VIEW / FUNCTION, INSERT (a query or VALUES), SELECT and the
- * other queries, STATEMENT SET, EXPLAIN, SET and RESET. Statements Flink has and Flambda does
- * not (DROP, SHOW, USE …) are named in the error.
+ * Reading statements: CREATE TABLE (also `… LIKE` and `… AS SELECT`) / VIEW / FUNCTION /
+ * DATABASE, INSERT (a query or VALUES), SELECT and the other queries, STATEMENT SET, EXPLAIN,
+ * SET and RESET, and the catalog statements (catalog-statements.ts). Statements Flink has and
+ * Flambda does not (LOAD MODULE, ANALYZE …) are named in the error.
  */
 import type { SqlColumn, SqlExpr, SqlInsert, SqlName, SqlStatement, SqlTableLike } from '../ast.ts';
 import { SqlError, type SqlPosition } from '../errors.ts';
-import { QueryReader } from './queries.ts';
+import { CatalogStatementReader } from './catalog-statements.ts';
 import { unsupportedStatement } from './unsupported.ts';
 
 /** A statement before its source text is attached. */
@@ -14,7 +15,7 @@ type WithoutText<T> = T extends unknown ? Omit<T, 'text'> : never;
 const LIKE_WHAT = ['ALL', 'CONSTRAINTS', 'GENERATED', 'METADATA', 'OPTIONS', 'PARTITIONS', 'WATERMARKS'];
 
 /** The statement reader: a whole script. */
-export class StatementReader extends QueryReader {
+export class StatementReader extends CatalogStatementReader {
   /** Every statement of the script, in order. */
   script(): SqlStatement[] {
     const out: SqlStatement[] = [];
@@ -67,11 +68,13 @@ export class StatementReader extends QueryReader {
       this.expectOp(';');
       return this.statementSetBody(at);
     }
+    const catalogStatement = this.catalogStatement(at);
+    if (catalogStatement !== undefined) return catalogStatement;
     if (t.kind === 'ident') {
-      const named = unsupportedStatement(t.upper, this.peek(1));
+      const named = unsupportedStatement(t.upper);
       if (named) throw new SqlError(at, named);
     }
-    return this.fail('expected a statement (CREATE TABLE, CREATE VIEW, CREATE FUNCTION, INSERT INTO, SELECT, WITH, VALUES, EXPLAIN, SET, RESET or EXECUTE STATEMENT SET)');
+    return this.fail('expected a statement (CREATE TABLE, CREATE VIEW, CREATE FUNCTION, INSERT INTO, SELECT, WITH, VALUES, EXPLAIN, SET, RESET, EXECUTE STATEMENT SET, SHOW, DESCRIBE, DROP, ALTER or USE)');
   }
 
   /** The INSERTs of a statement set up to its END. */
@@ -118,27 +121,42 @@ export class StatementReader extends QueryReader {
     const overwrite = this.acceptWord('OVERWRITE');
     if (!overwrite) this.expectWord('INTO');
     const name = this.qualifiedName();
-    if (this.isWord('PARTITION')) throw new SqlError(this.pos(), 'INSERT … PARTITION (…) is not supported');
+    // `INSERT INTO t /*+ OPTIONS(…) */ …`: the sink table's dynamic options.
+    const hints = this.takeHints();
+    // Flink writes a static partition only into a PARTITIONED BY table, which Flambda does not write.
+    if (this.isWord('PARTITION')) throw new SqlError(this.pos(), 'INSERT … PARTITION (…) is not supported: it writes a partitioned table (PARTITIONED BY), which Flambda does not write');
     let columns: { name: string; pos: SqlPosition }[] | undefined;
     if (this.isOp('(') && !this.opensQuery()) columns = this.nameList('a column name');
     const query = this.query();
-    return { k: 'insert', table: name.name, ...(overwrite ? { overwrite } : {}), ...(columns ? { columns } : {}), query, pos: at };
+    return { k: 'insert', table: name.name, ...(name.qualifier ? { qualifier: name.qualifier } : {}), ...(overwrite ? { overwrite } : {}), ...(hints.length > 0 ? { hints } : {}), ...(columns ? { columns } : {}), query, pos: at };
   }
 
   private create(at: SqlPosition): WithoutText<SqlStatement> {
     const temporary = this.acceptWord('TEMPORARY');
-    if (temporary) this.acceptWord('SYSTEM');
-    if (this.acceptWord('TABLE')) return this.createTable(at);
+    const system = temporary && this.acceptWord('SYSTEM');
+    if (this.acceptWord('TABLE')) return this.createTable(at, temporary);
     if (this.acceptWord('VIEW')) {
-      this.acceptWord('IF', 'NOT', 'EXISTS');
+      const ifNotExists = this.acceptWord('IF', 'NOT', 'EXISTS');
       const name = this.qualifiedName('a view name');
       const columns = this.isOp('(') ? this.nameList('a column name') : undefined;
       if (this.acceptWord('COMMENT')) this.stringLiteral('a comment');
       this.expectWord('AS');
-      return { k: 'createView', name: name.name, ...(columns ? { columns } : {}), query: this.query(), pos: at };
+      const start = this.peek();
+      const query = this.query();
+      return {
+        k: 'createView',
+        name: name.name,
+        ...(name.qualifier ? { qualifier: name.qualifier } : {}),
+        ...(temporary ? { temporary } : {}),
+        ...(ifNotExists ? { ifNotExists } : {}),
+        ...(columns ? { columns } : {}),
+        query,
+        queryText: this.text.slice(start.offset, this.previous().end),
+        pos: at,
+      };
     }
     if (this.acceptWord('FUNCTION')) {
-      this.acceptWord('IF', 'NOT', 'EXISTS');
+      const ifNotExists = this.acceptWord('IF', 'NOT', 'EXISTS');
       const name = this.qualifiedName('a function name');
       this.expectWord('AS');
       const identifier = this.stringLiteral("the function's module and export ('module.ts#name')").value;
@@ -149,21 +167,36 @@ export class StatementReader extends QueryReader {
         language = l.upper;
       }
       if (this.isWord('USING')) throw new SqlError(this.pos(), 'CREATE FUNCTION … USING JAR is not supported');
-      return { k: 'createFunction', name: name.name, identifier, ...(language ? { language } : {}), pos: at };
+      return {
+        k: 'createFunction',
+        name: name.name,
+        ...(name.qualifier ? { qualifier: name.qualifier } : {}),
+        identifier,
+        ...(language ? { language } : {}),
+        ...(temporary ? { temporary } : {}),
+        ...(system ? { system } : {}),
+        ...(ifNotExists ? { ifNotExists } : {}),
+        pos: at,
+      };
     }
+    if (!temporary && this.acceptWord('DATABASE')) return this.createDatabase(at);
     const what = this.peek();
-    if (what.kind === 'ident' && ['CATALOG', 'DATABASE', 'MODEL'].includes(what.upper)) {
-      throw new SqlError(this.pos(what), `CREATE ${what.upper} statements are not supported (a script declares its tables, views and functions and runs its queries)`);
+    if (what.kind === 'ident' && what.upper === 'CATALOG') {
+      throw new SqlError(this.pos(what), 'CREATE CATALOG is not supported: a script has the one built-in catalog default_catalog (CREATE DATABASE adds databases to it)');
     }
-    return this.fail('expected TABLE, VIEW or FUNCTION after CREATE');
+    if (what.kind === 'ident' && ['MODEL', 'MATERIALIZED', 'CONNECTION'].includes(what.upper)) {
+      throw new SqlError(this.pos(what), `CREATE ${what.upper} statements are not supported`);
+    }
+    return this.fail('expected TABLE, VIEW, FUNCTION or DATABASE after CREATE');
   }
 
-  private createTable(at: SqlPosition): WithoutText<SqlStatement> {
-    this.acceptWord('IF', 'NOT', 'EXISTS');
+  private createTable(at: SqlPosition, temporary: boolean): WithoutText<SqlStatement> {
+    const ifNotExists = this.acceptWord('IF', 'NOT', 'EXISTS');
     const name = this.qualifiedName();
     const columns: SqlColumn[] = [];
     let watermark: { column: string; expr: SqlExpr; pos: SqlPosition } | undefined;
     let primaryKey: string[] | undefined;
+    let primaryKeyName: string | undefined;
     if (this.acceptOp('(')) {
       do {
         const c = this.peek();
@@ -173,7 +206,7 @@ export class StatementReader extends QueryReader {
           this.expectWord('AS');
           watermark = { column, expr: this.expr(), pos: this.pos(c) };
         } else if (this.isWord('PRIMARY') || this.isWord('CONSTRAINT')) {
-          if (this.acceptWord('CONSTRAINT')) this.identifier('a constraint name');
+          if (this.acceptWord('CONSTRAINT')) primaryKeyName = this.identifier('a constraint name').name;
           this.expectWord('PRIMARY', 'KEY');
           primaryKey = this.nameList('a key column').map((k) => k.name);
           this.expectWord('NOT', 'ENFORCED');
@@ -183,44 +216,58 @@ export class StatementReader extends QueryReader {
       } while (this.acceptOp(','));
       this.expectOp(')');
     }
-    if (this.acceptWord('COMMENT')) this.stringLiteral('a comment');
+    const comment = this.acceptWord('COMMENT') ? this.stringLiteral('a comment').value : undefined;
     if (this.isWord('DISTRIBUTED')) throw new SqlError(this.pos(), 'DISTRIBUTED BY is not supported');
     const partitionedBy: SqlName[] | undefined = this.acceptWord('PARTITIONED', 'BY') ? this.nameList('a partition column') : undefined;
-    const options = new Map<string, { value: string; pos: SqlPosition }>();
-    if (this.acceptWord('WITH')) {
-      this.expectOp('(');
-      do {
-        const key = this.stringLiteral('an option key');
-        this.expectOp('=');
-        const value = this.stringLiteral('an option value');
-        // Errors about an option point at its value, the token to fix.
-        options.set(key.value, { value: value.value, pos: value.pos });
-      } while (this.acceptOp(','));
-      this.expectOp(')');
-    }
+    const options = this.acceptWord('WITH') ? this.optionList() : new Map<string, { value: string; pos: SqlPosition }>();
     const like = this.isWord('LIKE') ? this.tableLike() : undefined;
-    if (this.isWord('AS')) throw new SqlError(this.pos(), 'CREATE TABLE … AS SELECT is not supported: declare the table, then INSERT INTO it');
-    if (columns.length === 0 && !like) throw new SqlError(at, `table '${name.name}' declares no columns`);
+    let asQuery: { query: ReturnType<StatementReader['query']>; text: string; pos: SqlPosition } | undefined;
+    if (this.acceptWord('AS')) {
+      const start = this.peek();
+      // Flink's SqlCreateTableAs: the query gives the schema, and these are not supported yet.
+      const ctas = (what: string): never => {
+        throw new SqlError(at, `CREATE TABLE AS SELECT syntax does not support ${what} yet.`);
+      };
+      if (temporary) ctas('to create temporary table');
+      if (columns.length > 0) ctas('to specify explicit columns');
+      if (watermark) ctas('to specify explicit watermark');
+      if (partitionedBy) ctas('to create partitioned table');
+      if (primaryKey || columns.some((c) => c.primaryKey)) ctas('primary key constraints');
+      if (like) ctas('to create table with LIKE clause');
+      const query = this.query();
+      asQuery = { query, text: this.text.slice(start.offset, this.previous().end), pos: this.pos(start) };
+    }
+    if (columns.length === 0 && !like && !asQuery) throw new SqlError(at, `table '${name.name}' declares no columns`);
     const inlineKey = columns.filter((c) => c.primaryKey).map((c) => c.name);
     const key = primaryKey ?? (inlineKey.length > 0 ? inlineKey : undefined);
     return {
       k: 'createTable',
       name: name.name,
+      ...(name.qualifier ? { qualifier: name.qualifier } : {}),
+      ...(temporary ? { temporary } : {}),
+      ...(ifNotExists ? { ifNotExists } : {}),
       columns,
       ...(watermark ? { watermark } : {}),
       ...(key ? { primaryKey: key } : {}),
+      ...(primaryKeyName !== undefined ? { primaryKeyName } : {}),
+      ...(comment !== undefined ? { comment } : {}),
       ...(partitionedBy ? { partitionedBy } : {}),
       ...(like ? { like } : {}),
+      ...(asQuery ? { asQuery } : {}),
       options,
       pos: at,
     };
   }
 
-  /** `LIKE source [(INCLUDING ALL, EXCLUDING OPTIONS, …)]`. */
+  /**
+   * `LIKE source [(INCLUDING ALL, EXCLUDING OPTIONS, …)]`, checked as Flink's SqlTableLike
+   * does: each feature at most once, and no OVERWRITING of ALL, CONSTRAINTS or PARTITIONS.
+   */
   private tableLike(): SqlTableLike {
+    const at = this.pos();
     this.expectWord('LIKE');
     const name = this.qualifiedName();
-    const options: { strategy: 'INCLUDING'; what: 'ALL' }[] = [];
+    const options: SqlTableLike['options'][number][] = [];
     if (this.acceptOp('(')) {
       do {
         const strategy = this.acceptOneOf(['INCLUDING', 'EXCLUDING', 'OVERWRITING']) ?? this.fail('expected INCLUDING, EXCLUDING or OVERWRITING');
@@ -229,47 +276,9 @@ export class StatementReader extends QueryReader {
       } while (this.isWord('INCLUDING') || this.isWord('EXCLUDING') || this.isWord('OVERWRITING') || this.acceptOp(','));
       this.expectOp(')');
     }
-    return { name: name.name, options, pos: name.pos };
-  }
-
-  private column(): SqlColumn {
-    const name = this.identifier('a column name');
-    if (this.acceptWord('AS')) {
-      const computed = this.expr();
-      const comment = this.acceptWord('COMMENT') ? this.stringLiteral('a comment').value : undefined;
-      return { name: name.name, computed, ...(comment !== undefined ? { comment } : {}), pos: name.pos };
-    }
-    const type = this.typeText();
-    let metadata = false;
-    let metadataKey: string | undefined;
-    let virtual = false;
-    let primaryKey = false;
-    let comment: string | undefined;
-    for (;;) {
-      if (this.acceptWord('METADATA')) {
-        metadata = true;
-        if (this.acceptWord('FROM')) metadataKey = this.stringLiteral('a metadata key').value;
-        virtual = this.acceptWord('VIRTUAL');
-      } else if (this.acceptWord('PRIMARY', 'KEY')) {
-        this.expectWord('NOT', 'ENFORCED');
-        primaryKey = true;
-      } else if (this.acceptWord('CONSTRAINT')) {
-        this.identifier('a constraint name');
-        this.expectWord('PRIMARY', 'KEY', 'NOT', 'ENFORCED');
-        primaryKey = true;
-      } else if (this.acceptWord('COMMENT')) {
-        comment = this.stringLiteral('a comment').value;
-      } else break;
-    }
-    return {
-      name: name.name,
-      type,
-      ...(metadata ? { metadata } : {}),
-      ...(metadataKey !== undefined ? { metadataKey } : {}),
-      ...(virtual ? { virtual } : {}),
-      ...(primaryKey ? { primaryKey } : {}),
-      ...(comment !== undefined ? { comment } : {}),
-      pos: name.pos,
-    };
+    if (new Set(options.map((o) => o.what)).size !== options.length) throw new SqlError(at, 'Each like option feature can be declared only once.');
+    const illegal = options.find((o) => o.strategy === 'OVERWRITING' && ['ALL', 'CONSTRAINTS', 'PARTITIONS'].includes(o.what));
+    if (illegal) throw new SqlError(at, `Illegal merging strategy '${illegal.strategy}' for '${illegal.what}' option.`);
+    return { name: name.name, ...(name.qualifier ? { qualifier: name.qualifier } : {}), options, pos: name.pos };
   }
 }

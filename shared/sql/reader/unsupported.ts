@@ -13,12 +13,6 @@ const CONSTRUCTS: Readonly<Record<string, string>> = {
 
 /** Statements Flink has and Flambda does not (by their first word or two). */
 const STATEMENTS: Readonly<Record<string, string>> = {
-  DROP: 'DROP',
-  ALTER: 'ALTER',
-  SHOW: 'SHOW',
-  DESCRIBE: 'DESCRIBE',
-  DESC: 'DESCRIBE',
-  USE: 'USE',
   LOAD: 'LOAD MODULE',
   UNLOAD: 'UNLOAD MODULE',
   ANALYZE: 'ANALYZE TABLE',
@@ -40,9 +34,8 @@ export function unsupportedWord(word: string, ahead: (k: number) => Token): stri
 }
 
 /** The message for a statement Flink has and Flambda does not, by its first word. */
-export function unsupportedStatement(word: string, second: Token): string | undefined {
+export function unsupportedStatement(word: string): string | undefined {
   const name = STATEMENTS[word];
   if (name === undefined) return undefined;
-  const what = ['DROP', 'ALTER', 'SHOW'].includes(name) && second.kind === 'ident' ? `${name} ${second.upper}` : name;
-  return `${what} statements are not supported (a script declares its tables, views and functions and runs its queries)`;
+  return `${name} statements are not supported (a script declares its tables, views and functions and runs its queries)`;
 }

@@ -7,6 +7,7 @@ import { countFunction, countStarFunction } from '../../../shared/operators/aggr
 import { createAggFunction } from '../../../shared/operators/aggregate/create-agg-function.ts';
 import { maxFunction, minFunction } from '../../../shared/operators/aggregate/min-max.ts';
 import { sumFunction } from '../../../shared/operators/aggregate/sum.ts';
+import { RecordError } from '../../../shared/core/errors.ts';
 
 const INT: LogicalType = { root: 'INT', nullable: true };
 const BIGINT: LogicalType = { root: 'BIGINT', nullable: true };
@@ -191,7 +192,7 @@ describe('createAggFunction', () => {
 
 describe('LISTAGG, FIRST_VALUE and LAST_VALUE with retraction', () => {
   it('LISTAGG joins the values left in arrival order; a retraction removes the earliest equal value', () => {
-    expect(run(createAggFunction('LISTAGG', STRING, undefined, ';'), [['+', 'a'], ['+', null], ['+', 'b'], ['+', 'a'], ['-', 'a'], ['-', 'b'], ['-', 'a']])).toEqual(['a', 'a', 'a;b', 'a;b;a', 'b;a', 'a', null]);
+    expect(run(createAggFunction('LISTAGG', STRING, undefined, { separator: ';' }), [['+', 'a'], ['+', null], ['+', 'b'], ['+', 'a'], ['-', 'a'], ['-', 'b'], ['-', 'a']])).toEqual(['a', 'a', 'a;b', 'a;b;a', 'b;a', 'a', null]);
     expect(run(createAggFunction('LISTAGG', STRING), [['+', 'x'], ['+', 'y']])).toEqual(['x', 'x,y']);
   });
 
@@ -219,7 +220,103 @@ describe('variance and standard deviation with retraction', () => {
     expect(run(createAggFunction('STDDEV_SAMP', INT), [['+', 1], ['+', 2], ['+', 4]])).toEqual([null, 0, 1]);
   });
 
-  it('DECIMAL is rejected by name', () => {
-    expect(() => createAggFunction('VAR_POP', dec(10, 2), 'VAR_POP(p)')).toThrow('VAR_POP(DECIMAL(10, 2)) is not supported in VAR_POP(p): VAR_POP accepts INT, BIGINT or DOUBLE (DECIMAL is not supported yet: CAST it to DOUBLE)');
+  it('DECIMAL gives DECIMAL(38, max(6, s)) with exact decimal arithmetic, as Flink (values from a BigDecimal model of its rewrite)', () => {
+    const prices = ['3.00', '2.00', '5.00', '1.00', '4.00', '6.00', '3.00', '7.00'].map((p) => BigInt(p.replace('.', '')));
+    const all = (fn: 'VAR_POP' | 'VAR_SAMP' | 'STDDEV_POP' | 'STDDEV_SAMP', type: LogicalType, xs: readonly bigint[]): Value =>
+      run(createAggFunction(fn, type), xs.map((x) => ['+', x] as ['+', Value])).at(-1)!;
+    // Results are unscaled at scale 6: 3.609375, 4.125000, 1.899836, 2.031010.
+    expect(['VAR_POP', 'VAR_SAMP', 'STDDEV_POP', 'STDDEV_SAMP'].map((fn) => all(fn as 'VAR_POP', dec(10, 2), prices))).toEqual([3609375n, 4125000n, 1899836n, 2031010n]);
+    // Squares of scale-4 values rounded HALF_UP to scale 6 on the way: 15.778424, 21.037898, 3.972206, 4.586709.
+    const fine = ['1.2345', '2.3456', '0.0001', '-7.7777'].map((p) => BigInt(p.replace('.', '')));
+    expect(['VAR_POP', 'VAR_SAMP', 'STDDEV_POP', 'STDDEV_SAMP'].map((fn) => all(fn as 'VAR_POP', dec(10, 4), fine))).toEqual([15778424n, 21037898n, 3972206n, 4586709n]);
+  });
+
+  it('DECIMAL retracts exactly: the result after retractions is that of the values left', () => {
+    const steps: ['+' | '-', Value][] = [['+', 150n], ['+', 275n], ['+', null], ['+', -1000n], ['-', 275n], ['-', 150n], ['-', -1000n]];
+    // 1.50, 2.75, -10.00 at scale 2 → VAR_SAMP after each step, at scale 6.
+    expect(run(createAggFunction('VAR_SAMP', dec(5, 2)), steps)).toEqual([null, 781250n, 781250n, 49395834n, 66125000n, null, null]);
+  });
+
+  it('with a scale above 6 keeps the argument scale', () => {
+    expect(run(createAggFunction('VAR_POP', dec(12, 8)), [['+', 100000000n], ['+', 300000000n]])).toEqual([0n, 100000000n]);
+  });
+});
+
+describe('COLLECT, ARRAY_AGG, JSON_ARRAYAGG, JSON_OBJECTAGG and PERCENTILE with retraction', () => {
+  it('COLLECT keeps a multiset in canonical order; retraction removes one occurrence', () => {
+    const steps: ['+' | '-', Value][] = [['+', 'b'], ['+', 'a'], ['+', null], ['+', 'b'], ['-', 'b'], ['-', 'a'], ['-', 'b']];
+    expect(run(createAggFunction('COLLECT', STRING), steps)).toEqual([[['b', 1]], [['a', 1], ['b', 1]], [['a', 1], ['b', 1]], [['a', 1], ['b', 2]], [['a', 1], ['b', 1]], [['b', 1]], []]);
+  });
+
+  it('ARRAY_AGG keeps arrival order and NULLs (unless IGNORE NULLS); a retraction removes the earliest equal value', () => {
+    const steps: ['+' | '-', Value][] = [['+', 1], ['+', null], ['+', 2], ['+', 1], ['-', 1], ['-', null]];
+    expect(run(createAggFunction('ARRAY_AGG', INT), steps)).toEqual([[1], [1, null], [1, null, 2], [1, null, 2, 1], [null, 2, 1], [2, 1]]);
+    expect(run(createAggFunction('ARRAY_AGG', INT, undefined, { onNull: 'ABSENT' }), steps)).toEqual([[1], [1], [1, 2], [1, 2, 1], [2, 1], [2, 1]]);
+    expect(run(createAggFunction('ARRAY_AGG', INT), [['+', 1], ['-', 1]])).toEqual([[1], null]);
+  });
+
+  it('JSON_ARRAYAGG and JSON_OBJECTAGG write their JSON texts; JSON_OBJECTAGG refuses a key twice', () => {
+    expect(run(createAggFunction('JSON_ARRAYAGG', STRING), [['+', '1'], ['+', null], ['+', '"a"'], ['-', '1']])).toEqual(['[1]', '[1]', '[1,"a"]', '["a"]']);
+    expect(run(createAggFunction('JSON_ARRAYAGG', STRING, undefined, { onNull: 'NULL' }), [['+', null], ['+', '2']])).toEqual(['[null]', '[null,2]']);
+    const row: LogicalType = { root: 'ROW', nullable: true, fields: [{ name: 'EXPR$0', type: STRING }, { name: 'EXPR$1', type: STRING }] };
+    const kv = (k: string | null, v: string | null): Value => ({ EXPR$0: k, EXPR$1: v });
+    const obj = createAggFunction('JSON_OBJECTAGG', row);
+    expect(run(obj, [['+', kv('b', '2')], ['+', kv('a', null)], ['-', kv('b', '2')], ['+', kv('b', '[3]')]])).toEqual(['{"b":2}', '{"a":null,"b":2}', '{"a":null}', '{"a":null,"b":[3]}']);
+    const acc = obj.createAccumulator();
+    obj.accumulate(acc, kv('k', '1'));
+    expect(() => obj.check!(acc, kv('k', '2'))).toThrow("Key 'k' is already present. Duplicate keys are not allowed in JSON_OBJECTAGG. Please ensure that keys are unique.");
+    expect(() => obj.check!(acc, kv(null, '2'))).toThrow('a JSON_OBJECTAGG key is NULL');
+    expect(obj.getValue(acc)).toBe('{"k":1}');
+  });
+
+  it('PERCENTILE agrees with sorting the values (each repeated by its frequency) and interpolating', () => {
+    const reference = (values: readonly number[], p: number): number | null => {
+      if (values.length === 0) return null;
+      const sorted = [...values].sort((a, b) => a - b);
+      const position = p * (sorted.length - 1);
+      const lower = Math.floor(position);
+      const higher = Math.ceil(position);
+      return lower === higher ? sorted[lower]! : (higher - position) * sorted[lower]! + (position - lower) * sorted[higher]!;
+    };
+    const withFrequency: LogicalType = { root: 'ROW', nullable: true, fields: [{ name: 'EXPR$0', type: INT }, { name: 'EXPR$1', type: INT }] };
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: -5, max: 5 }), fc.integer({ min: 1, max: 3 })), { maxLength: 12 }), fc.nat({ max: 11 }), fc.double({ min: 0, max: 1, noNaN: true }), (pairs, cut, p) => {
+        const fn = createAggFunction('PERCENTILE', withFrequency, undefined, { percentages: [p] });
+        const acc = fn.createAccumulator();
+        for (const [v, f] of pairs) fn.accumulate(acc, { EXPR$0: v, EXPR$1: f });
+        // Retract a prefix: what is left must give the percentile of the rest.
+        const kept = pairs.slice(Math.min(cut, pairs.length));
+        for (const [v, f] of pairs.slice(0, Math.min(cut, pairs.length))) fn.retract(acc, { EXPR$0: v, EXPR$1: f });
+        const expected = reference(kept.flatMap(([v, f]) => Array<number>(f).fill(v)), p);
+        const actual = fn.getValue(acc) as number[] | null;
+        if (expected === null) expect(actual).toBeNull();
+        else expect(actual![0]).toBeCloseTo(expected, 9);
+      }),
+    );
+  });
+});
+
+describe('SINGLE_VALUE (Flink SingleValueAggFunction)', () => {
+  it('holds the one row, NULL while there is none; a retraction empties it', () => {
+    expect(run(createAggFunction('SINGLE_VALUE', INT), [['+', 7], ['-', 7], ['+', null], ['-', null], ['+', 3]])).toEqual([7, null, null, null, 3]);
+  });
+
+  it('a second row is a data error naming the call and Flink\'s message; the accumulator keeps its row', () => {
+    const fn = createAggFunction('SINGLE_VALUE', STRING, 'SINGLE_VALUE(name) AS $f0');
+    const acc = fn.createAccumulator();
+    fn.accumulate(acc, 'pear');
+    let error: unknown;
+    try {
+      fn.accumulate(acc, 'fig');
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(RecordError);
+    expect((error as RecordError).retry).toBe('dead-letter');
+    expect((error as Error).message).toBe(
+      'more than one row returned by a subquery used as an expression: SINGLE_VALUE(name) AS $f0 already holds a row (Flink fails with "SingleValueAggFunction received more than one element.")',
+    );
+    expect(fn.getValue(acc)).toBe('pear');
+    expect(() => fn.check!(acc, 'fig')).toThrow(RecordError);
   });
 });

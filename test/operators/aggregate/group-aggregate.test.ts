@@ -1,6 +1,6 @@
 import { describe, it, expect, vi } from 'vitest';
 import type { ChangeRow } from '../../../shared/core/row.ts';
-import { PlanError } from '../../../shared/core/errors.ts';
+import { PlanError, RecordError } from '../../../shared/core/errors.ts';
 import { parseType, schemaOf } from '../../../shared/core/type-parse.ts';
 import type { Schema } from '../../../shared/core/types.ts';
 import {
@@ -196,6 +196,21 @@ describe('GroupAggregate', () => {
       updateBefore({ k: 'a', users: 2, big: 2000n }),
       updateAfter({ k: 'a', users: 2, big: null }),
     ]);
+  });
+
+  it('SINGLE_VALUE: a second row of a group raises its data error before the batch changes any state (the operator contract)', async () => {
+    const single: GroupAggregateSpec = { groupBy: ['k'], aggCalls: [{ fn: 'SINGLE_VALUE', arg: 'v', distinct: false, name: 'one' }], generateUpdateBefore: true };
+    const h = await open(single);
+    await h.processBatch([insert({ k: 'a', v: 1 }), insert({ k: 'b', v: 2 })]);
+    // The batch's first row alone would pass, its third fails: nothing of it may be applied.
+    await expect(h.processBatch([del({ k: 'a', v: 1 }), insert({ k: 'a', v: 3 }), insert({ k: 'b', v: 4 })])).rejects.toThrow(RecordError);
+    expect(h.output()).toEqual([insert({ k: 'a', one: 1 }), insert({ k: 'b', one: 2 })]);
+    // Run again without the bad row, as the stage executor does: the state is the one before the failed batch.
+    await h.processBatch([del({ k: 'a', v: 1 }), insert({ k: 'a', v: 3 })]);
+    expect(h.output()).toEqual([insert({ k: 'a', one: 1 }), insert({ k: 'b', one: 2 }), del({ k: 'a', one: 1 }), insert({ k: 'a', one: 3 })]);
+    // A row retracted and another accumulated in one batch is one row at a time.
+    await h.processBatch([del({ k: 'b', v: 2 }), insert({ k: 'b', v: 5 })]);
+    expect(h.output().slice(4)).toEqual([del({ k: 'b', one: 2 }), insert({ k: 'b', one: 5 })]);
   });
 
   it('prefetches the distinct keys of a batch once, and gives the same output as row-by-row', async () => {

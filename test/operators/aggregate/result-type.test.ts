@@ -25,6 +25,12 @@ describe('aggResultType', () => {
     expect(aggResultType('MIN', t('BOOLEAN'))).toEqual(t('BOOLEAN'));
   });
 
+  it('VAR_POP … STDDEV_SAMP have the AVG type: DECIMAL(p, s) → DECIMAL(38, max(6, s))', () => {
+    expect(aggResultType('STDDEV_SAMP', t('DECIMAL(10, 2)'))).toEqual(t('DECIMAL(38, 6)'));
+    expect(aggResultType('VAR_POP', t('DECIMAL(20, 9) NOT NULL'))).toEqual(t('DECIMAL(38, 9)'));
+    expect(aggResultType('VAR_SAMP', t('INT'))).toEqual(t('INT'));
+  });
+
   it('AVG keeps integer types and DOUBLE; DECIMAL(p, s) → DECIMAL(38, max(6, s))', () => {
     expect(aggResultType('AVG', t('INT NOT NULL'))).toEqual(t('INT'));
     expect(aggResultType('AVG', t('BIGINT'))).toEqual(t('BIGINT'));

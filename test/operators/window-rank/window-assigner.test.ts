@@ -66,10 +66,14 @@ describe('compileWindowAssigner', () => {
     expect(shifted.assign(16)).toEqual([w(5, 25), w(5, 35)]);
   });
 
-  it('rejects SESSION, bad sizes and offsets with a PlanError naming the value', () => {
-    expect(() => compileWindowAssigner({ type: 'SESSION', timeColumn: 't', gapMs: 10, partitionBy: [] })).toThrow(
-      /SESSION window table function on its own \(without GROUP BY window_start, window_end\) is not supported yet/,
-    );
+  it('gives SESSION its merging assigner (the unaligned table function merges the sessions)', () => {
+    const session = compileWindowAssigner({ type: 'SESSION', timeColumn: 't', gapMs: 10, partitionBy: [] });
+    expect(session.merging).toBe(true);
+    expect(session.assign(5)).toEqual([w(5, 15)]);
+    expect(() => compileWindowAssigner({ type: 'SESSION', timeColumn: 't', gapMs: 0, partitionBy: [] })).toThrow(/gap must be a positive integer/);
+  });
+
+  it('rejects bad sizes and offsets with a PlanError naming the value', () => {
     expect(() => compileWindowAssigner({ type: 'TUMBLE', timeColumn: 't', sizeMs: 0 })).toThrow('TUMBLE(t, 0 ms): size must be a positive integer number of milliseconds, got 0');
     expect(() => compileWindowAssigner({ type: 'HOP', timeColumn: 't', sizeMs: 10, slideMs: 1.5 })).toThrow(PlanError);
     expect(() => compileWindowAssigner({ type: 'CUMULATE', timeColumn: 't', maxSizeMs: 25, stepMs: 10 })).toThrow(

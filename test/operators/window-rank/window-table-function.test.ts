@@ -45,9 +45,15 @@ describe('windowTableFunctionOutputSchema', () => {
     ]);
   });
 
-  it('rejects SESSION, a non-TIMESTAMP or proctime time column and clashing columns', () => {
-    const session: WindowSpec = { type: 'SESSION', timeColumn: 't', gapMs: 5, partitionBy: [] };
-    expect(() => windowTableFunctionOutputSchema({ window: session }, INPUT)).toThrow(/SESSION window table function on its own \(without GROUP BY window_start, window_end\) is not supported yet/);
+  it('is the same for SESSION, whose processing-time window_time is no rowtime; aligned windows need event time', () => {
+    const session: WindowSpec = { type: 'SESSION', timeColumn: 't', gapMs: 5, partitionBy: ['id'] };
+    expect(windowTableFunctionOutputSchema({ window: session }, INPUT)).toEqual(windowTableFunctionOutputSchema({ window: { type: 'TUMBLE', timeColumn: 't', sizeMs: 10 } }, INPUT));
+    expect(windowTableFunctionOutputSchema({ window: session, timeDomain: 'processing' }, INPUT).fields.at(-1)).toEqual({ name: 'window_time', type: { root: 'TIMESTAMP', nullable: false, precision: 3 } });
+    expect(() => windowTableFunctionOutputSchema({ window: { type: 'TUMBLE', timeColumn: 't', sizeMs: 10 }, timeDomain: 'processing' }, INPUT)).toThrow(/SESSION windows only/);
+    expect(() => windowTableFunctionOutputSchema({ window: { ...session, partitionBy: ['nope'] } }, INPUT)).toThrow(/Column 'nope' not found/);
+  });
+
+  it('rejects a non-TIMESTAMP or proctime time column and clashing columns', () => {
     expect(() => windowTableFunctionOutputSchema({ window: { type: 'TUMBLE', timeColumn: 'id', sizeMs: 10 } }, INPUT)).toThrow(
       /must be a TIMESTAMP or TIMESTAMP_LTZ, got INT/,
     );

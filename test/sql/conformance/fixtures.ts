@@ -7,10 +7,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** A fixture table: its columns (DDL body) and its JSON-lines rows. */
+/** A fixture table: its columns (DDL body), its JSON-lines rows and their format. */
 interface Fixture {
   readonly columns: string;
   readonly rows: readonly Record<string, unknown>[];
+  /** The 'format' option of its DDL. @default 'json' */
+  readonly format?: string;
 }
 
 const t = (time: string): string => `2024-01-01 ${time}.000`;
@@ -40,6 +42,20 @@ export const FIXTURES: Readonly<Record<string, Fixture>> = {
       { order_id: 1, user: 'alice', product: 'apple', amount: 9 },
       { order_id: 3, user: 'carol', product: 'plum', amount: 2 },
       { order_id: 2, user: 'bob', product: 'pear', amount: 8 },
+    ],
+  },
+  // Orders arriving out of time order, 2 s watermark delay (the orderby page's temporal sort): order 6
+  // arrives after orders up to 10:00:03 have been sorted out, too late for its place.
+  LateOrders: {
+    columns: "order_id BIGINT, amount INT, order_time TIMESTAMP(3), WATERMARK FOR order_time AS order_time - INTERVAL '2' SECOND",
+    rows: [
+      { order_id: 1, amount: 3, order_time: t('10:00:01') },
+      { order_id: 2, amount: 5, order_time: t('10:00:00') },
+      { order_id: 3, amount: 2, order_time: t('10:00:03') },
+      { order_id: 4, amount: 7, order_time: t('10:00:02') },
+      { order_id: 5, amount: 1, order_time: t('10:00:05') },
+      { order_id: 6, amount: 4, order_time: t('10:00:02') },
+      { order_id: 7, amount: 6, order_time: t('10:00:05') },
     ],
   },
   // Bid of the window-tvf / window-agg / window-topn / window-dedup pages.
@@ -116,6 +132,78 @@ export const FIXTURES: Readonly<Record<string, Fixture>> = {
       { id: 3, ts: 1704067270 },
     ],
   },
+  // A product catalog's Debezium change events (the versioned-tables page's `products`): read
+  // with 'format' = 'debezium-json' by the cases that declare it, as a retract changelog.
+  ProductChanges: {
+    columns: "product_id STRING, product_name STRING, price DECIMAL(10, 2), update_time TIMESTAMP(3), WATERMARK FOR update_time AS update_time, PRIMARY KEY (product_id) NOT ENFORCED",
+    rows: [
+      { before: null, after: { product_id: 'p1', product_name: 'scooter', price: 11.11, update_time: t('00:01:00') }, op: 'c' },
+      { before: null, after: { product_id: 'p2', product_name: 'basketball', price: 23.11, update_time: t('00:02:00') }, op: 'c' },
+      { before: { product_id: 'p1', product_name: 'scooter', price: 11.11, update_time: t('00:01:00') }, after: { product_id: 'p1', product_name: 'scooter', price: 12.99, update_time: t('12:00:00') }, op: 'u' },
+      { before: { product_id: 'p2', product_name: 'basketball', price: 23.11, update_time: t('00:02:00') }, after: { product_id: 'p2', product_name: 'basketball', price: 19.99, update_time: t('12:00:00') }, op: 'u' },
+      { before: null, after: { product_id: 'p3', product_name: 'kite', price: 5.0, update_time: t('12:30:00') }, op: 'c' },
+      { before: { product_id: 'p3', product_name: 'kite', price: 5.0, update_time: t('12:30:00') }, after: null, op: 'd' },
+    ],
+    format: 'debezium-json',
+  },
+  // Orders of those products, in event time (the temporal join against the versioned table).
+  ProductOrders: {
+    columns: "order_id STRING, product_id STRING, quantity INT, order_time TIMESTAMP(3), WATERMARK FOR order_time AS order_time",
+    rows: [
+      { order_id: 'o1', product_id: 'p1', quantity: 1, order_time: t('10:00:00') },
+      { order_id: 'o2', product_id: 'p2', quantity: 2, order_time: t('11:00:00') },
+      { order_id: 'o3', product_id: 'p1', quantity: 3, order_time: t('12:30:00') },
+      { order_id: 'o4', product_id: 'p2', quantity: 1, order_time: t('13:00:00') },
+      { order_id: 'o5', product_id: 'p4', quantity: 2, order_time: t('14:00:00') },
+    ],
+  },
+  // LeftTable and RightTable of the window-join page (its rows, on 2024-01-01).
+  LeftTable: {
+    columns: "row_time TIMESTAMP(3), num INT, id STRING, WATERMARK FOR row_time AS row_time - INTERVAL '1' SECOND",
+    rows: [
+      { row_time: t('12:02:00'), num: 1, id: 'L1' },
+      { row_time: t('12:03:00'), num: 3, id: 'L3' },
+      { row_time: t('12:06:00'), num: 2, id: 'L2' },
+    ],
+  },
+  RightTable: {
+    columns: "row_time TIMESTAMP(3), num INT, id STRING, WATERMARK FOR row_time AS row_time - INTERVAL '1' SECOND",
+    rows: [
+      { row_time: t('12:01:00'), num: 2, id: 'R2' },
+      { row_time: t('12:04:00'), num: 3, id: 'R3' },
+      { row_time: t('12:05:00'), num: 4, id: 'R4' },
+    ],
+  },
+  // The dynamic-tables page's `clicks` (named apart from Clicks, whose file a case-blind disk
+  // would share), out of order: the watermark trails by a minute, so 12:58 (after 13:01) is late
+  // for the 12:00 hour and 13:20 (after 13:30) is late for an OVER aggregate but not for the 13:00
+  // hour, which is still open.
+  UserClicks: {
+    columns: "`user` STRING, url STRING, cTime TIMESTAMP(3), WATERMARK FOR cTime AS cTime - INTERVAL '1' MINUTE",
+    rows: [
+      { user: 'Mary', url: './home', cTime: t('12:00:00') },
+      { user: 'Bob', url: './cart', cTime: t('12:00:00') },
+      { user: 'Mary', url: './prod?id=1', cTime: t('12:02:00') },
+      { user: 'Liz', url: './home', cTime: t('12:03:00') },
+      { user: 'Bob', url: './prod?id=3', cTime: t('12:55:00') },
+      { user: 'Mary', url: './prod?id=7', cTime: t('13:01:00') },
+      { user: 'Liz', url: './cart', cTime: t('12:58:00') },
+      { user: 'Bob', url: './home', cTime: t('13:30:00') },
+      { user: 'Mary', url: './cart', cTime: t('13:20:00') },
+    ],
+  },
+  // Readings with NULL keys and values: NULL is a group of its own and never equals a key in a join.
+  Readings: {
+    columns: 'k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts',
+    rows: [
+      { k: 'a', v: 1, ts: t('10:00:00') },
+      { k: null, v: 2, ts: t('10:01:00') },
+      { k: 'a', v: 3, ts: t('10:02:00') },
+      { k: null, v: 4, ts: t('10:03:00') },
+      { k: 'b', v: null, ts: t('10:04:00') },
+      { k: null, v: 6, ts: t('10:12:00') },
+    ],
+  },
   // Words and tags for user table functions (Flink's SplitFunction example).
   Docs: {
     columns: 'id BIGINT, line STRING',
@@ -150,6 +238,15 @@ export const FIXTURES: Readonly<Record<string, Fixture>> = {
       { k: 'x', ts: 1615719600000 },
     ],
   },
+  // Orders with an array and a map of products (the joins page's array, multiset and map expansion).
+  Baskets: {
+    columns: 'order_id BIGINT, product_names ARRAY<STRING>, quantities MAP<STRING, INT>',
+    rows: [
+      { order_id: 1, product_names: ['shirt', 'pants'], quantities: { shirt: 2, pants: 1 } },
+      { order_id: 2, product_names: [], quantities: {} },
+      { order_id: 3, product_names: ['hat'], quantities: { hat: 5 } },
+    ],
+  },
 };
 
 /** Writes every fixture's rows to a temporary directory; the DDL of table `name` there. */
@@ -165,11 +262,11 @@ export class FixtureFiles {
     return join(this.dir, `${name}.jsonl`);
   }
 
-  /** `CREATE TABLE name (…) WITH (filesystem, json);` on one line. */
+  /** `CREATE TABLE name (…) WITH (filesystem, its format);` on one line. */
   ddl(name: string): string {
     const f = FIXTURES[name];
     if (!f) throw new Error(`no fixture table '${name}'`);
-    return `CREATE TABLE ${name} (${f.columns}) WITH ('connector' = 'filesystem', 'path' = '${this.path(name)}', 'format' = 'json');`;
+    return `CREATE TABLE ${name} (${f.columns}) WITH ('connector' = 'filesystem', 'path' = '${this.path(name)}', 'format' = '${f.format ?? 'json'}');`;
   }
 
   /** Removes the directory. */

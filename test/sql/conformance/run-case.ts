@@ -10,10 +10,11 @@ import type { Field, LogicalType, Value } from '../../../shared/core/types.ts';
 import { nestedText } from '../../../shared/plan/expr-cast.ts';
 import { isDatetime, isNested } from '../../../shared/plan/expr-type-rules.ts';
 import { timeZoneOf, type TimeZone } from '../../../shared/core/time-zone.ts';
+import { runLocalJob } from '../../../shared/aws/local/local-job.ts';
 import { runEmbeddedJob } from '../../../shared/runtime/embedded/embedded-runtime.ts';
 import { MaterializedView } from '../../../shared/runtime/materialized-view.ts';
 import { compileSql } from '../../../shared/sql/compile-sql.ts';
-import { explainStatements } from '../../../shared/sql/explain-sql.ts';
+import { renderStatementOutputs } from '../../../shared/cli/statement-outputs.ts';
 import type { UserFunctionDefinition } from '../../../shared/api/user-functions.ts';
 import type { ConformanceCase } from './cases.ts';
 import type { FixtureFiles } from './fixtures.ts';
@@ -44,16 +45,21 @@ function formatRow(row: Readonly<Record<string, Value>>, fields: readonly Field[
 export interface CaseOutput {
   readonly rows: string[];
   readonly changelog: string[];
-  /** The output of its EXPLAIN statements, in order. */
+  /** What its EXPLAIN, SHOW and DESCRIBE statements print, in order. */
   readonly explains: string[];
 }
 
-/** Runs `c` over the fixture files; throws what compiling or running throws. */
-export async function runCase(c: ConformanceCase, files: FixtureFiles, functions?: ReadonlyMap<string, UserFunctionDefinition>): Promise<CaseOutput> {
+/**
+ * Runs `c` over the fixture files; throws what compiling or running throws. On the embedded
+ * runtime by default; `runtime: 'aws'` runs it the AWS way on emulators (runLocalJob: Kinesis
+ * streams, stage handlers, DynamoDB state; a generator source's rows put by its producer), one
+ * record per batch as the embedded run reads one row per batch.
+ */
+export async function runCase(c: ConformanceCase, files: FixtureFiles, functions?: ReadonlyMap<string, UserFunctionDefinition>, runtime: 'embedded' | 'aws' = 'embedded'): Promise<CaseOutput> {
   const sql = c.sql.replace(/\{\{(\w+)\}\}/g, (_m, name: string) => files.path(name));
   const script = [...(c.tables ?? []).map((name) => files.ddl(name)), sql].join('\n');
   const program = compileSql(script, { ...(functions ? { functions } : {}) });
-  const explains = explainStatements(program);
+  const explains = await renderStatementOutputs(program);
   if (program.sinks.length === 0) return { rows: [], changelog: [], explains };
   const graph = program.pipeline.jobGraph({ parallelism: c.parallelism ?? 1 });
   // A statement set writes several sinks: their rows are then prefixed by the sink's name.
@@ -78,12 +84,14 @@ export async function runCase(c: ConformanceCase, files: FixtureFiles, functions
       return [sink.name, [{ write }]];
     }),
   );
-  await runEmbeddedJob(graph, {
-    code: { functions: program.pipeline.userFunctions, generators: program.pipeline.generators },
-    sinkSetup: { quiet: true },
-    observers,
-    batchSize: 1,
-  });
+  const code = { functions: program.pipeline.userFunctions, generators: program.pipeline.generators };
+  if (runtime === 'aws') {
+    const inputs = new Map(graph.sources.flatMap((s) => (s.connector.type === 'jsonl' && s.connector.path !== undefined ? [[s.name, s.connector.path] as const] : [])));
+    const result = await runLocalJob({ graph, code, inputs, sink: (name, rows) => observers.get(name)?.forEach((o) => o.write(rows)), batchSize: 1, env: {} });
+    if (result.errors.length > 0) throw new Error(`handler errors: ${result.errors.map(String).join('; ')}`);
+  } else {
+    await runEmbeddedJob(graph, { code, sinkSetup: { quiet: true }, observers, batchSize: 1 });
+  }
   for (const collect of views) collect();
   return { rows: rows.sort(), changelog, explains };
 }

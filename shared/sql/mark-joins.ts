@@ -1,0 +1,149 @@
+/**
+ * `IN (SELECT …)` and `EXISTS (SELECT …)` as values — under OR, in a CASE, in the SELECT list, in
+ * HAVING — as Calcite's SubQueryRemoveRule rewrites them and Flink runs them: LEFT joins that
+ * mark each outer row ("mark joins") with what the subquery holds for it, then an expression of
+ * the marks. Correlations must be equalities of a subquery column with the outer query (the
+ * joins' keys), as Flink's decorrelator requires.
+ *
+ * ```
+ * EXISTS (S):    LEFT JOIN (SELECT DISTINCT keys, true AS i FROM S) ON keys
+ *                → i IS NOT NULL
+ * x IN (S.y):    LEFT JOIN (SELECT keys, COUNT(*) AS c, COUNT(y) AS ck FROM S GROUP BY keys) ON keys
+ *                LEFT JOIN (SELECT DISTINCT keys, y, true AS i FROM S) ON keys AND x = y
+ *                → CASE WHEN c IS NULL OR c = 0 THEN FALSE     -- no row: FALSE, even for a NULL x
+ *                       WHEN i IS NOT NULL THEN TRUE            -- x is one of the values
+ *                       WHEN x IS NULL THEN NULL                -- NULL compared with some row
+ *                       WHEN ck < c THEN NULL                   -- a NULL among the values
+ *                       ELSE FALSE END
+ * ```
+ *
+ * When neither `x` nor `y` can be NULL the counts cannot change the answer and the first join is
+ * left out (`i IS NOT NULL`). Where Flink's streaming plan INNER-joins the counts of an
+ * uncorrelated subquery (no output row at all while the subquery's table is empty, as its global
+ * aggregate has no row yet), the counts are LEFT-joined here and a missing row counts as none, the
+ * answer SQL and Flink's batch mode give. NOT IN is NOT of IN.
+ */
+import { count } from '../api/aggregates.ts';
+import { buildJoin, type JoinKeyPair } from '../api/joins.ts';
+import type { Stream } from '../api/stream.ts';
+import type { LogicalType, Row } from '../core/types.ts';
+import { joinedFieldNames, keyTypeProblem } from '../operators/join/join-spec.ts';
+import { call, col, lit } from '../plan/expr-build.ts';
+import type { Expr } from '../plan/expr.ts';
+import type { SqlExpr } from './ast.ts';
+import { SqlError, atPosition } from './errors.ts';
+import { compileExpr, type ExprHooks } from './expressions.ts';
+import { correlationKeys, prune, withExpressions } from './decorrelate.ts';
+import { stateTtls, type JoinContext } from './joins.ts';
+import type { Relation } from './relation.ts';
+import { inOperands, subqueryRows } from './subqueries.ts';
+
+type Marked = Extract<SqlExpr, { k: 'inQuery' } | { k: 'exists' }>;
+
+/**
+ * Joins `input` with what an IN / EXISTS subquery holds for each row (see the module
+ * documentation) and returns the joined relation (its scope still `input`'s columns) and the
+ * predicate's three-valued value over its rows; `hooks` compile the outer side's expressions.
+ *
+ * @throws SqlError for an IN of several columns, sides of different widths, or a correlation that
+ *   is not an equality with a subquery column.
+ */
+export function markJoin(input: Relation, e: Marked, jc: JoinContext, hooks: ExprHooks = {}): { relation: Relation; value: Expr } {
+  const what = e.k === 'exists' ? 'EXISTS' : 'IN';
+  const rows = subqueryRows(e.query, e.k === 'inQuery', jc);
+  const operands = e.k === 'inQuery' ? inOperands(e) : [];
+  if (operands.length !== rows.items.length) {
+    throw new SqlError(e.pos, `IN compares ${operands.length} column${operands.length === 1 ? '' : 's'} with a subquery of ${rows.items.length} column${rows.items.length === 1 ? '' : 's'}`);
+  }
+  if (operands.length > 1) {
+    throw new SqlError(e.pos, '(a, b) IN (SELECT …) inside an expression is not supported yet: it is supported as a condition of its own in WHERE or HAVING (a semi join)');
+  }
+  const correlation = correlationKeys(input, rows.sub, rows.correlated, hooks);
+  const odd = correlation.residual[0];
+  if (odd !== undefined) {
+    throw new SqlError(odd.pos, `${what} (SELECT …) inside an expression can correlate by equalities of the subquery's columns with the outer query only (t.k = o.k), as Flink decorrelates it: this condition is not one`);
+  }
+  const left = withExpressions(input, [...correlation.keys.map((k) => k.outer), ...operands.map((x) => compileExpr(x, input.scope, hooks))], e.query.pos);
+  const keys: JoinKeyPair[] = correlation.keys.map((k, i) => ({ left: left.columns[i] as string, right: k.sub }));
+  const subKeys = [...new Set(keys.map((k) => k.right))];
+  const items = withExpressions(rows.sub, rows.items, e.query.pos);
+  const ttl = stateTtls(jc, input, rows.sub);
+  const join = (l: Stream<Row>, r: Stream<Row>, on: readonly JoinKeyPair[], condition?: Expr): Stream<Row> =>
+    atPosition(e.query.pos, () => buildJoin(l, r, { type: 'LEFT', keys: on, ...(condition ? { condition } : {}), ...ttl, what: `${what} subquery in an expression` }));
+  const relationOf = (stream: Stream<Row>): Relation => ({ stream, scope: { ...input.scope, schema: stream.schema } });
+
+  if (e.k === 'exists') {
+    const dt = distinctMarked(items.relation.stream, subKeys, e.query.pos);
+    const stream = join(left.relation.stream, dt.stream, keys);
+    return { relation: relationOf(stream), value: call('IS NOT NULL', col(rightName(left.relation.stream, dt.stream, dt.marker))) };
+  }
+
+  const x = left.columns[keys.length] as string;
+  const y = items.columns[0] as string;
+  const xType = typeOf(left.relation.stream, x);
+  const yType = typeOf(items.relation.stream, y);
+  let marked = left.relation.stream;
+  let counts: { c: string; ck: string } | undefined;
+  if (xType.nullable || yType.nullable) {
+    const c = freeName('c', subKeys);
+    const ck = freeName('ck', [...subKeys, c]);
+    const source = prune(items.relation, new Set([...subKeys, y])).stream;
+    const ct = atPosition(e.query.pos, () => source.groupBy(...(subKeys as never[])).aggregate({ [c]: count(), [ck]: count(y) }) as unknown as Stream<Row>);
+    const before = marked;
+    marked = join(before, ct, keys);
+    counts = { c: rightName(before, ct, c), ck: rightName(before, ct, ck) };
+  }
+  const dt = distinctMarked(items.relation.stream, subKeys.includes(y) ? subKeys : [...subKeys, y], e.query.pos);
+  const problem = keyTypeProblem(xType, yType);
+  const names = joinedFieldNames(marked.schema, dt.stream.schema).right;
+  const yJoined = names[dt.stream.schema.fields.findIndex((f) => f.name === y)] as string;
+  const before = marked;
+  marked = join(before, dt.stream, problem === undefined ? [...keys, { left: x, right: y }] : keys, problem === undefined ? undefined : call('=', col(x), col(yJoined)));
+  const i = col(rightName(before, dt.stream, dt.marker));
+  let value: Expr = call('IS NOT NULL', i);
+  if (counts !== undefined) {
+    const c = col(counts.c);
+    const unknown = lit(null, 'BOOLEAN');
+    value = call(
+      'CASE',
+      call('OR', call('IS NULL', c), call('=', c, lit(0, 'BIGINT'))),
+      lit(false),
+      call('IS NOT NULL', i),
+      lit(true),
+      call('IS NULL', col(x)),
+      unknown,
+      call('<', col(counts.ck), c),
+      unknown,
+      lit(false),
+    );
+  }
+  return { relation: relationOf(marked), value: e.not ? call('NOT', value) : value };
+}
+
+/** `SELECT DISTINCT columns, true AS i FROM rows`: one row per distinct key, marked. */
+function distinctMarked(rows: Stream<Row>, columns: readonly string[], pos: SqlExpr['pos']): { stream: Stream<Row>; marker: string } {
+  const marker = freeName('i', columns);
+  const stream = atPosition(pos, () => {
+    const projected = rows.calc([...columns.map((c) => ({ name: c, expr: col(c) as Expr })), { name: marker, expr: lit(true) }]);
+    return projected.groupBy(...([...columns, marker] as never[])).aggregate({}) as unknown as Stream<Row>;
+  });
+  return { stream, marker };
+}
+
+/** The name a right column has in the joined row. */
+function rightName(left: Stream<Row>, right: Stream<Row>, column: string): string {
+  const names = joinedFieldNames(left.schema, right.schema).right;
+  return names[right.schema.fields.findIndex((f) => f.name === column)] as string;
+}
+
+function freeName(base: string, taken: readonly string[]): string {
+  let name = base;
+  for (let n = 0; taken.includes(name); n++) name = `${base}${n}`;
+  return name;
+}
+
+function typeOf(stream: Stream<Row>, column: string): LogicalType {
+  const field = stream.schema.fields.find((f) => f.name === column);
+  if (field === undefined) throw new SqlError({ line: 1, column: 1 }, `internal: no column '${column}'`);
+  return field.type;
+}
