@@ -30,6 +30,10 @@
  * | STRING, VARCHAR(n)        | `string`                                                     |
  * | BOOLEAN                   | `boolean`                                                    |
  * | TIMESTAMP(3)              | `number`: epoch milliseconds, UTC                            |
+ * | TIMESTAMP_LTZ(3)          | `number`: the epoch milliseconds of the instant (`new Date(v)`) |
+ * | DATE                      | `number`: the epoch milliseconds of its midnight, UTC (`new Date(v).toISOString().slice(0, 10)`) |
+ * | TIME(p)                   | `number`: milliseconds since midnight                        |
+ * | MULTISET<T>               | an array of `[element, count]` pairs                         |
  * | ARRAY, ROW, MAP           | an array, a plain object by field name, a plain object by key (parts converted alike) |
  * | NULL                      | `null`                                                       |
  *
@@ -42,8 +46,10 @@
  * from Flink's docs that adds numbers gives Flink's result.
  *
  * Results go back as CAST converts (a number into a DECIMAL rounds HALF_UP to its scale, a
- * DECIMAL also takes its text or an integer bigint); a value of the wrong kind (a string for an
- * INT) is a data error naming the function.
+ * DECIMAL also takes its text or an integer bigint; a TIMESTAMP, TIMESTAMP_LTZ or DATE also takes
+ * a JS `Date`); a value of the wrong kind (a string for an INT) is a data error naming the
+ * function. The session time zone (`table.local-time-zone`) never reaches a function: its
+ * temporal values are instants and UTC readings, as the table shows.
  */
 import { PlanError } from '../core/errors.ts';
 import { parseType } from '../core/type-parse.ts';
@@ -62,7 +68,7 @@ export type InputDeclaration = readonly string[] | readonly (readonly string[])[
 export type JsValueOf<T extends string> =
   Uppercase<T> extends `${'DEC' | 'NUMERIC' | 'STRING' | 'VARCHAR'}${string}`
     ? string
-    : Uppercase<T> extends `${'INT' | 'BIGINT' | 'DOUBLE' | 'TIMESTAMP'}${string}`
+    : Uppercase<T> extends `${'INT' | 'BIGINT' | 'DOUBLE' | 'TIMESTAMP' | 'DATE' | 'TIME'}${string}`
       ? number
       : Uppercase<T> extends `BOOLEAN${string}`
         ? boolean
@@ -102,12 +108,15 @@ function readInput(helper: string, input: InputDeclaration): UdfSignature[] {
   });
 }
 
+/** What a scalar function returns: a value, a `Date` for a date-time result, or nothing (NULL). */
+export type ScalarResult = Value | Date | undefined;
+
 /** A scalar user function: SQL values in, one SQL value out; its result type is declared. */
 export interface ScalarFunction {
   readonly kind: 'scalar';
   readonly resultType: LogicalType;
   /** Called with the arguments' JS values (see this module's table); gives the result's. */
-  readonly eval: (...args: never[]) => Value | undefined;
+  readonly eval: (...args: never[]) => ScalarResult;
   readonly name: string;
   /** The declared parameter types, one signature per overload; absent: none declared. */
   readonly signatures?: readonly UdfSignature[];
@@ -124,9 +133,9 @@ export interface ScalarFunction {
  *
  * @throws PlanError for an unreadable type.
  */
-export function scalarFunction(resultType: string, fn: (...args: never[]) => Value | undefined): ScalarFunction;
-export function scalarFunction<const I extends InputDeclaration>(resultType: string, declaration: { readonly input: I }, fn: (...args: JsArguments<I>) => Value | undefined): ScalarFunction;
-export function scalarFunction(resultType: string, ...rest: [(...args: never[]) => Value | undefined] | [{ readonly input: InputDeclaration }, (...args: never[]) => Value | undefined]): ScalarFunction {
+export function scalarFunction(resultType: string, fn: (...args: never[]) => ScalarResult): ScalarFunction;
+export function scalarFunction<const I extends InputDeclaration>(resultType: string, declaration: { readonly input: I }, fn: (...args: JsArguments<I>) => ScalarResult): ScalarFunction;
+export function scalarFunction(resultType: string, ...rest: [(...args: never[]) => ScalarResult] | [{ readonly input: InputDeclaration }, (...args: never[]) => ScalarResult]): ScalarFunction {
   const type = readResultType('scalarFunction', resultType);
   const [declaration, fn] = rest.length === 1 ? [undefined, rest[0]] : rest;
   const signatures = declaration === undefined ? undefined : readInput('scalarFunction', declaration.input);

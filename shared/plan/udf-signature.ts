@@ -46,9 +46,11 @@ export const MAX_UNDECLARED_DECIMAL_PRECISION = 15;
 
 /**
  * Whether Flink casts a value of type `from` implicitly to `to` (a widening or a generalization,
- * never a parse): INT → BIGINT; any number → DECIMAL or DOUBLE; a string to any string type; ROW,
- * ARRAY and MAP to the same kind whose parts cast implicitly (field names aside); otherwise only
- * the same type root.
+ * never a parse): INT → BIGINT; any number → DECIMAL or DOUBLE; a string to any string type;
+ * TIMESTAMP → DATE or TIME; ROW, ARRAY and MAP to the same kind whose parts cast implicitly
+ * (field names aside); otherwise only the same type root. (Flink also casts between TIMESTAMP and
+ * TIMESTAMP_LTZ implicitly, in the session time zone; here a user function's parameter takes
+ * neither for the other, so that no call depends on the zone unseen: CAST it.)
  */
 export function implicitlyCastable(from: LogicalType, to: LogicalType): boolean {
   if (isNested(from) || isNested(to)) {
@@ -67,6 +69,9 @@ export function implicitlyCastable(from: LogicalType, to: LogicalType): boolean 
     case 'DECIMAL':
     case 'DOUBLE':
       return isNumeric(from);
+    case 'DATE':
+    case 'TIME':
+      return from.root === to.root || from.root === 'TIMESTAMP';
     default:
       return from.root === to.root;
   }

@@ -12,15 +12,23 @@
  * - INT, BIGINT, DOUBLE and TIMESTAMP (epoch milliseconds, UTC) arrive as numbers, STRING as a
  *   string, BOOLEAN as a boolean, ARRAY as an array, ROW and MAP as plain objects, with their
  *   parts converted the same way; NULL as `null`.
+ * - The other date-time types arrive as numbers of milliseconds too, so that `new Date(v)` reads
+ *   them: TIMESTAMP_LTZ as the epoch milliseconds of its instant, DATE as the epoch milliseconds
+ *   of its midnight in UTC (`new Date(v).toISOString().slice(0, 10)` is its text), TIME as the
+ *   milliseconds since midnight. (Flink hands a Java function a LocalDate, a LocalTime and an
+ *   Instant; JavaScript has no local date or time of day, and a TIMESTAMP already arrives so.)
  *
  * A result goes back to the declared result type as CAST converts: a number into a DECIMAL is
  * rounded HALF_UP to its scale, a fraction into an INT or BIGINT is truncated, a DECIMAL also
- * takes its text (`'7.50'`) or a bigint (an integer, not the unscaled value); a value of another
+ * takes its text (`'7.50'`) or a bigint (an integer, not the unscaled value); a TIMESTAMP,
+ * TIMESTAMP_LTZ or DATE takes its number of milliseconds as above or a JS `Date` (a DATE's at a
+ * UTC midnight), a TIME its milliseconds since midnight (cut to its precision); a value of another
  * kind (a string for an INT) is a data error naming the function, as is a DECIMAL overflow.
  */
 import { fitsPrecision, formatDecimal, pow10 } from '../core/decimal.ts';
 import { PlanError, RecordError } from '../core/errors.ts';
 import type { LogicalType, Value } from '../core/types.ts';
+import { isTimestampInRange, truncateTimePrecision } from '../core/timestamp.ts';
 import { canonicalMultiset, type Multiset } from '../core/multiset.ts';
 import { castConverter, decimalToDouble, type Converter, type NonNullValue } from './expr-cast.ts';
 import { typeName } from './expr-type-rules.ts';
@@ -30,6 +38,7 @@ import { resolveUdfCall, sameType, type UdfArgument, type UdfSignature } from '.
 type Convert = (value: NonNullValue) => unknown;
 
 const DOUBLE: LogicalType = { root: 'DOUBLE', nullable: false };
+const MS_PER_DAY = 86_400_000;
 const STRING: LogicalType = { root: 'STRING', nullable: false };
 
 /** Applies `convert` to the parts of a nested value that are not null. */
@@ -77,6 +86,9 @@ function toJs(type: LogicalType, declared: boolean): Convert | undefined {
       const scale = type.scale ?? 0;
       return declared ? (v) => formatDecimal(v as bigint, scale) : (v) => decimalToDouble(v as bigint, scale);
     }
+    case 'DATE':
+      // Days since the epoch → the epoch milliseconds of that day's UTC midnight.
+      return (v) => (v as number) * MS_PER_DAY;
     case 'ARRAY': {
       const element = toJs(type.element!, declared);
       if (element === undefined) return undefined;
@@ -186,11 +198,22 @@ function fromJs(type: LogicalType, where: string): (value: unknown) => Value {
       };
     }
     case 'TIMESTAMP':
-      return (v) => (typeof v === 'number' && Number.isInteger(v) ? v : fail(v, 'a TIMESTAMP is a whole number of epoch milliseconds'));
-    case 'TIMESTAMP_LTZ':
+    case 'TIMESTAMP_LTZ': {
+      const detail = `a ${type.root} is a whole number of epoch milliseconds or a Date, within years 0000-9999`;
+      return (v) => {
+        const ms = epochMillis(v);
+        return ms !== undefined && isTimestampInRange(ms) ? ms : fail(v, detail);
+      };
+    }
     case 'DATE':
-    case 'TIME':
-      return (v) => (typeof v === 'number' && Number.isInteger(v) ? v : fail(v, `a ${type.root} is a whole number`));
+      return (v) => {
+        const ms = epochMillis(v);
+        return ms !== undefined && ms % MS_PER_DAY === 0 && isTimestampInRange(ms) ? ms / MS_PER_DAY : fail(v, 'a DATE is the epoch milliseconds (or a Date) of a UTC midnight, within years 0000-9999');
+      };
+    case 'TIME': {
+      const precision = type.precision ?? 0;
+      return (v) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v < MS_PER_DAY ? truncateTimePrecision(v, precision) : fail(v, 'a TIME is a whole number of milliseconds since midnight, below 86400000'));
+    }
     case 'ARRAY': {
       const element = fromJsOrNull(type.element!, where);
       return (v) => (Array.isArray(v) ? v.map(element) : fail(v));
@@ -222,6 +245,12 @@ function fromJs(type: LogicalType, where: string): (value: unknown) => Value {
       };
     }
   }
+}
+
+/** The epoch milliseconds of a JS result for a date-time type: a whole number, or a valid `Date`. */
+function epochMillis(v: unknown): number | undefined {
+  const ms = v instanceof Date ? v.getTime() : v;
+  return typeof ms === 'number' && Number.isInteger(ms) ? ms : undefined;
 }
 
 function fromJsOrNull(type: LogicalType, where: string): (value: unknown) => Value {

@@ -35,6 +35,18 @@ describe('bindUdfCall: argument values', () => {
     expect(bound.toJs([{ a: 15n, b: 'z' }, [1, null], { k: 125n, n: null }])).toEqual([{ x: '1.5', y: 'z' }, [1, null], { k: '1.25', n: null }]);
   });
 
+  it('gives DATE, TIME and TIMESTAMP_LTZ as milliseconds: a DATE’s UTC midnight, a TIME’s since midnight, an LTZ’s instant', () => {
+    // 2024-03-05 is day 19787; 09:15:30.250 is 33330250 ms; the instant 2024-03-05T01:00:00Z.
+    const bound = bindUdfCall('f', undefined, args('DATE', 'TIME(3)', 'TIMESTAMP_LTZ(3)', 'ARRAY<DATE>'));
+    const js = bound.toJs([19787, 33_330_250, Date.UTC(2024, 2, 5, 1), [19787, null]]);
+    expect(js).toEqual([Date.UTC(2024, 2, 5), 33_330_250, Date.UTC(2024, 2, 5, 1), [Date.UTC(2024, 2, 5), null]]);
+    expect(new Date(js[0] as number).toISOString().slice(0, 10)).toBe('2024-03-05');
+    // A TIMESTAMP into declared DATE and TIME parameters: cast as Flink casts it implicitly.
+    const cast = bindUdfCall('f', declared('DATE', 'TIME(0)'), args('TIMESTAMP(3)', 'TIMESTAMP(3)'));
+    expect(cast.toJs([Date.UTC(2024, 2, 5, 9, 15, 30, 250), Date.UTC(2024, 2, 5, 9, 15, 30, 250)])).toEqual([Date.UTC(2024, 2, 5), 33_330_000]);
+    expect(() => bindUdfCall('f', declared('TIMESTAMP(3)'), args('TIMESTAMP_LTZ(3)'))).toThrow('argument 1 of f (a0) is TIMESTAMP_LTZ(3), which does not cast implicitly to TIMESTAMP(3)');
+  });
+
   it('refuses a call no signature takes, by name', () => {
     expect(() => bindUdfCall('f', declared('INT'), args('STRING'))).toThrow('argument 1 of f (a0) is STRING, which does not cast implicitly to INT, the declared parameter type of f(INT)');
   });
@@ -87,6 +99,21 @@ describe('udfResultConverter: results', () => {
     expect(() => result('BOOLEAN', 1)).toThrow('user function f returned 1 (a number) for its BOOLEAN result');
     expect(() => result('TIMESTAMP(3)', 1.5)).toThrow('user function f returned 1.5 (a number) for its TIMESTAMP(3) result: a TIMESTAMP is a whole number of epoch milliseconds');
     expect(() => result('ARRAY<INT>', { a: 1 })).toThrow('user function f returned an object for its ARRAY<INT> result');
+  });
+
+  it('takes DATE, TIME and TIMESTAMP_LTZ results as milliseconds or a Date, refusing what is not one', () => {
+    expect(result('DATE', Date.UTC(2024, 2, 5))).toBe(19787);
+    expect(result('DATE', new Date(Date.UTC(2024, 2, 5)))).toBe(19787);
+    expect(result('TIME(0)', 33_330_250)).toBe(33_330_000);
+    expect(result('TIME(3)', 33_330_250)).toBe(33_330_250);
+    expect(result('TIMESTAMP_LTZ(3)', Date.UTC(2024, 2, 5, 1))).toBe(Date.UTC(2024, 2, 5, 1));
+    expect(result('TIMESTAMP_LTZ(3)', new Date(Date.UTC(2024, 2, 5, 1)))).toBe(Date.UTC(2024, 2, 5, 1));
+    expect(result('TIMESTAMP(3)', new Date(Date.UTC(2024, 2, 5, 1)))).toBe(Date.UTC(2024, 2, 5, 1));
+    expect(() => result('DATE', Date.UTC(2024, 2, 5, 1))).toThrow('user function f returned 1709600400000 (a number) for its DATE result: a DATE is the epoch milliseconds (or a Date) of a UTC midnight');
+    expect(() => result('DATE', '2024-03-05')).toThrow("user function f returned '2024-03-05' (a string) for its DATE result");
+    expect(() => result('TIME(0)', 86_400_000)).toThrow('for its TIME(0) result: a TIME is a whole number of milliseconds since midnight, below 86400000');
+    expect(() => result('TIMESTAMP_LTZ(3)', new Date(Number.NaN))).toThrow('user function f returned a Date for its TIMESTAMP_LTZ(3) result');
+    expect(() => result('TIMESTAMP_LTZ(3)', 1e15)).toThrow('within years 0000-9999');
   });
 
   it('converts STRING, nested values and NULL', () => {
