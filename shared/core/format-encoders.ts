@@ -7,7 +7,9 @@
  *   an updating query into a csv sink as Flink does): the fields in schema order, separated by
  *   `csv.field-delimiter`, NULL as `csv.null-literal` (empty by default); numbers and booleans
  *   as Java prints them (`2.0`, `1.0E7`), DECIMAL with its scale, TIMESTAMP as
- *   `yyyy-MM-dd HH:mm:ss[.fraction]` (Java's ISO local time: no trailing zeros). A field is
+ *   `yyyy-MM-dd HH:mm:ss[.fraction]` (Java's ISO local time: no trailing zeros), TIMESTAMP_LTZ
+ *   the same in UTC with a `Z` (Flink's `SQL_TIMESTAMP_WITH_LOCAL_TIMEZONE_FORMAT`), DATE as
+ *   `yyyy-MM-dd`, TIME as `HH:mm:ss[.fraction]`. A field is
  *   quoted with `csv.quote-character` as Jackson's CSV writer decides (Flink's writer): when it
  *   is empty, longer than 24 characters, or holds a character at or below the delimiter, the
  *   quote or a line break (a space, say); a quote inside is doubled.
@@ -59,7 +61,7 @@ function csvEncoder(schema: Schema, format: CsvFormat, encode: (row: ChangeRow['
   const quote = format.quoteCharacter === undefined ? '"' : format.quoteCharacter;
   const nullLiteral = format.nullLiteral ?? '';
   for (const f of schema.fields) {
-    if (f.type.root === 'ROW' || f.type.root === 'ARRAY' || f.type.root === 'MAP') {
+    if (f.type.root === 'ROW' || f.type.root === 'ARRAY' || f.type.root === 'MAP' || f.type.root === 'MULTISET') {
       throw new PlanError(`the csv format does not write ${formatType(f.type)} columns (column '${f.name}'); use 'format' = 'json'`);
     }
   }
@@ -83,14 +85,23 @@ function csvEncoder(schema: Schema, format: CsvFormat, encode: (row: ChangeRow['
           case 'DOUBLE':
             return quoted(javaDouble(v as number));
           case 'TIMESTAMP':
+          case 'TIME':
             // Java's ISO_LOCAL_TIME: the fraction without trailing zeros, none when zero.
-            return quoted(String(v).replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, ''));
+            return quoted(withoutTrailingZeros(String(v)));
+          case 'TIMESTAMP_LTZ':
+            // The JSON codec's UTC text `…ss.fffZ`, its fraction cut the same way.
+            return quoted(`${withoutTrailingZeros(String(v).replace(/Z$/, ''))}Z`);
           default:
             return quoted(String(v));
         }
       })
       .join(delimiter);
   };
+}
+
+/** A time text's fraction without trailing zeros, and without the point when nothing is left. */
+function withoutTrailingZeros(text: string): string {
+  return text.replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '');
 }
 
 /** A double as Java's `Double.toString` prints it: `2.0`, `0.5`, `1.0E7`, `1.5E-4`, `NaN`. */
