@@ -59,8 +59,8 @@ const STATE = { rows: 'dataState', lastTriggeringTs: 'lastTriggeringTsState', bu
 /**
  * Checks the spec against the input schema.
  *
- * @throws PlanError for an unknown column, an event-time column that is not a TIMESTAMP, or an
- *   invalid secondary key.
+ * @throws PlanError for an unknown column, an event-time column that is not a TIMESTAMP or
+ *   TIMESTAMP_LTZ, or an invalid secondary key.
  */
 export function checkTemporalSort(spec: TemporalSortSpec, inputSchema: Schema): void {
   if (spec.timeDomain !== 'event' && spec.timeDomain !== 'processing') {
@@ -68,7 +68,10 @@ export function checkTemporalSort(spec: TemporalSortSpec, inputSchema: Schema): 
   }
   if (spec.timeDomain === 'event') {
     const time = requireField(inputSchema, spec.timeColumn, 'TemporalSort ORDER BY');
-    if (time.type.root !== 'TIMESTAMP') throw new PlanError(`TemporalSort: the time column '${spec.timeColumn}' must be a TIMESTAMP, got ${time.type.root}`);
+    // A TIMESTAMP_LTZ rowtime sorts as its instants, on the watermark's own clock: no zone involved.
+    if (time.type.root !== 'TIMESTAMP' && time.type.root !== 'TIMESTAMP_LTZ') {
+      throw new PlanError(`TemporalSort: the time column '${spec.timeColumn}' must be a TIMESTAMP or TIMESTAMP_LTZ, got ${time.type.root}`);
+    }
   }
   if (spec.orderBy.length > 0) compileOrderKey(spec.orderBy, inputSchema);
 }
