@@ -327,6 +327,20 @@ class TypeReader {
  * `TIMESTAMP_LTZ(3)`, each followed by ` NOT NULL` when the type is not nullable.
  */
 export function formatType(t: LogicalType): string {
+  return formatTypeWith(t, false);
+}
+
+/**
+ * Prints a type as Flink's `LogicalType.asSerializableString()` does (what `SHOW CREATE TABLE`
+ * and `TYPEOF(x, TRUE)` show): {@link formatType}, but a TIMESTAMP_LTZ(p) as
+ * `TIMESTAMP(p) WITH LOCAL TIME ZONE`, inside nested types too.
+ */
+export function formatSerializableType(t: LogicalType): string {
+  return formatTypeWith(t, true);
+}
+
+function formatTypeWith(t: LogicalType, serializable: boolean): string {
+  const formatType = (inner: LogicalType): string => formatTypeWith(inner, serializable);
   let base: string;
   switch (t.root) {
     case 'DECIMAL':
@@ -339,7 +353,7 @@ export function formatType(t: LogicalType): string {
       base = `TIMESTAMP(${t.precision ?? TIMESTAMP_PRECISION})`;
       break;
     case 'TIMESTAMP_LTZ':
-      base = `TIMESTAMP_LTZ(${t.precision ?? TIMESTAMP_PRECISION})`;
+      base = serializable ? `TIMESTAMP(${t.precision ?? TIMESTAMP_PRECISION}) WITH LOCAL TIME ZONE` : `TIMESTAMP_LTZ(${t.precision ?? TIMESTAMP_PRECISION})`;
       break;
     case 'TIME':
       base = `TIME(${t.precision ?? 0})`;

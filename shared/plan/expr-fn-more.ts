@@ -6,7 +6,7 @@
  * negative BIGINT, as Java's Long.toBinaryString / toHexString) and HEX of a string's UTF-8 bytes.
  */
 import { PlanError } from '../core/errors.ts';
-import { formatType, formatTypeSummary } from '../core/type-parse.ts';
+import { formatSerializableType, formatTypeSummary } from '../core/type-parse.ts';
 import type { LogicalType } from '../core/types.ts';
 import type { Call } from './expr.ts';
 import { printExpr } from './expr-print.ts';
@@ -119,7 +119,8 @@ export const MORE_FUNCTIONS: Readonly<Record<string, Builtin>> = {
   IS_ALPHA: stringOf(1, [STRINGS], BOOLEAN, (s: string) => /^[A-Za-z]+$/.test(s)),
   TYPEOF: {
     // The operand's type as a constant string: Flink's summary string (`INT NOT NULL`, `STRING`),
-    // or with force_serializable TRUE the full form (`VARCHAR(2147483647)`).
+    // or with force_serializable TRUE the full form (`VARCHAR(2147483647)`, `TIMESTAMP(3) WITH
+    // LOCAL TIME ZONE`).
     type: (call) => {
       checkArgs(call, 1, 2);
       if (call.args.length === 2) serializableFlag(call);
@@ -127,7 +128,7 @@ export const MORE_FUNCTIONS: Readonly<Record<string, Builtin>> = {
     },
     evaluator: ({ call, args }) => {
       const t = args[0]!.type;
-      const text = call.args.length === 2 && serializableFlag(call) ? formatType(t) : formatTypeSummary(t);
+      const text = call.args.length === 2 && serializableFlag(call) ? formatSerializableType(t) : formatTypeSummary(t);
       return () => text;
     },
   },

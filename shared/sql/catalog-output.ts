@@ -3,7 +3,7 @@
  * COLUMNS (Flink's ShowColumnsOperation: name, type, null, key, extras, watermark, and comment
  * when a column has one) and the DDL of SHOW CREATE TABLE / VIEW (Flink's ShowCreateUtil).
  */
-import { parseType, formatType } from '../core/type-parse.ts';
+import { parseType, formatSerializableType, formatType } from '../core/type-parse.ts';
 import type { Field, LogicalType } from '../core/types.ts';
 import { inferType } from '../plan/expr-types.ts';
 import type { SqlColumn } from './ast.ts';
@@ -105,7 +105,7 @@ export function showCreateTable(def: TableDefinition): string {
   const lines = def.columns.map((c) => {
     const comment = c.comment !== undefined ? ` COMMENT ${quoteString(c.comment)}` : '';
     if (c.computed) return `  ${quoteName(c.name)} AS ${unparseExpr(c.computed)}${comment}`;
-    const type = formatType(declaredType(c));
+    const type = formatSerializableType(declaredType(c));
     const metadata = c.metadata ? ` METADATA${c.metadataKey !== undefined ? ` FROM ${quoteString(c.metadataKey)}` : ''}${c.virtual ? ' VIRTUAL' : ''}` : '';
     return `  ${quoteName(c.name)} ${type}${metadata}${comment}`;
   });

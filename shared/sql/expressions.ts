@@ -301,7 +301,7 @@ function userCall(e: Extract<SqlExpr, { k: 'call' }>, user: NonNullable<ReturnTy
 /**
  * `DATE '2024-03-05'`, `TIME '12:34:56'` (TIME(0), or TIME(p) with p fraction digits as Calcite
  * types it), `TIMESTAMP '2024-03-05 12:34:56'` and `TIMESTAMP WITH LOCAL TIME ZONE '…'` (a
- * wall-clock time of the session time zone, so an instant).
+ * wall-clock time of the session time zone, so an instant); NOT NULL, as Flink types a literal.
  */
 function typedLiteral(e: Extract<SqlExpr, { k: 'typed' }>): Expr {
   const text = e.value.trim();
@@ -309,20 +309,20 @@ function typedLiteral(e: Extract<SqlExpr, { k: 'typed' }>): Expr {
     case 'DATE': {
       const days = /^\d{4}-\d{1,2}-\d{1,2}$/.test(text) ? parseDate(text) : undefined;
       if (days === undefined) throw new SqlError(e.pos, `cannot read DATE '${e.value}' (expected 'yyyy-MM-dd', years 0000-9999)`);
-      return lit(days, 'DATE');
+      return lit(days, 'DATE NOT NULL');
     }
     case 'TIME': {
       const ms = parseTime(text);
       if (ms === undefined) throw new SqlError(e.pos, `cannot read TIME '${e.value}' (expected 'HH:mm:ss[.SSS]')`);
       const fraction = /\.(\d+)$/.exec(text)?.[1]?.length ?? 0;
       if (fraction > 3) throw new SqlError(e.pos, `TIME '${e.value}' has more than millisecond precision (TIME(3) is the most Flambda stores)`);
-      return lit(ms, `TIME(${fraction})`);
+      return lit(ms, `TIME(${fraction}) NOT NULL`);
     }
     default: {
       const ms = parseTimestamp(text.length === 10 ? `${text} 00:00:00` : text);
       if (ms === undefined) throw new SqlError(e.pos, `cannot read ${e.type === 'TIMESTAMP' ? 'TIMESTAMP' : 'TIMESTAMP WITH LOCAL TIME ZONE'} '${e.value}' (expected 'yyyy-MM-dd HH:mm:ss[.SSS]')`);
-      if (e.type === 'TIMESTAMP') return lit(ms, 'TIMESTAMP(3)');
-      return lit(toInstant(ms, timeZoneOf(sessionTimeZone())), 'TIMESTAMP_LTZ(3)');
+      if (e.type === 'TIMESTAMP') return lit(ms, 'TIMESTAMP(3) NOT NULL');
+      return lit(toInstant(ms, timeZoneOf(sessionTimeZone())), 'TIMESTAMP_LTZ(3) NOT NULL');
     }
   }
 }
