@@ -3,7 +3,11 @@
  * docs/dev/table/concepts/determinism): a `-U` or `-D` row must carry exactly the values of the
  * row it retracts, or a consumer that matches it against that row — a sink without a key, an
  * aggregate, a join — keeps a row that no longer exists. `RAND()` or `UUID()` evaluated again for
- * the retraction gives another value. Flink, by default
+ * the retraction gives another value, and so does a function of the clock (`NOW()`,
+ * `CURRENT_TIMESTAMP`, `LOCALTIMESTAMP`, `CURRENT_DATE`, `CURRENT_TIME`, `LOCALTIME`,
+ * `CURRENT_ROW_TIMESTAMP()`, `UNIX_TIMESTAMP()`, and a `PROCTIME()` written into a result): the
+ * page counts Calcite's dynamic functions as non-deterministic in streaming, where they are
+ * evaluated per record, and its own example is `now()` over an updating join. Flink, by default
  * (`table.optimizer.non-deterministic-update-strategy` = IGNORE), lets the wrong result through;
  * Flambda refuses such a plan with an error naming the function (Flink's TRY_RESOLVE raises one
  * too), since it keeps no state that could replay the first value:
@@ -16,17 +20,22 @@
  * Evaluate such a function on the insert-only input, before the aggregation or join.
  */
 import { PlanError } from '../core/errors.ts';
-import type { Expr } from './expr.ts';
+import type { Call, Expr } from './expr.ts';
 import { builtin } from './expr-builtins.ts';
 import { printExpr } from './expr-print.ts';
 import { canonicalFunctionName } from './expr-type-rules.ts';
 import type { CalcNode, ChangelogMode } from './logical.ts';
 
+function isNonDeterministic(call: Call): boolean {
+  const marked = builtin(canonicalFunctionName(call.fn))?.nonDeterministic;
+  return typeof marked === 'function' ? marked(call) : marked === true;
+}
+
 /** The first call of a non-deterministic built-in in `expr`, or undefined. */
 export function nonDeterministicCall(expr: Expr): Expr | undefined {
   switch (expr.kind) {
     case 'call':
-      if (builtin(canonicalFunctionName(expr.fn))?.nonDeterministic === true) return expr;
+      if (isNonDeterministic(expr)) return expr;
       for (const a of expr.args) {
         const found = nonDeterministicCall(a);
         if (found) return found;

@@ -238,6 +238,9 @@ const now = (): number => Date.now();
 /** A current-time function: `type`, from the current instant read in the call's zone. */
 function currentTime(type: LogicalType, fromInstant: (instant: number, zone: TimeZone) => number): Builtin {
   return {
+    // Calcite's dynamic functions: per record in streaming, so non-deterministic there (Flink's
+    // concepts/determinism page).
+    nonDeterministic: true,
     type: (call) => {
       checkArgs(call, 0, 0);
       return type;
@@ -514,6 +517,8 @@ export const TIME_FUNCTIONS: Readonly<Record<string, Builtin>> = {
     },
   },
   UNIX_TIMESTAMP: {
+    // Only the form without arguments reads the clock (FLINK-41637).
+    nonDeterministic: (call) => call.args.length === 0,
     type: (call, types) => {
       checkArgs(call, 0, 2);
       requireRoots(call, types, STRINGS);

@@ -36,10 +36,12 @@ export interface Builtin {
   readonly type: (call: Call, argTypes: readonly LogicalType[]) => LogicalType;
   readonly evaluator: (ctx: FnContext) => (row: Row) => Value;
   /**
-   * The value is not a function of the operands (RAND, UUID): two evaluations of one row differ,
-   * so a retraction cannot repeat the value of the row it retracts (shared/plan/determinism.ts).
+   * The value is not a function of the operands (RAND, UUID, and in streaming the clock's
+   * functions, CURRENT_TIMESTAMP …): two evaluations of one row differ, so a retraction cannot
+   * repeat the value of the row it retracts (shared/plan/determinism.ts). A function of the call
+   * when only some of its forms are (`UNIX_TIMESTAMP()` reads the clock, `UNIX_TIMESTAMP(s)` not).
    */
-  readonly nonDeterministic?: boolean;
+  readonly nonDeterministic?: boolean | ((call: Call) => boolean);
 }
 
 export const INT: LogicalType = { root: 'INT', nullable: false };
