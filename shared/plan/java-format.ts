@@ -6,10 +6,12 @@
  *
  * - `%s` of a value is the Java `toString` of Flink's internal value: numbers as Java prints them
  *   (a DOUBLE `2.0`), a DECIMAL in plain notation, a TIMESTAMP as `LocalDateTime.toString`
- *   (`2024-01-01T10:00`, seconds only when not zero), NULL as `null`; ROW, ARRAY, MAP and
- *   MULTISET as CAST to STRING prints them (Flink would print an object reference);
- * - `%d %o %x` need an INT or BIGINT (negative values in two's complement for `o` and `x`, 32 bits
- *   for INT, 64 for BIGINT), `%e %f %g` a DOUBLE (rounded half up on the shortest decimal form of
+ *   (`2024-01-01T10:00`, seconds only when not zero), a TIMESTAMP_LTZ the same of its UTC
+ *   reading (its TimestampData), a DATE and a TIME as the Integer Flink keeps (days since the
+ *   epoch, milliseconds of the day), NULL as `null`; ROW, ARRAY, MAP and MULTISET as CAST to
+ *   STRING prints them (Flink would print an object reference);
+ * - `%d %o %x` need an INT or BIGINT, or a DATE or TIME (an Integer inside Flink; negative values
+ *   in two's complement for `o` and `x`, 32 bits for those Integers, 64 for BIGINT), `%e %f %g` a DOUBLE (rounded half up on the shortest decimal form of
  *   the double, as Java does), `%c` an INT code point;
  * - a specification Java rejects (`%d` of a STRING, a missing argument, an unknown conversion,
  *   `%h`, `%a` and the date conversions `%t`, which Flambda does not implement) is an error
@@ -79,7 +81,9 @@ function parseFormat(format: string): (string | Spec)[] {
   return parts;
 }
 
-const INTEGRAL = new Set(['INT', 'BIGINT']);
+/** Types whose internal Flink value is a java.lang.Integer. */
+const JAVA_INTEGER = new Set(['INT', 'DATE', 'TIME']);
+const INTEGRAL = new Set([...JAVA_INTEGER, 'BIGINT']);
 
 /** Checks one specification against its argument's type (what Java checks per value, known here per column). */
 function checkSpec(spec: Spec, arg: FormatArg | undefined): void {
@@ -107,7 +111,7 @@ function checkSpec(spec: Spec, arg: FormatArg | undefined): void {
       return;
     case 'c':
       if (spec.precision !== undefined) fail(`IllegalFormatPrecisionException: ${spec.precision}`);
-      if (t !== 'INT') conversionError();
+      if (!JAVA_INTEGER.has(t)) conversionError();
       return;
     case 'd':
     case 'o':
@@ -124,6 +128,8 @@ function checkSpec(spec: Spec, arg: FormatArg | undefined): void {
 function javaClass(t: LogicalType): string {
   switch (t.root) {
     case 'INT':
+    case 'DATE':
+    case 'TIME':
       return 'java.lang.Integer';
     case 'BIGINT':
       return 'java.lang.Long';
@@ -136,6 +142,7 @@ function javaClass(t: LogicalType): string {
     case 'DECIMAL':
       return 'org.apache.flink.table.data.DecimalData';
     case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ':
       return 'org.apache.flink.table.data.TimestampData';
     default:
       return 'org.apache.flink.table.data.ArrayData';
@@ -161,6 +168,7 @@ function javaToString(arg: FormatArg): string {
     case 'DECIMAL':
       return formatDecimal(value as bigint, type.scale ?? 0);
     case 'TIMESTAMP':
+    case 'TIMESTAMP_LTZ':
       return localDateTimeText(value as number);
     case 'BOOLEAN':
       return value ? 'true' : 'false';
@@ -262,7 +270,7 @@ function formatNumber(spec: Spec, arg: FormatArg): string {
   const v = arg.value as number;
   if (c === 'd') return signed(v < 0, String(Math.abs(v)), spec, true);
   if (c === 'o' || c === 'x') {
-    const bits = arg.type.root === 'INT' ? 32 : 64;
+    const bits = JAVA_INTEGER.has(arg.type.root) ? 32 : 64;
     const text = BigInt.asUintN(bits, BigInt(v)).toString(c === 'o' ? 8 : 16);
     const prefixed = spec.flags.includes('#') ? (c === 'o' ? `0${text}` : `0x${text}`) : text;
     const padded = spec.flags.includes('0') && spec.width !== undefined ? prefixed.padStart(spec.width, '0') : prefixed;

@@ -188,7 +188,7 @@ describe('semi/anti joins and set operations keyed by DATEs, on both runtimes', 
 });
 
 describe('built-in functions of other branches over the temporal types', () => {
-  it('ARRAY functions over DATE elements, COLLECT of DATEs, JSON of a TIMESTAMP_LTZ, TYPEOF', async () => {
+  it('ARRAY functions over DATE elements, JSON of a TIMESTAMP_LTZ, TYPEOF, PRINTF', async () => {
     expect(
       await printedValues([
         "ARRAY_SORT(ARRAY[DATE '2024-03-05', DATE '2024-01-01', DATE '2024-02-29'])",
@@ -220,6 +220,7 @@ describe('built-in functions of other branches over the temporal types', () => {
 
   it('COLLECT of DATEs and JSON_OBJECTAGG of TIMESTAMP_LTZ values, on both runtimes', async () => {
     const run = await both(`${STAMPS}\nSELECT COLLECT(d) AS ds, JSON_OBJECTAGG(KEY CAST(id AS STRING) VALUE ltz) AS j FROM stamps WHERE id < 3;`);
+        "PRINTF('%s|%s|%s|%d|%x', DATE '2024-03-05', TIME '00:00:01', TO_TIMESTAMP_LTZ(1500, 3), DATE '1969-12-31', DATE '1969-12-31')",
     expect(run.rows).toEqual(['{"ds":{"2024-02-29":1,"2024-03-05":1},"j":"{\\"1\\":\\"2024-03-05T00:30:00Z\\",\\"2\\":\\"2024-03-05T20:00:00.5Z\\"}"}']);
   }, 120_000);
 
@@ -233,6 +234,8 @@ describe('built-in functions of other branches over the temporal types', () => {
 
 describe('catalog statements print the temporal types as Flink does', () => {
   const outputs = async (sql: string): Promise<string[]> => renderStatementOutputs(compileSql(sql, { allowNoQuery: true }));
+      // Java's toString of Flink's internal values: the Integer days and milliseconds, TimestampData's LocalDateTime.
+      "PRINTF('%s|%s|%s|%d|%x', DATE '2024-03-05', TIME '00:00:01', TO_TIMESTAMP_LTZ(1500, 3), DATE '1969-12-31', DATE '1969-12-31')": '19787|1000|1970-01-01T00:00:01.500|-1|ffffffff',
 
   it('DESCRIBE shows summary names (TIMESTAMP_LTZ(3) *ROWTIME*), SHOW CREATE TABLE serializable ones', async () => {
     const [describe, show] = await outputs(`CREATE TABLE ev (d DATE NOT NULL, t TIME(3), ts BIGINT, ltz AS TO_TIMESTAMP_LTZ(ts, 3), at_ltz TIMESTAMP(3) WITH LOCAL TIME ZONE, pt AS PROCTIME(), WATERMARK FOR ltz AS ltz) WITH ('connector' = 'datagen');
