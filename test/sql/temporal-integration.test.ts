@@ -152,6 +152,24 @@ SELECT u, window_start, window_end, window_time FROM TABLE(SESSION(TABLE clicks 
     );
   }, 120_000);
 
+  it('a processing-time SESSION alone over PROCTIME() cuts sessions on the zone’s wall clock', async () => {
+    const before = Date.now();
+    const run = await runEmbeddedSql(`SET 'table.local-time-zone' = 'GMT+08:00';
+CREATE TABLE p (u STRING, pt AS PROCTIME()) WITH ('connector' = 'filesystem', 'path' = '${clicks}', 'format' = 'json');
+SELECT u, window_start, window_end, window_time FROM TABLE(SESSION(TABLE p PARTITION BY u, DESCRIPTOR(pt), INTERVAL '1' HOUR));`);
+    const after = Date.now();
+    const EIGHT_HOURS = 8 * 3_600_000;
+    expect(run.changes.map((c) => c.row.u).sort()).toEqual(['a', 'a', 'a', 'b', 'b', 'b']);
+    for (const { row } of run.changes) {
+      const [start, end, time] = [row.window_start, row.window_end, row.window_time] as [number, number, number];
+      // window_start / window_end are GMT+08:00 wall-clock readings; window_time is the instant of window_end - 1.
+      expect(start).toBeGreaterThanOrEqual(before + EIGHT_HOURS);
+      expect(start).toBeLessThanOrEqual(after + EIGHT_HOURS);
+      expect(end - start).toBeGreaterThanOrEqual(3_600_000);
+      expect(time).toBe(end - 1 - EIGHT_HOURS);
+    }
+  });
+
   it('a temporal sort (ORDER BY the rowtime alone) emits in time order', async () => {
     const shuffled = files.file('shuffled', [{ u: 'c', ts: at(3) }, { u: 'a', ts: at(1) }, { u: 'b', ts: at(2) }, { u: 'd', ts: at(9) }]);
     const sql = `SET 'table.local-time-zone' = 'Asia/Shanghai';
