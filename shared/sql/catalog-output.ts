@@ -75,9 +75,10 @@ export function describeTable(table: CatalogTable): StatementResult {
   return { kind: 'table', columns: ['name', 'type', 'null', 'key', 'extras', 'watermark', ...(withComment ? ['comment'] : [])], rows };
 }
 
-/** DESCRIBE's rows of a view: its query's columns. */
+/** DESCRIBE's rows of a view: its query's columns (a PROCTIME() attribute marked `*PROCTIME*`). */
 export function describeColumns(fields: readonly Field[]): StatementResult {
-  const rows = fields.map((f) => [f.name, `${summaryType({ ...f.type, nullable: true })}${f.timeAttribute === 'rowtime' ? ' *ROWTIME*' : ''}`, f.type.nullable, null, null, null]);
+  const marker = (f: Field): string => (f.timeAttribute === 'rowtime' ? ' *ROWTIME*' : f.timeAttribute === 'proctime' ? ' *PROCTIME*' : '');
+  const rows = fields.map((f) => [f.name, `${summaryType({ ...f.type, nullable: true })}${marker(f)}`, f.type.nullable, null, null, null]);
   return { kind: 'table', columns: ['name', 'type', 'null', 'key', 'extras', 'watermark'], rows };
 }
 

@@ -29,7 +29,7 @@ import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { compileExpr, scopeOf } from './expressions.ts';
 import { readScript } from './reader/read-script.ts';
 import { compileQuery } from './query.ts';
-import type { QueryContext, Relation } from './relation.ts';
+import type { QueryContext, Relation, SelectedColumn } from './relation.ts';
 import type { SqlHint, SqlQuery, SqlStatement } from './ast.ts';
 import { createDatagen } from './datagen.ts';
 import { settingWarning } from './settings.ts';
@@ -138,7 +138,7 @@ export function compileSql(text: string, options: CompileSqlOptions = {}): SqlPr
   const columnsApart = (query: SqlQuery): readonly Field[] => {
     const apart = new Pipeline(`${pipeline.name}-describe`);
     const apartCtx: QueryContext = { ...ctx, pipeline: apart, usedSources: new Map(), lookups: new Map(), warnings: [], source: (name, pos, hints) => declareSource(apartCtx, name, pos, [], hints) };
-    return withUserFunctions(userFunctions, apart, () => compileQuery(query, apartCtx).stream.schema.fields);
+    return withUserFunctions(userFunctions, apart, () => selectedFields(compileQuery(query, apartCtx)));
   };
   const session: CatalogSession = {
     catalog,
@@ -290,15 +290,33 @@ function printConnector(): SinkConnector {
  */
 function resultOf(query: SqlQuery, r: Relation): Relation {
   if (query.k !== 'select') return r;
-  const virtual = r.scope.columns.filter((c) => c.proctime).map((c) => c.name);
-  if (virtual.length === 0) return r;
-  const order = r.selectOrder ?? [...r.stream.schema.fields.map((f) => ({ column: f.name })), ...virtual.map((name) => ({ proctime: name }))];
+  const order = selectedColumns(r);
   if (!order.some((o) => 'proctime' in o)) return r;
   const projection: CalcColumn[] = order.map((o) =>
     'column' in o ? { name: o.column, expr: { kind: 'ref', name: o.column } } : { name: o.proctime, expr: { kind: 'call', fn: 'CURRENT_TIMESTAMP', args: [] } },
   );
   const stream = atPosition(query.pos, () => r.stream.calc(projection));
   return { stream, scope: scopeOf(stream.schema, r.scope.description, r.scope.columns[0]?.qualifiers ?? []) };
+}
+
+/** A relation's columns as its select list orders them, its virtual PROCTIME() attributes included. */
+function selectedColumns(r: Relation): readonly SelectedColumn[] {
+  const virtual = r.scope.columns.filter((c) => c.proctime).map((c) => c.name);
+  const columns = r.stream.schema.fields.map((f) => ({ column: f.name }));
+  if (virtual.length === 0) return columns;
+  return r.selectOrder ?? [...columns, ...virtual.map((name) => ({ proctime: name }))];
+}
+
+/**
+ * The columns a view's query gives, as DESCRIBE and SHOW CREATE VIEW list them: a PROCTIME()
+ * attribute at its place in the select list, typed `TIMESTAMP_LTZ(3) NOT NULL` (Flink's
+ * `TIMESTAMP_LTZ(3) *PROCTIME*`).
+ */
+function selectedFields(r: Relation): Field[] {
+  const fields = r.stream.schema.fields;
+  return selectedColumns(r).map((o) =>
+    'column' in o ? fields.find((f) => f.name === o.column)! : { name: o.proctime, type: { root: 'TIMESTAMP_LTZ', nullable: false, precision: 3 }, timeAttribute: 'proctime' },
+  );
 }
 
 function declareSource(ctx: QueryContext, name: string, pos: SqlPosition, sources: SourceNode[], hints: readonly SqlHint[] = []): Relation {

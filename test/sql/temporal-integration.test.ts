@@ -220,6 +220,7 @@ describe('built-in functions of other branches over the temporal types', () => {
         "TYPEOF(DATE '2024-03-05')",
         "TYPEOF(TIME '10:00:00')",
         "TYPEOF(ARRAY[TO_TIMESTAMP_LTZ(0, 3)], TRUE)",
+        "PRINTF('%s|%s|%s|%d|%x', DATE '2024-03-05', TIME '00:00:01', TO_TIMESTAMP_LTZ(1500, 3), DATE '1969-12-31', DATE '1969-12-31')",
       ]),
     ).toEqual({
       "ARRAY_SORT(ARRAY[DATE '2024-03-05', DATE '2024-01-01', DATE '2024-02-29'])": '[2024-01-01, 2024-02-29, 2024-03-05]',
@@ -233,12 +234,13 @@ describe('built-in functions of other branches over the temporal types', () => {
       "TYPEOF(DATE '2024-03-05')": 'DATE NOT NULL',
       "TYPEOF(TIME '10:00:00')": 'TIME(0) NOT NULL',
       "TYPEOF(ARRAY[TO_TIMESTAMP_LTZ(0, 3)], TRUE)": 'ARRAY<TIMESTAMP(3) WITH LOCAL TIME ZONE NOT NULL> NOT NULL',
+      // Java's toString of Flink's internal values: the Integer days and milliseconds, TimestampData's LocalDateTime.
+      "PRINTF('%s|%s|%s|%d|%x', DATE '2024-03-05', TIME '00:00:01', TO_TIMESTAMP_LTZ(1500, 3), DATE '1969-12-31', DATE '1969-12-31')": '19787|1000|1970-01-01T00:00:01.500|-1|ffffffff',
     });
   });
 
   it('COLLECT of DATEs and JSON_OBJECTAGG of TIMESTAMP_LTZ values, on both runtimes', async () => {
     const run = await both(`${STAMPS}\nSELECT COLLECT(d) AS ds, JSON_OBJECTAGG(KEY CAST(id AS STRING) VALUE ltz) AS j FROM stamps WHERE id < 3;`);
-        "PRINTF('%s|%s|%s|%d|%x', DATE '2024-03-05', TIME '00:00:01', TO_TIMESTAMP_LTZ(1500, 3), DATE '1969-12-31', DATE '1969-12-31')",
     expect(run.rows).toEqual(['{"ds":{"2024-02-29":1,"2024-03-05":1},"j":"{\\"1\\":\\"2024-03-05T00:30:00Z\\",\\"2\\":\\"2024-03-05T20:00:00.5Z\\"}"}']);
   }, 120_000);
 
@@ -252,8 +254,6 @@ describe('built-in functions of other branches over the temporal types', () => {
 
 describe('catalog statements print the temporal types as Flink does', () => {
   const outputs = async (sql: string): Promise<string[]> => renderStatementOutputs(compileSql(sql, { allowNoQuery: true }));
-      // Java's toString of Flink's internal values: the Integer days and milliseconds, TimestampData's LocalDateTime.
-      "PRINTF('%s|%s|%s|%d|%x', DATE '2024-03-05', TIME '00:00:01', TO_TIMESTAMP_LTZ(1500, 3), DATE '1969-12-31', DATE '1969-12-31')": '19787|1000|1970-01-01T00:00:01.500|-1|ffffffff',
 
   it('DESCRIBE shows summary names (TIMESTAMP_LTZ(3) *ROWTIME*), SHOW CREATE TABLE serializable ones', async () => {
     const [describe, show] = await outputs(`CREATE TABLE ev (d DATE NOT NULL, t TIME(3), ts BIGINT, ltz AS TO_TIMESTAMP_LTZ(ts, 3), at_ltz TIMESTAMP(3) WITH LOCAL TIME ZONE, pt AS PROCTIME(), WATERMARK FOR ltz AS ltz) WITH ('connector' = 'datagen');
@@ -265,6 +265,28 @@ SHOW CREATE TABLE ev;`);
     expect(describe).toContain('| at_ltz |            TIMESTAMP_LTZ(3) |  TRUE |');
     expect(describe).toContain('|     pt | TIMESTAMP_LTZ(3) *PROCTIME* | FALSE |');
     expect(show).toContain('  `d` DATE NOT NULL,\n  `t` TIME(3),\n  `ts` BIGINT,\n  `ltz` AS TO_TIMESTAMP_LTZ(`ts`, 3),\n  `at_ltz` TIMESTAMP(3) WITH LOCAL TIME ZONE,\n  `pt` AS PROCTIME(),');
+  });
+
+  it('DESCRIBE and SHOW CREATE VIEW list a view’s PROCTIME() attributes at their places', async () => {
+    const [describe, show] = await outputs(`CREATE TABLE t (u STRING, ts BIGINT, ltz AS TO_TIMESTAMP_LTZ(ts, 3), pt AS PROCTIME(), WATERMARK FOR ltz AS ltz) WITH ('connector' = 'datagen');
+CREATE VIEW v AS SELECT u, pt, ltz, PROCTIME() AS pt2, CURRENT_DATE AS d FROM t;
+DESCRIBE v;
+SHOW CREATE VIEW v;`);
+    expect(describe).toBe(
+      [
+        '+------+-----------------------------+-------+-----+--------+-----------+',
+        '| name |                        type |  null | key | extras | watermark |',
+        '+------+-----------------------------+-------+-----+--------+-----------+',
+        '|    u |                      STRING |  TRUE |     |        |           |',
+        '|   pt | TIMESTAMP_LTZ(3) *PROCTIME* | FALSE |     |        |           |',
+        '|  ltz |  TIMESTAMP_LTZ(3) *ROWTIME* |  TRUE |     |        |           |',
+        '|  pt2 | TIMESTAMP_LTZ(3) *PROCTIME* | FALSE |     |        |           |',
+        '|    d |                        DATE | FALSE |     |        |           |',
+        '+------+-----------------------------+-------+-----+--------+-----------+',
+        '5 rows in set',
+      ].join('\n'),
+    );
+    expect(show).toBe('CREATE VIEW `default_catalog`.`default_database`.`v`(`u`, `pt`, `ltz`, `pt2`, `d`) as\nSELECT u, pt, ltz, PROCTIME() AS pt2, CURRENT_DATE AS d FROM t');
   });
 
   it('CREATE TABLE … AS SELECT of a TIMESTAMP_LTZ and a materialized PROCTIME(), and LIKE of it', async () => {
