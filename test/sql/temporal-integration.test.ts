@@ -14,6 +14,7 @@ import { createChangeEncoder } from '../../shared/core/format-encoders.ts';
 import { parseType } from '../../shared/core/type-parse.ts';
 import { compileSql } from '../../shared/sql/compile-sql.ts';
 import { renderStatementOutputs } from '../../shared/cli/statement-outputs.ts';
+import { myAvg } from './conformance/functions.ts';
 import { printedValues } from './eval-sql.ts';
 import { sqlError } from './helpers.ts';
 import { inputDir, runEmbeddedSql, runLocalSql, type SqlRun } from './run-both.ts';
@@ -169,6 +170,28 @@ SELECT u, window_start, window_end, window_time FROM TABLE(SESSION(TABLE p PARTI
       expect(time).toBe(end - 1 - EIGHT_HOURS);
     }
   });
+
+  it('an aggregate user function in a TUMBLE window and an OVER COUNT(DISTINCT …), aligned on the zone’s clock', async () => {
+    const functions = new Map([['avg.ts#myAvg', myAvg]]);
+    const windowed = await both(
+      `${CLICKS}
+CREATE FUNCTION my_avg AS 'avg.ts#myAvg';
+SELECT window_start, window_time, my_avg(CAST(MINUTE(ltz) AS DOUBLE)) AS m FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ltz), INTERVAL '1' DAY)) GROUP BY window_start, window_end, window_time;`,
+      { functions },
+    );
+    // One Shanghai day, [2024-01-01 00:00, 2024-01-02 00:00) local: its window_time is 15:59:59.999 UTC.
+    expect(windowed.rows).toEqual(['{"window_start":"2024-01-01 00:00:00.000","window_time":"2024-01-01 15:59:59.999Z","m":14.166666666666666}']);
+    const over = await both(`${CLICKS}
+SELECT u, ltz, COUNT(DISTINCT u) OVER (ORDER BY ltz RANGE BETWEEN INTERVAL '10' MINUTE PRECEDING AND CURRENT ROW) AS users FROM clicks;`);
+    expect(over.rows).toEqual([
+      '{"u":"a","ltz":"2024-01-01 08:00:00.000Z","users":1}',
+      '{"u":"a","ltz":"2024-01-01 08:03:00.000Z","users":2}',
+      '{"u":"a","ltz":"2024-01-01 08:20:00.000Z","users":1}',
+      '{"u":"b","ltz":"2024-01-01 08:01:00.000Z","users":2}',
+      '{"u":"b","ltz":"2024-01-01 08:30:00.000Z","users":2}',
+      '{"u":"b","ltz":"2024-01-01 08:31:00.000Z","users":1}',
+    ]);
+  }, 240_000);
 
   it('a temporal sort (ORDER BY the rowtime alone) emits in time order', async () => {
     const shuffled = files.file('shuffled', [{ u: 'c', ts: at(3) }, { u: 'a', ts: at(1) }, { u: 'b', ts: at(2) }, { u: 'd', ts: at(9) }]);
