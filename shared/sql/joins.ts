@@ -23,11 +23,11 @@ import type { Stream } from '../api/stream.ts';
 import type { Row } from '../core/types.ts';
 import { PlanError } from '../core/errors.ts';
 import { joinedFieldNames, joinedSchema, type JoinType } from '../operators/join/join-spec.ts';
-import type { SqlExpr, SqlFrom, SqlQuery, SqlSelect } from './ast.ts';
+import type { SqlExpr, SqlFrom, SqlHint, SqlQuery, SqlSelect } from './ast.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { compileExpr, resolveColumn, type Scope, type ScopeColumn } from './expressions.ts';
 import { sqlAnd, sqlColumnRefs, sqlConjuncts } from './sql-expr-walk.ts';
-import type { QueryContext, Relation } from './relation.ts';
+import { stateTtl, type QueryContext, type Relation } from './relation.ts';
 
 /** What the join compiler needs from query.ts (passed in, so the modules stay acyclic at load). */
 export interface JoinContext {
@@ -94,14 +94,35 @@ function keyPair(e: SqlExpr, j: JoinedScope): { left: string; right: string } | 
   return undefined;
 }
 
+/** A `STATE_TTL` hint's or `table.exec.state.ttl`'s duration ('1d', '12 h', '30 min') in ms. */
+export function ttlDurationMs(text: string, what: string, pos: SqlPosition): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]+)?\s*$/i.exec(text);
+  if (!m) throw new SqlError(pos, `${what}: cannot read '${text}' as a duration (e.g. '1d', '12 h', '30 min')`);
+  const unit = (m[2] ?? 'ms').toLowerCase();
+  return atPosition(pos, () => parseDuration(`${m[1]} ${unit === 'd' ? 'day' : unit}`, what));
+}
+
+/**
+ * Idle-state retention of a group aggregation: `table.exec.state.ttl`, overridden by a
+ * `STATE_TTL` hint that names its input (by table name or alias), as Flink's hints page has it
+ * for group aggregates (`SELECT /*+ STATE_TTL('orders' = '1d') *\/ … FROM orders GROUP BY …`).
+ */
+export function aggregateStateTtl(ctx: QueryContext, hints: readonly SqlHint[], input: Relation): { stateTtlMs?: number } {
+  const qualifiers = new Set(input.scope.columns.flatMap((c) => c.qualifiers.map((q) => q.toLowerCase())));
+  let out = stateTtl(ctx);
+  for (const hint of hints.filter((h) => h.name === 'STATE_TTL')) {
+    for (const [name, value] of hint.options) {
+      if (!qualifiers.has(name.toLowerCase())) continue;
+      const v = ttlDurationMs(value, `STATE_TTL('${name}')`, hint.pos);
+      out = v > 0 ? { stateTtlMs: v } : {};
+    }
+  }
+  return out;
+}
+
 /** `table.exec.state.ttl` and the `STATE_TTL` hint (by table name or alias) for the two inputs of a join. */
 export function stateTtls(jc: JoinContext, left: Relation, right: Relation): { leftStateTtlMs?: number; rightStateTtlMs?: number } {
-  const ms = (text: string, what: string, pos: SqlPosition): number => {
-    const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]+)?\s*$/i.exec(text);
-    if (!m) throw new SqlError(pos, `${what}: cannot read '${text}' as a duration (e.g. '1d', '12 h', '30 min')`);
-    const unit = (m[2] ?? 'ms').toLowerCase();
-    return atPosition(pos, () => parseDuration(`${m[1]} ${unit === 'd' ? 'day' : unit}`, what));
-  };
+  const ms = ttlDurationMs;
   const out: { leftStateTtlMs?: number; rightStateTtlMs?: number } = {};
   const global = jc.ctx.settings.get('table.exec.state.ttl');
   if (global !== undefined) {

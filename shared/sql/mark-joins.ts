@@ -18,10 +18,10 @@
  * ```
  *
  * When neither `x` nor `y` can be NULL the counts cannot change the answer and the first join is
- * left out (`i IS NOT NULL`). Where Flink's streaming plan INNER-joins the counts of an
- * uncorrelated subquery (no output row at all while the subquery's table is empty, as its global
- * aggregate has no row yet), the counts are LEFT-joined here and a missing row counts as none, the
- * answer SQL and Flink's batch mode give. NOT IN is NOT of IN.
+ * left out (`i IS NOT NULL`). The counts of an uncorrelated subquery are one global row, which
+ * Calcite INNER-joins; in streaming that aggregate has no row while the subquery's table is empty,
+ * so, as in Flink's streaming mode, the outer rows wait for the table's first row (Flink's batch
+ * mode, where the global aggregate of nothing is a row of zeros, gives FALSE). NOT IN is NOT of IN.
  */
 import { count } from '../api/aggregates.ts';
 import { buildJoin, type JoinKeyPair } from '../api/joins.ts';
@@ -68,8 +68,8 @@ export function markJoin(input: Relation, e: Marked, jc: JoinContext, hooks: Exp
   const subKeys = [...new Set(keys.map((k) => k.right))];
   const items = withExpressions(rows.sub, rows.items, e.query.pos);
   const ttl = stateTtls(jc, input, rows.sub);
-  const join = (l: Stream<Row>, r: Stream<Row>, on: readonly JoinKeyPair[], condition?: Expr): Stream<Row> =>
-    atPosition(e.query.pos, () => buildJoin(l, r, { type: 'LEFT', keys: on, ...(condition ? { condition } : {}), ...ttl, what: `${what} subquery in an expression` }));
+  const join = (l: Stream<Row>, r: Stream<Row>, on: readonly JoinKeyPair[], condition?: Expr, type: 'LEFT' | 'INNER' = 'LEFT'): Stream<Row> =>
+    atPosition(e.query.pos, () => buildJoin(l, r, { type, keys: on, ...(condition ? { condition } : {}), ...ttl, what: `${what} subquery in an expression` }));
   const relationOf = (stream: Stream<Row>): Relation => ({ stream, scope: { ...input.scope, schema: stream.schema } });
 
   if (e.k === 'exists') {
@@ -90,7 +90,8 @@ export function markJoin(input: Relation, e: Marked, jc: JoinContext, hooks: Exp
     const source = prune(items.relation, new Set([...subKeys, y])).stream;
     const ct = atPosition(e.query.pos, () => source.groupBy(...(subKeys as never[])).aggregate({ [c]: count(), [ck]: count(y) }) as unknown as Stream<Row>);
     const before = marked;
-    marked = join(before, ct, keys);
+    // Uncorrelated, the counts are one global row: INNER-joined, as Calcite's SubQueryRemoveRule does.
+    marked = join(before, ct, keys, undefined, keys.length === 0 ? 'INNER' : 'LEFT');
     counts = { c: rightName(before, ct, c), ck: rightName(before, ct, ck) };
   }
   const dt = distinctMarked(items.relation.stream, subKeys.includes(y) ? subKeys : [...subKeys, y], e.query.pos);

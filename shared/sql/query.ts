@@ -28,7 +28,7 @@ import { rankFilter, rankItem, rewriteGroupWindow } from './rules.ts';
 import { checkQueryHints } from './query-hints.ts';
 import { inViewScope } from './catalog.ts';
 import { sqlAnd, sqlChildren as children } from './sql-expr-walk.ts';
-import { compileJoin, compileTemporalJoin, type JoinContext } from './joins.ts';
+import { aggregateStateTtl, compileJoin, compileTemporalJoin, type JoinContext } from './joins.ts';
 import { isSubqueryCondition } from './subqueries.ts';
 import { containsSubquery, joinExpressionSubqueries, semiAntiJoin, subqueryConjuncts } from './expression-subqueries.ts';
 import { compileOrderBy, compileSetOp, compileValues, withCtes } from './query-compose.ts';
@@ -407,7 +407,7 @@ function compileAggregate(q: SqlSelect, input: Relation, ctx: QueryContext): Rel
   });
   if (q.having) collect(q.having, undefined);
   const aggIn = new StreamClass<Row>(aggStream.pipeline, aggStream.node);
-  const out = atPosition(q.pos, () => aggIn.groupBy(...keyNames).aggregate(aggregates, atPosition(q.pos, () => stateTtl(ctx)))) as Stream<Row>;
+  const out = atPosition(q.pos, () => aggIn.groupBy(...keyNames).aggregate(aggregates, aggregateStateTtl(ctx, q.hints, input))) as Stream<Row>;
   // Group keys stay reachable by their qualified names (`SELECT b.k … GROUP BY b.k`).
   const qualifiers = input.scope.columns[0]?.qualifiers ?? [];
   let rel = relation(out, qualifiers, 'aggregate');

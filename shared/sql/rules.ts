@@ -6,6 +6,7 @@ import type { RankRange } from '../plan/logical.ts';
 import type { SqlExpr, SqlFrom, SqlSelect } from './ast.ts';
 import { SqlError } from './errors.ts';
 import { intervalMs } from './sql-literals.ts';
+import { sqlMapChildren } from './sql-expr-walk.ts';
 
 const RANKING = new Set(['ROW_NUMBER', 'RANK', 'DENSE_RANK']);
 
@@ -126,7 +127,7 @@ export function rewriteGroupWindow(q: SqlSelect): SqlSelect {
         return { k: 'id', parts: [WINDOW_PROPERTIES[m[2] as string] as string], pos: e.pos };
       }
     }
-    return mapChildren(e, replaceProps);
+    return sqlMapChildren(e, replaceProps);
   };
   const windowCols: SqlExpr[] = [
     { k: 'id', parts: ['window_start'], pos: win.pos },
@@ -150,35 +151,4 @@ function sameWindowArguments(a: readonly SqlExpr[], b: readonly SqlExpr[]): bool
     if (x.k === 'interval' && y.k === 'interval') return intervalMs(x) === intervalMs(y);
     return false;
   });
-}
-
-/** Rebuilds an expression with `f` applied to its direct children. */
-function mapChildren(e: SqlExpr, f: (x: SqlExpr) => SqlExpr): SqlExpr {
-  switch (e.k) {
-    case 'bin':
-      return { ...e, left: f(e.left), right: f(e.right) };
-    case 'not':
-    case 'neg':
-      return { ...e, arg: f(e.arg) };
-    case 'call':
-      return { ...e, args: e.args.map(f), ...(e.filter ? { filter: f(e.filter) } : {}) };
-    case 'case':
-      return {
-        ...e,
-        ...(e.operand ? { operand: f(e.operand) } : {}),
-        whens: e.whens.map(([w, t]) => [f(w), f(t)] as const),
-        ...(e.otherwise ? { otherwise: f(e.otherwise) } : {}),
-      };
-    case 'cast':
-    case 'isnull':
-      return { ...e, expr: f(e.expr) };
-    case 'between':
-      return { ...e, expr: f(e.expr), low: f(e.low), high: f(e.high) };
-    case 'in':
-      return { ...e, expr: f(e.expr), list: e.list.map(f) };
-    case 'like':
-      return { ...e, expr: f(e.expr), pattern: f(e.pattern) };
-    default:
-      return e;
-  }
 }

@@ -12,10 +12,12 @@
  *   (`t.k = s.k`) — they are the join's keys, as Flink's decorrelator requires.
  * - The join is LEFT (no row: NULL), or INNER where the value is an operand of a comparison in a
  *   WHERE conjunct and is NULL without a row, so no row could pass (Flink's FilterJoinRule).
- * - COUNT of no rows is 0, not NULL (the "count bug"): the value is computed above the join with
- *   each COUNT read as `CASE(IS NULL(c), 0, c)`, as Calcite's decorrelator rewrites it. For an
- *   uncorrelated subquery Flink's streaming plan gives NULL until the table has a row (its global
- *   aggregate emits nothing before); Flambda gives 0, as SQL and Flink's batch mode do.
+ * - COUNT of no rows of a correlated subquery is 0, not NULL (the "count bug"): the value is
+ *   computed above the join with each COUNT read as `CASE(IS NULL(c), 0, c)`, as Calcite's
+ *   decorrelator rewrites it. An uncorrelated subquery is not decorrelated, in Flink either: its
+ *   global aggregate has no row until its table has one (a streaming aggregate emits nothing
+ *   before its first input), so the value is NULL until then, as in Flink's streaming mode (its
+ *   batch mode, where a global aggregate of nothing is one row, gives 0).
  */
 import { singleValue } from '../api/aggregates.ts';
 import { buildJoin } from '../api/joins.ts';
@@ -115,7 +117,8 @@ export function scalarSubqueryJoin(input: Relation, s: ScalarQuery, compared: bo
   const names = joinedFieldNames(left.relation.stream.schema, right.schema).right;
   const joinedName = new Map(right.schema.fields.map((f, i) => [f.name, names[i] as string]));
   const schema = joinedSchema({ joinType: 'LEFT', leftSchema: left.relation.stream.schema, rightSchema: right.schema });
-  const value = single === undefined ? col(joinedName.get(valueColumns[0] as string) as string) : oneRowValue(single, valueColumns.map((c) => joinedName.get(c) as string), schema);
+  const correlated = correlation.keys.length > 0;
+  const value = single === undefined ? col(joinedName.get(valueColumns[0] as string) as string) : oneRowValue(single, valueColumns.map((c) => joinedName.get(c) as string), schema, correlated);
   const inner = compared && isNullWithoutRow(value, schema);
   const keys = correlation.keys.map((k, i) => ({ left: left.columns[i] as string, right: k.sub }));
   const stream = atPosition(s.pos, () =>
@@ -124,14 +127,17 @@ export function scalarSubqueryJoin(input: Relation, s: ScalarQuery, compared: bo
   return { relation: { stream, scope: { ...input.scope, schema: stream.schema } }, value };
 }
 
-/** The value of a one-row subquery over the joined row: its expression, COUNTs read as 0 without a row. */
-function oneRowValue(single: OneRow, fields: readonly string[], schema: Scope['schema']): Expr {
+/**
+ * The value of a one-row subquery over the joined row: its expression, COUNTs read as 0 without a
+ * row when the subquery was decorrelated (`countsAsZero`).
+ */
+function oneRowValue(single: OneRow, fields: readonly string[], schema: Scope['schema'], countsAsZero: boolean): Expr {
   const scope: Scope = { description: 'scalar subquery', schema, columns: fields.map((field, i) => ({ qualifiers: [], name: `$agg${i}`, field })) };
   const hooks: ExprHooks = {
     replace: (e) => {
       if (e.k !== 'id' || e.parts.length !== 1) return undefined;
       const i = fields.findIndex((_, n) => e.parts[0] === `$agg${n}`);
-      if (i < 0 || single.counts[i] !== true) return undefined;
+      if (i < 0 || !countsAsZero || single.counts[i] !== true) return undefined;
       const c = col(fields[i] as string);
       return call('CASE', call('IS NULL', c), lit(0, 'BIGINT'), c);
     },

@@ -4,14 +4,17 @@
  * aggregation each hold rows waiting for the watermark when both stages get new handler
  * instances (empty caches, fresh readers). The waiting rows must still come out, in order, when
  * the watermark passes them after the cold start — which needs their timers, persisted per key
- * group with the state (TIMER_OPERATOR_TYPES), not just their rows.
+ * group with the state (TIMER_OPERATOR_TYPES), not just their rows. The time-bounded joins too:
+ * a window join fires a window that was open, an interval join pads the left rows that found no
+ * match once the watermark passes their bound.
  */
 import { Buffer } from 'node:buffer';
 import { PutRecordsCommand } from '@aws-sdk/client-kinesis';
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { Pipeline, count, session } from '../../shared/api/index.ts';
+import { Pipeline, count, session, tumble } from '../../shared/api/index.ts';
+import { col, ge, lit } from '../../shared/plan/expr-build.ts';
 import { LocalEventSourceMapping } from '../../shared/aws/esm/local-event-source-mapping.ts';
 import { StageHandler } from '../../shared/aws/handler/stage-handler.ts';
 import { writeHeartbeats } from '../../shared/aws/heartbeat/heartbeat-writer.ts';
@@ -42,30 +45,36 @@ async function withColdStart(build: (s: Stream<Ev>) => void): Promise<{ out: Cha
   build(p.source('ev', { schema: SCHEMA, watermark: { column: 'ts', outOfOrdernessMs: 10 }, parallelism: 1 }) as unknown as Stream<Ev>);
   const graph = p.jobGraph({ parallelism: 2 });
   const stages = graph.stages;
-  const streams = stages.map((_stage, i) => `time-order-${run}-${i}`);
+  // A stage reading the source reads the source stream (a self-join has two such stages); any
+  // other reads the stream of its own exchanges.
+  const source = `time-order-${run}-source`;
+  const streamOf = (stageId: string): string => {
+    const stage = stages.find((s) => s.id === stageId)!;
+    return stage.input.type === 'source' ? source : `time-order-${run}-${stageId}`;
+  };
+  const exchangeStages = stages.filter((stage) => stage.input.type !== 'source');
   const tableName = `time-order-state-${run}`;
-  await Promise.all([...stages.map((stage, i) => createStream(kinesis, streams[i]!, i === 0 ? 1 : stage.parallelism)), createStateTable(dynamoDb, tableName)]);
+  await Promise.all([createStream(kinesis, source, 1), ...exchangeStages.map((stage) => createStream(kinesis, streamOf(stage.id), stage.parallelism)), createStateTable(dynamoDb, tableName)]);
   const out: ChangeRow[] = [];
   const late: ChangeRow[] = [];
   const errors: unknown[] = [];
   const common = { graph, code: { functions: p.userFunctions }, dynamoDb, tableName, onError: (e: unknown) => void errors.push(e) };
   const coldStart = (): StageHandler[] =>
-    stages.map((stage, i) =>
-      i + 1 < stages.length
-        ? new StageHandler({ ...common, stageId: stage.id, kinesis, outputStreams: new Map([[stages[i + 1]!.id, streams[i + 1]!]]) })
+    stages.map((stage) =>
+      stage.output.type === 'exchange'
+        ? new StageHandler({ ...common, stageId: stage.id, kinesis, outputStreams: new Map([[stage.output.toStage, streamOf(stage.output.toStage)]]) })
         : new StageHandler({ ...common, stageId: stage.id, kinesis, sink: (rows) => void out.push(...rows), sideSink: (rows) => void late.push(...rows) }),
     );
   const handlers = [coldStart()];
   const current = (): StageHandler[] => handlers[handlers.length - 1]!;
-  const mappings = streams.map(
-    (streamName, i) =>
-      new LocalEventSourceMapping({ client: kinesis, streamName, startingPosition: 'TRIM_HORIZON', batchSize: 2, pollIntervalMs: 10, shardDiscoveryIntervalMs: 50, retryDelayMs: 1, handler: (event) => current()[i]!.handle(event) }),
+  const mappings = stages.map(
+    (stage, i) =>
+      new LocalEventSourceMapping({ client: kinesis, streamName: streamOf(stage.id), startingPosition: 'TRIM_HORIZON', batchSize: 2, pollIntervalMs: 10, shardDiscoveryIntervalMs: 50, retryDelayMs: 1, handler: (event) => current()[i]!.handle(event) }),
   );
   const drain = async (): Promise<void> => {
     // Upstream first: once a stage drained, all it wrote is in the next stream.
     for (const m of mappings) await m.drain({ timeoutMs: 20_000 });
   };
-  const source = streams[0]!;
   let line = 0;
   const put = async (events: readonly Ev[]): Promise<void> => {
     const records = events.map((e) => ({ PartitionKey: String(++line), Data: Buffer.from(JSON.stringify({ k: e.k, v: e.v, ts: new Date(e.ts).toISOString().replace('T', ' ').replace('Z', '') }), 'utf8') }));
@@ -125,5 +134,30 @@ describe('StageHandler: time-ordered operators across a cold start', () => {
       [5, 2],
       [6, 4],
     ]);
+  }, 60_000);
+
+  it('a window join fires the windows that were open', async () => {
+    const { out } = await withColdStart((s) => {
+      const right = s.calc([{ name: 'k2', expr: col('k') }, { name: 'v2', expr: col('v') }, { name: 'ts2', expr: col('ts') }], ge(col('v'), lit(3)));
+      s.window(tumble('ts', '10 ms')).join(right.window(tumble('ts2', '10 ms')), { on: { k: 'k2' } }).sinkTo('out');
+    });
+    // Windows of 10 ms; the right side keeps v >= 3. [0, 10): b3 ⋈ b3 (open across the cold
+    // start); [10, 20): b5 ⋈ b5; [20, 30): a4 ⋈ a4; [30, 40): a6 ⋈ a6. ts 1 (v7) is late.
+    expect(out.map((r) => [r.row.k, r.row.v, r.row.v2, r.row.window_start]).sort((x, y) => Number(x[1]) - Number(y[1]))).toEqual([
+      ['b', 3, 3, 0],
+      ['a', 4, 4, 20],
+      ['b', 5, 5, 10],
+      ['a', 6, 6, 30],
+    ]);
+  }, 60_000);
+
+  it('a LEFT interval join pads the left rows whose bound passed after the cold start', async () => {
+    const { out } = await withColdStart((s) => {
+      const right = s.calc([{ name: 'k2', expr: col('k') }, { name: 'v2', expr: col('v') }, { name: 'ts2', expr: col('ts') }], ge(col('v'), lit(100)));
+      s.intervalJoin(right, { on: { k: 'k2' }, between: ['-2 ms', '2 ms'], type: 'left' }).sinkTo('out');
+    });
+    // The right side is empty: every left row comes out padded once the watermark passes its
+    // time + 2 ms — the first half's rows only after the cold start (the late ts 1 at once).
+    expect(out.map((r) => [r.kind, r.row.v, r.row.v2]).sort((x, y) => Number(x[1]) - Number(y[1]))).toEqual([1, 2, 3, 4, 5, 6, 7].map((v) => ['+I', v, null]));
   }, 60_000);
 });

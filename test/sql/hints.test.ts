@@ -65,6 +65,20 @@ describe('query hints', () => {
     expect(() => compileSql(`${TABLE}${PRODUCTS}SELECT /*+ BROADCAST(products), STATE_TTL('s' = '1d') */ s.id, p.name FROM sales s JOIN products p ON s.id = p.id`)).not.toThrow();
   });
 
+  it("STATE_TTL on a group aggregation sets its idle-state retention, over the session's table.exec.state.ttl", () => {
+    const ttl = (sql: string): (number | undefined)[] =>
+      compileSql(sql)
+        .pipeline.jobGraph({ parallelism: 1 })
+        .stages.flatMap((st) => st.operators)
+        .filter((o) => o.type === 'GroupAggregate')
+        .map((o) => (o.spec as { stateTtlMs?: number }).stateTtlMs);
+    const agg = 'id, SUM(amount) AS total FROM sales s GROUP BY id';
+    expect(ttl(`${TABLE}SELECT ${agg}`)).toEqual([undefined]);
+    expect(ttl(`${TABLE}SELECT /*+ STATE_TTL('s' = '1d') */ ${agg}`)).toEqual([86_400_000]);
+    expect(ttl(`SET 'table.exec.state.ttl' = '1 h';\n${TABLE}SELECT /*+ STATE_TTL('sales' = '12 h') */ ${agg}`)).toEqual([43_200_000]);
+    expect(ttl(`SET 'table.exec.state.ttl' = '1 h';\n${TABLE}SELECT ${agg}`)).toEqual([3_600_000]);
+  });
+
   it('rejects a hint naming no table of the query, and a hint Flink does not have', () => {
     expect(sqlError(() => compileSql(`${TABLE}${PRODUCTS}SELECT /*+ BROADCAST(customers) */ s.id FROM sales s JOIN products p ON s.id = p.id`)).message).toBe(
       "line 3:11: hint BROADCAST names 'customers', which is not a table of this query's FROM (sales, s, products, p); Flink rejects a hint that matches no input",

@@ -81,7 +81,20 @@ import type { CommittedData, KinesisOrigin, OpenInterval, ShardTask, StepResult 
 export type { StageHandlerStats } from './handler-stats.ts';
 
 /** Operator types that may register timers: their timers are persisted (others skip the cold-start load). */
-export const TIMER_OPERATOR_TYPES: ReadonlySet<string> = new Set(['WindowAggregate', 'WindowProcess', 'WindowRank', 'WindowDeduplicate', 'UnalignedWindowTableFunction', 'OverAggregate', 'TemporalSort']);
+export const TIMER_OPERATOR_TYPES: ReadonlySet<string> = new Set([
+  'WindowAggregate',
+  'WindowProcess',
+  'WindowRank',
+  'WindowDeduplicate',
+  'UnalignedWindowTableFunction',
+  'OverAggregate',
+  'TemporalSort',
+  // The time-bounded joins: an interval join's state clean-up and outer padding, a temporal
+  // join's emission per watermark, a window join's firing at the window's end.
+  'IntervalJoin',
+  'TemporalJoin',
+  'WindowJoin',
+]);
 
 /** What a sink callback receives with one batch of rows. */
 export interface SinkBatchInfo {
