@@ -19,11 +19,11 @@ type Upper<S extends string> = Uppercase<S>;
  * 1970-01-01, TIME milliseconds since midnight.
  */
 export type BaseTsType<S extends string> =
-  Upper<S> extends `${'BIGINT' | 'INT' | 'INTEGER' | 'DOUBLE' | 'TIMESTAMP' | 'DATE' | 'TIME'}${string}`
+  Upper<S> extends `${'BIGINT' | 'INT' | 'INTEGER' | 'SMALLINT' | 'TINYINT' | 'DOUBLE' | 'FLOAT' | 'REAL' | 'TIMESTAMP' | 'DATE' | 'TIME'}${string}`
     ? number
     : Upper<S> extends `DECIMAL${string}`
       ? bigint
-      : Upper<S> extends `${'STRING' | 'VARCHAR'}${string}`
+      : Upper<S> extends `${'STRING' | 'VARCHAR' | 'CHAR'}${string}`
         ? string
         : Upper<S> extends `BOOLEAN${string}`
           ? boolean

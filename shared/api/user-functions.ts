@@ -66,9 +66,9 @@ export type InputDeclaration = readonly string[] | readonly (readonly string[])[
 
 /** The JS value a parameter of SQL type `T` arrives as (see this module's table), without NULL. */
 export type JsValueOf<T extends string> =
-  Uppercase<T> extends `${'DEC' | 'NUMERIC' | 'STRING' | 'VARCHAR'}${string}`
+  Uppercase<T> extends `${'DEC' | 'NUMERIC' | 'STRING' | 'VARCHAR' | 'CHAR'}${string}`
     ? string
-    : Uppercase<T> extends `${'INT' | 'BIGINT' | 'DOUBLE' | 'TIMESTAMP' | 'DATE' | 'TIME'}${string}`
+    : Uppercase<T> extends `${'INT' | 'BIGINT' | 'SMALLINT' | 'TINYINT' | 'DOUBLE' | 'FLOAT' | 'REAL' | 'TIMESTAMP' | 'DATE' | 'TIME'}${string}`
       ? number
       : Uppercase<T> extends `BOOLEAN${string}`
         ? boolean

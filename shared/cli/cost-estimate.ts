@@ -56,9 +56,12 @@ function writeSchemaRows(path: string, schema: Schema, events: number, keys: num
       switch (field.type.root) {
         case 'BIGINT':
         case 'INT':
-          row[field.name] = k;
+        case 'SMALLINT':
+        case 'TINYINT':
+          row[field.name] = field.type.root === 'TINYINT' ? k % 128 : field.type.root === 'SMALLINT' ? k % 32768 : k;
           break;
         case 'DOUBLE':
+        case 'FLOAT':
         case 'DECIMAL':
           row[field.name] = Math.round(random() * 1e6) / 100;
           break;

@@ -9,11 +9,13 @@
  *   decoder always builds a fresh row with exactly the schema's fields, in schema order (so all
  *   rows share one object shape), and never hands out the parsed object itself.
  * - A missing or `null` field is NULL when the column is nullable, else an error.
- * - BIGINT/INT: JSON integers, or integer strings such as `"42"` (Flink parses numeric strings
- *   too). Fractions are errors (Flink would truncate them). BIGINT must be a safe integer
- *   (|v| ≤ 2^53−1) because values are JavaScript numbers; INT must fit 32 bits.
- * - DOUBLE: any JSON number, or a numeric string including `"NaN"`, `"Infinity"` and
- *   `"-Infinity"` (Flink accepts these and writes non-finite doubles as such strings).
+ * - BIGINT/INT/SMALLINT/TINYINT: JSON integers, or integer strings such as `"42"` (Flink parses
+ *   numeric strings too). Fractions are errors (Flink would truncate them). BIGINT must be a
+ *   safe integer (|v| ≤ 2^53−1) because values are JavaScript numbers; INT must fit 32 bits,
+ *   SMALLINT 16 and TINYINT 8 (out of range is an error, as in Flink).
+ * - DOUBLE/FLOAT: any JSON number, or a numeric string including `"NaN"`, `"Infinity"` and
+ *   `"-Infinity"` (Flink accepts these and writes non-finite doubles as such strings); a FLOAT
+ *   is rounded to single precision and written with its shortest digits (`1.1`).
  * - DECIMAL(p, s): a JSON number or a decimal string; extra fraction digits round HALF_UP like
  *   Flink; too many integer digits is an error (where Flink would yield NULL). Use strings for
  *   more than 15 significant digits, since JSON numbers are parsed as doubles.
@@ -129,25 +131,53 @@ function bigintConverter(field: Field): Converter {
   };
 }
 
-/** INT: an integer within 32 bits. */
+/** The ranges of INT, SMALLINT and TINYINT. */
+const INTEGER_RANGES: Readonly<Partial<Record<LogicalType['root'], readonly [number, number]>>> = {
+  INT: [MIN_INT, MAX_INT],
+  SMALLINT: [-32768, 32767],
+  TINYINT: [-128, 127],
+};
+
+/**
+ * INT, SMALLINT, TINYINT: an integer within 32, 16 or 8 bits. A value out of range is an error,
+ * as Flink's json format fails on it (`Short.parseShort`, `Byte.parseByte`).
+ */
 function intConverter(field: Field): Converter {
+  const [min, max] = INTEGER_RANGES[field.type.root] ?? [MIN_INT, MAX_INT];
   return (raw, position) => {
     const v = integerOf(raw);
     if (v === undefined) throw fieldError(field, `expected an integer, got ${show(raw)}`, position);
-    if (v < MIN_INT || v > MAX_INT) {
-      throw fieldError(field, `expected an integer between ${MIN_INT} and ${MAX_INT}, got ${show(raw)}`, position);
+    if (v < min || v > max) {
+      throw fieldError(field, `expected an integer between ${min} and ${max}, got ${show(raw)}`, position);
     }
     return v === 0 ? 0 : v;
   };
 }
 
-/** DOUBLE: any number, or numeric text including the non-finite spellings. */
+/**
+ * The double closest to the shortest decimal that reads back as the float `value` (a FLOAT
+ * value): its text is what Java's `Float.toString` digits are (`1.1`, not `1.100000023841858`).
+ */
+export function shortestFloat(value: number): number {
+  if (!Number.isFinite(value) || value === 0) return value;
+  for (let digits = 1; digits < 9; digits++) {
+    const shortest = Number(value.toPrecision(digits));
+    if (Math.fround(shortest) === value) return shortest;
+  }
+  return Number(value.toPrecision(9));
+}
+
+/**
+ * DOUBLE: any number, or numeric text including the non-finite spellings; FLOAT: the same,
+ * rounded to single precision (Flink's `(float) node.asDouble()`).
+ */
 function doubleConverter(field: Field): Converter {
+  const round = field.type.root === 'FLOAT' ? Math.fround : (n: number) => n;
   return (raw, position) => {
-    if (typeof raw === 'number') return raw;
+    if (typeof raw === 'number') return round(raw);
     if (typeof raw === 'string') {
       const text = raw.trim();
-      if (DOUBLE_TEXT.test(text)) return Number(text);
+      if (DOUBLE_TEXT.test(text)) return round(Number(text));
     }
     throw fieldError(field, `expected a number, got ${show(raw)}`, position);
   };
@@ -389,8 +419,11 @@ function converterFor(field: Field): Converter {
     case 'BIGINT':
       return bigintConverter(field);
     case 'INT':
+    case 'SMALLINT':
+    case 'TINYINT':
       return intConverter(field);
     case 'DOUBLE':
+    case 'FLOAT':
       return doubleConverter(field);
     case 'DECIMAL':
       return decimalConverter(field);
@@ -560,6 +593,9 @@ function valueEncoderFor(field: Field): ValueEncoder | undefined {
     case 'DOUBLE':
       // JSON has no NaN/Infinity; JSON.stringify would silently write null.
       return (value) => (typeof value === 'number' && !Number.isFinite(value) ? String(value) : (value as JsonValue));
+    case 'FLOAT':
+      // Written with the float's own digits (`1.1`), as Jackson writes a Java float.
+      return (value) => (typeof value === 'number' ? (Number.isFinite(value) ? shortestFloat(value) : String(value)) : (value as JsonValue));
     default:
       return undefined;
   }

@@ -83,6 +83,8 @@ function csvEncoder(schema: Schema, format: CsvFormat, encode: (row: ChangeRow['
         if (v === null || v === undefined) return nullLiteral;
         switch (f.type.root) {
           case 'DOUBLE':
+          case 'FLOAT':
+            // A FLOAT arrives as its shortest digits (the codec's), so this is Float.toString.
             return quoted(javaDouble(v as number));
           case 'TIMESTAMP':
           case 'TIME':

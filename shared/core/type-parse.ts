@@ -1,9 +1,9 @@
 /**
  * SQL type text ⇄ {@link LogicalType}, plus small schema helpers.
  *
- * The accepted spellings follow Flink's DDL: `BIGINT`, `INT`/`INTEGER`, `DOUBLE` (also
- * `DOUBLE PRECISION`), `DECIMAL(p, s)`/`DECIMAL(p)`/`DECIMAL` (also `DEC`, `NUMERIC`),
- * `STRING`, `VARCHAR(n)`, `BOOLEAN`, `TIMESTAMP(3)`/`TIMESTAMP` (optionally
+ * The accepted spellings follow Flink's DDL: `BIGINT`, `INT`/`INTEGER`, `SMALLINT`, `TINYINT`,
+ * `DOUBLE` (also `DOUBLE PRECISION`), `FLOAT` (also `REAL`), `DECIMAL(p, s)`/`DECIMAL(p)`/`DECIMAL`
+ * (also `DEC`, `NUMERIC`), `STRING`, `VARCHAR(n)`, `CHAR(n)`/`CHAR` (also `CHARACTER`), `BOOLEAN`, `TIMESTAMP(3)`/`TIMESTAMP` (optionally
  * `WITHOUT TIME ZONE`), `DATE`, `TIME(p)`/`TIME` (p 0…3, `TIME` is `TIME(0)` as in Flink),
  * `TIMESTAMP_LTZ(3)`/`TIMESTAMP_LTZ`/`TIMESTAMP(3) WITH LOCAL TIME ZONE`, case-insensitive, with
  * an optional `NOT NULL` or `NULL` suffix. Printing follows Flink too (`VARCHAR(2147483647)` for
@@ -27,7 +27,7 @@ export const MAX_TIME_PRECISION = 3;
 
 /** Listed in every parse error so users see the whole menu at once. */
 const SUPPORTED =
-  'BIGINT, INT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR(n), BOOLEAN, TIMESTAMP(3), DATE, TIME(p), TIMESTAMP_LTZ(3), ROW<name T, …>, ARRAY<T>, MAP<STRING, T>, MULTISET<T> (each optionally NOT NULL)';
+  'BIGINT, INT, SMALLINT, TINYINT, DOUBLE, FLOAT, DECIMAL(p, s), STRING, VARCHAR(n), CHAR(n), BOOLEAN, TIMESTAMP(3), DATE, TIME(p), TIMESTAMP_LTZ(3), ROW<name T, …>, ARRAY<T>, MAP<STRING, T>, MULTISET<T> (each optionally NOT NULL)';
 
 type Token =
   /** A word, upper-cased; `raw` keeps its spelling (ROW field names are case-sensitive). */
@@ -227,7 +227,7 @@ class TypeReader {
     };
 
     let root: TypeRoot;
-    const extra: { precision?: number; scale?: number; length?: number } = {};
+    const extra: { precision?: number; scale?: number; length?: number; fixedLength?: true } = {};
     switch (name) {
       case 'BIGINT':
         noParams(name);
@@ -237,6 +237,17 @@ class TypeReader {
       case 'INTEGER':
         noParams(name);
         root = 'INT';
+        break;
+      case 'SMALLINT':
+      case 'TINYINT':
+        noParams(name);
+        root = name;
+        break;
+      case 'FLOAT':
+      case 'REAL':
+        // Flink's FLOAT is a 4-byte float, and REAL is its synonym (not DOUBLE as in Calcite).
+        noParams(name);
+        root = 'FLOAT';
         break;
       case 'DOUBLE':
         noParams(name);
@@ -270,6 +281,17 @@ class TypeReader {
         }
         root = 'STRING';
         if (length !== MAX_VARCHAR_LENGTH) extra.length = length;
+        break;
+      }
+      case 'CHAR':
+      case 'CHARACTER': {
+        if (params.length > 1) fail('CHAR takes one parameter (the length)');
+        // Flink's CHAR without a length is CHAR(1).
+        const length = params[0] ?? 1;
+        if (length < 1 || length > MAX_VARCHAR_LENGTH) fail(`CHAR length must be between 1 and ${MAX_VARCHAR_LENGTH}, got ${length}`);
+        root = 'STRING';
+        extra.length = length;
+        extra.fixedLength = true;
         break;
       }
       case 'BOOLEAN':
@@ -322,8 +344,8 @@ class TypeReader {
 }
 
 /**
- * Prints a type the way Flink does: `BIGINT`, `INT`, `DOUBLE`, `DECIMAL(10, 2)`,
- * `VARCHAR(2147483647)` for STRING, `VARCHAR(20)`, `BOOLEAN`, `TIMESTAMP(3)`, `DATE`, `TIME(0)`,
+ * Prints a type the way Flink does: `BIGINT`, `INT`, `SMALLINT`, `TINYINT`, `DOUBLE`, `FLOAT`,
+ * `DECIMAL(10, 2)`, `VARCHAR(2147483647)` for STRING, `VARCHAR(20)`, `CHAR(5)`, `BOOLEAN`, `TIMESTAMP(3)`, `DATE`, `TIME(0)`,
  * `TIMESTAMP_LTZ(3)`, each followed by ` NOT NULL` when the type is not nullable.
  */
 export function formatType(t: LogicalType): string {
@@ -347,7 +369,7 @@ function formatTypeWith(t: LogicalType, serializable: boolean): string {
       base = `DECIMAL(${t.precision ?? 10}, ${t.scale ?? 0})`;
       break;
     case 'STRING':
-      base = `VARCHAR(${t.length ?? MAX_VARCHAR_LENGTH})`;
+      base = t.fixedLength === true ? `CHAR(${t.length ?? 1})` : `VARCHAR(${t.length ?? MAX_VARCHAR_LENGTH})`;
       break;
     case 'TIMESTAMP':
       base = `TIMESTAMP(${t.precision ?? TIMESTAMP_PRECISION})`;

@@ -5,10 +5,11 @@
  *
  * | SQL type              | JS value                                   |
  * |-----------------------|--------------------------------------------|
- * | BIGINT, INT           | `number` (a safe integer; INT within 32 bits) |
+ * | BIGINT, INT, SMALLINT, TINYINT | `number` (a safe integer; INT within 32 bits, SMALLINT 16, TINYINT 8) |
  * | DOUBLE                | `number`                                   |
+ * | FLOAT                 | `number` holding a single-precision value (`Math.fround`) |
  * | DECIMAL(p, s)         | `bigint` holding the unscaled value (value × 10^s) |
- * | STRING, VARCHAR(n)    | `string`                                   |
+ * | STRING, VARCHAR(n), CHAR(n) | `string` (a CHAR(n) value made by CAST is padded to n) |
  * | BOOLEAN               | `boolean`                                  |
  * | TIMESTAMP(3)          | `number`: epoch milliseconds of the wall-clock time read as UTC |
  * | DATE                  | `number`: days since 1970-01-01 (negative before) |
@@ -29,11 +30,17 @@
  * Everything here is plain data so that schemas travel inside the JSON job graph.
  */
 
-/** The type roots Flambda supports. VARCHAR is a STRING with a declared maximum length. */
+/**
+ * The type roots Flambda supports. VARCHAR is a STRING with a declared maximum length, CHAR(n) a
+ * STRING with `fixedLength` set (so every string function takes it as it takes a VARCHAR).
+ */
 export type TypeRoot =
   | 'BIGINT'
   | 'INT'
+  | 'SMALLINT'
+  | 'TINYINT'
   | 'DOUBLE'
+  | 'FLOAT'
   | 'DECIMAL'
   | 'STRING'
   | 'BOOLEAN'
@@ -63,8 +70,10 @@ export interface LogicalType {
   readonly precision?: number;
   /** DECIMAL scale (0..precision). */
   readonly scale?: number;
-  /** VARCHAR(n) maximum length; absent for STRING. */
+  /** VARCHAR(n) maximum length, CHAR(n) length; absent for STRING. */
   readonly length?: number;
+  /** CHAR(n): a STRING of fixed `length` (Flink's CHAR; CAST pads it with spaces). */
+  readonly fixedLength?: true;
   /** ROW: the fields in order. */
   readonly fields?: readonly RowTypeField[];
   /** ARRAY and MULTISET: the element type. */

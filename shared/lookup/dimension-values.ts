@@ -199,12 +199,21 @@ function rawConverter(field: Field): RawConverter {
     case 'BIGINT':
       return toSafeInteger;
     case 'INT':
+    case 'SMALLINT':
+    case 'TINYINT': {
+      const [min, max] = type.root === 'INT' ? [MIN_INT, MAX_INT] : type.root === 'SMALLINT' ? [-32768, 32767] : [-128, 127];
       return (raw) => {
         const v = toSafeInteger(raw);
-        return v !== undefined && v >= MIN_INT && v <= MAX_INT ? v : undefined;
+        return v !== undefined && v >= min && v <= max ? v : undefined;
       };
+    }
     case 'DOUBLE':
       return toDouble;
+    case 'FLOAT':
+      return (raw) => {
+        const v = toDouble(raw);
+        return v === undefined ? undefined : Math.fround(v);
+      };
     case 'DECIMAL': {
       const precision = type.precision ?? 10;
       const scale = type.scale ?? 0;

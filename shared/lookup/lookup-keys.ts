@@ -18,7 +18,15 @@ export const NO_MATCH: unique symbol = Symbol('NO_MATCH');
 /** Converts one probe key value (never NULL); throws RecordError for a value of the wrong kind. */
 export type KeyConverter = (value: Exclude<Value, null>) => Value | typeof NO_MATCH;
 
-const NUMERIC: ReadonlySet<TypeRoot> = new Set(['INT', 'BIGINT', 'DOUBLE', 'DECIMAL']);
+const NUMERIC: ReadonlySet<TypeRoot> = new Set(['TINYINT', 'SMALLINT', 'INT', 'BIGINT', 'FLOAT', 'DOUBLE', 'DECIMAL']);
+
+/** The integer lookup column types' ranges: a probe value outside cannot match. */
+const INTEGER_RANGE: Readonly<Partial<Record<TypeRoot, readonly [number, number]>>> = {
+  TINYINT: [-128, 127],
+  SMALLINT: [-32768, 32767],
+  INT: [-2147483648, 2147483647],
+  BIGINT: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+};
 
 /**
  * The converter from `probe`'s type to `lookup`'s type.
@@ -46,9 +54,11 @@ export function keyConverter(table: string, probe: Field, lookup: Field): KeyCon
     return wrong(value);
   };
   switch (to) {
+    case 'TINYINT':
+    case 'SMALLINT':
     case 'INT':
     case 'BIGINT': {
-      const [min, max] = to === 'INT' ? [-2147483648, 2147483647] : [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER];
+      const [min, max] = INTEGER_RANGE[to]!;
       return (value) => {
         let n: number;
         if (typeof value === 'bigint' && from === 'DECIMAL') {
@@ -62,6 +72,12 @@ export function keyConverter(table: string, probe: Field, lookup: Field): KeyCon
     }
     case 'DOUBLE':
       return (value) => Number(numericText(value));
+    case 'FLOAT':
+      // A probe value equals a FLOAT dimension value only when it is that float exactly.
+      return (value) => {
+        const d = Number(numericText(value));
+        return Math.fround(d) === d ? d : NO_MATCH;
+      };
     case 'DECIMAL': {
       const scale = lookup.type.scale ?? 0;
       return (value) => {

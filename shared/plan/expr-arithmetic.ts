@@ -1,7 +1,9 @@
 /**
  * Closures for `+ - * / MOD` and unary minus, one per result type:
  *
- * - INT wraps at 32 bits like Java's int (`| 0`, `Math.imul`); BIGINT is a double-precision
+ * - INT wraps at 32 bits like Java's int (`| 0`, `Math.imul`), SMALLINT and TINYINT at 16 and 8
+ *   bits like Java's `(short)` and `(byte)` of the int result; FLOAT rounds every result to
+ *   single precision (`Math.fround`, exact for one operation on two floats); BIGINT is a double-precision
  *   number, exact up to 2^53 (beyond that it rounds, where Java's long would wrap at 2^63).
  * - Integer `/` truncates toward zero; integer and DECIMAL division or MOD by zero throw a
  *   RecordError (Java throws ArithmeticException there). DOUBLE follows IEEE 754 as in Java:
@@ -15,7 +17,7 @@
 import { divideDecimal, fitsPrecision, pow10, rescaleDecimal } from '../core/decimal.ts';
 import { RecordError } from '../core/errors.ts';
 import type { LogicalType, Row, Value } from '../core/types.ts';
-import { decimalToDouble } from './expr-cast.ts';
+import { decimalToDouble, toByte, toShort } from './expr-cast.ts';
 import type { Evaluator } from './expr-compile.ts';
 import { typeName } from './expr-type-rules.ts';
 
@@ -192,10 +194,21 @@ export function compileArithmetic(op: ArithmeticOperator, left: Operand, right: 
   switch (result.root) {
     case 'INT':
       return strict2(left.fn, right.fn, intOp(op, where));
+    case 'SMALLINT':
+    case 'TINYINT': {
+      // Java computes byte and short arithmetic in int, and Flink casts the result back.
+      const int = intOp(op, where);
+      const narrow = result.root === 'SMALLINT' ? toShort : toByte;
+      return strict2(left.fn, right.fn, (x: number, y: number) => narrow(int(x, y)));
+    }
     case 'BIGINT':
       return strict2(left.fn, right.fn, bigintOp(op, where));
     case 'DOUBLE':
       return strict2(asNumber(left), asNumber(right), doubleOp(op));
+    case 'FLOAT': {
+      const double = doubleOp(op);
+      return strict2(asNumber(left), asNumber(right), (x: number, y: number) => Math.fround(double(x, y)));
+    }
     case 'DECIMAL':
       return strict2(asBigint(left), asBigint(right), decimalOp(op, left.type, right.type, result, where));
     default:
@@ -203,10 +216,18 @@ export function compileArithmetic(op: ArithmeticOperator, left: Operand, right: 
   }
 }
 
-/** Compiles unary minus; INT wraps (`-MIN_VALUE` is MIN_VALUE), as in Java. */
+/** Compiles unary minus; INT, SMALLINT and TINYINT wrap (`-MIN_VALUE` is MIN_VALUE), as in Java. */
 export function compileNegate(operand: Operand, where: string): Evaluator {
   const f = operand.fn;
   switch (operand.type.root) {
+    case 'SMALLINT':
+    case 'TINYINT': {
+      const narrow = operand.type.root === 'SMALLINT' ? toShort : toByte;
+      return (row) => {
+        const v = f(row);
+        return v === null ? null : narrow(-(v as number) | 0) + 0;
+      };
+    }
     case 'INT':
       return (row) => {
         const v = f(row);
@@ -218,6 +239,7 @@ export function compileNegate(operand: Operand, where: string): Evaluator {
         return v === null ? null : 0 - (v as number);
       };
     case 'DOUBLE':
+    case 'FLOAT':
       return (row) => {
         const v = f(row);
         return v === null ? null : -(v as number);

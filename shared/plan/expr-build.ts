@@ -101,6 +101,15 @@ function checkLiteralValue(value: Exclude<Value, null>, type: LogicalType): void
     case 'INT':
       if (typeof value !== 'number' || !Number.isInteger(value) || value < INT_MIN || value > INT_MAX) bad('expected a 32-bit integer');
       break;
+    case 'SMALLINT':
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < -32768 || value > 32767) bad('expected a 16-bit integer');
+      break;
+    case 'TINYINT':
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < -128 || value > 127) bad('expected an 8-bit integer');
+      break;
+    case 'FLOAT':
+      if (typeof value !== 'number' || Math.fround(value) !== value) bad('expected a single-precision number (Math.fround)');
+      break;
     case 'BIGINT':
     case 'TIMESTAMP':
     case 'TIMESTAMP_LTZ':

@@ -4,10 +4,13 @@
  * comparisons). Converters are chosen once per expression and never see NULL: callers keep the
  * null check on their side so that the common not-null path is one call.
  *
- * Semantics follow Flink's CAST (1.15+, non-legacy): numbers narrow like Java casts (INT wraps,
- * DOUBLE → INT truncates and saturates), rounding to DECIMAL is HALF_UP, BOOLEAN → STRING is
- * `TRUE`/`FALSE`, DOUBLE → STRING uses Java's `Double.toString` format (`1.0E10`), strings are
- * trimmed before parsing and VARCHAR(n) targets truncate. Casts that cannot produce a value
+ * Semantics follow Flink's CAST (1.15+, non-legacy): numbers narrow like Java casts (INT,
+ * SMALLINT and TINYINT wrap, `(byte) 300` is 44; DOUBLE → INT truncates and saturates, DOUBLE →
+ * TINYINT goes through int as Java's `(byte) d` does; DOUBLE → FLOAT rounds to single precision),
+ * rounding to DECIMAL is HALF_UP, BOOLEAN → STRING is `TRUE`/`FALSE`, DOUBLE → STRING uses Java's
+ * `Double.toString` format (`1.0E10`) and FLOAT → STRING `Float.toString` (`1.1`), strings are
+ * trimmed before parsing, VARCHAR(n) targets truncate and CHAR(n) targets truncate and pad with
+ * spaces to n. Casts that cannot produce a value
  * (`'abc'` to INT, a DECIMAL overflow) throw a RecordError, so the record is dead-lettered.
  * (Flink yields NULL for DECIMAL overflow; we refuse instead, because a NULL would silently break
  * the NOT NULL type the planner inferred.)
@@ -17,6 +20,7 @@
  * 1970-01-01, TIMESTAMP → DATE / TIME keeps the date / the time of day, and a TIME(p) keeps `p`
  * fraction digits.
  */
+import { shortestFloat } from '../core/codec.ts';
 import { fitsPrecision, formatDecimal, pow10, rescaleDecimal, tryParseDecimal } from '../core/decimal.ts';
 import { RecordError } from '../core/errors.ts';
 import type { Multiset } from '../core/multiset.ts';
@@ -63,6 +67,54 @@ export function formatDouble(value: number): string {
   return `${withPoint}E${exponent.startsWith('+') ? exponent.slice(1) : exponent}`;
 }
 
+/**
+ * Prints a FLOAT value (a double holding a single-precision number) as Java's `Float.toString`
+ * does: the fewest digits that read back as the same float (`1.1`, not the double's
+ * `1.100000023841858`), laid out as {@link formatDouble} lays out a double.
+ */
+export function formatFloat(value: number): string {
+  return formatDouble(shortestFloat(value));
+}
+
+/** Java's `(short)` narrowing of an int. */
+export function toShort(n: number): number {
+  return (n << 16) >> 16;
+}
+
+/** Java's `(byte)` narrowing of an int. */
+export function toByte(n: number): number {
+  return (n << 24) >> 24;
+}
+
+/** The integer types' ranges, for string parsing. */
+const INTEGER_RANGE: Readonly<Record<string, readonly [bigint, bigint]>> = {
+  TINYINT: [-128n, 127n],
+  SMALLINT: [-32768n, 32767n],
+  INT: [BigInt(INT_MIN), BigInt(INT_MAX)],
+  BIGINT: [LONG_MIN_BIG, LONG_MAX_BIG],
+};
+
+/** Java's narrowing of an int to the integer type `root` (identity for INT and BIGINT). */
+function narrowInt(root: LogicalType['root']): (n: number) => number {
+  return root === 'TINYINT' ? toByte : root === 'SMALLINT' ? toShort : (n) => n;
+}
+
+/** Pads a text with spaces to `n` code points, as a CHAR(n) value is. */
+export function padCodePoints(text: string, n: number): string {
+  const missing = n - codePointLength(text);
+  return missing > 0 ? text + ' '.repeat(missing) : text;
+}
+
+function codePointLength(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) i++;
+    count++;
+  }
+  return count;
+}
+
 /** DECIMAL unscaled value → nearest double (exact fast path when both parts are exact doubles). */
 export function decimalToDouble(unscaled: bigint, scale: number): number {
   if (unscaled <= MAX_SAFE_BIG && unscaled >= -MAX_SAFE_BIG && scale < POW10_NUMBER.length) {
@@ -105,11 +157,14 @@ export function castConverter(from: LogicalType, to: LogicalType, where: string,
   switch (from.root) {
     case 'STRING':
       return fromStringConverter(to, fail, zone);
+    case 'TINYINT':
+    case 'SMALLINT':
     case 'INT':
     case 'BIGINT':
       return fromIntegerConverter(from, to, fail);
     case 'DOUBLE':
-      return fromDoubleConverter(to, fail);
+    case 'FLOAT':
+      return fromDoubleConverter(from, to, fail);
     case 'DECIMAL':
       return fromDecimalConverter(from, to, fail);
     case 'BOOLEAN':
@@ -176,16 +231,26 @@ type Fail = (value: NonNullValue, detail?: string) => never;
 
 function toStringConverter(from: LogicalType, to: LogicalType, zone: TimeZone): Converter | undefined {
   const length = to.length;
-  const limit = (text: string): string => (length === undefined ? text : truncateCodePoints(text, length));
+  const fixed = to.fixedLength === true && length !== undefined;
+  const limit = (text: string): string => (length === undefined ? text : fixed ? padCodePoints(truncateCodePoints(text, length), length) : truncateCodePoints(text, length));
   switch (from.root) {
     case 'STRING':
+      if (fixed) {
+        // A CHAR(n) of the same length is already padded; anything else is cut and padded.
+        if (from.fixedLength === true && from.length === length) return undefined;
+        return (v) => limit(v as string);
+      }
       if (length === undefined || (from.length !== undefined && from.length <= length)) return undefined;
       return (v) => truncateCodePoints(v as string, length);
+    case 'TINYINT':
+    case 'SMALLINT':
     case 'INT':
     case 'BIGINT':
       return (v) => limit(String(v));
     case 'DOUBLE':
       return (v) => limit(formatDouble(v as number));
+    case 'FLOAT':
+      return (v) => limit(formatFloat(v as number));
     case 'DECIMAL': {
       const scale = from.scale ?? 0;
       return (v) => limit(formatDecimal(v as bigint, scale));
@@ -240,9 +305,11 @@ export function nestedText(v: Value, type: LogicalType, zone: TimeZone = UTC): s
 
 function fromStringConverter(to: LogicalType, fail: Fail, zone: TimeZone): Converter {
   switch (to.root) {
+    case 'TINYINT':
+    case 'SMALLINT':
     case 'INT':
     case 'BIGINT': {
-      const [min, max] = to.root === 'INT' ? [BigInt(INT_MIN), BigInt(INT_MAX)] : [LONG_MIN_BIG, LONG_MAX_BIG];
+      const [min, max] = INTEGER_RANGE[to.root]!;
       return (v) => {
         const text = javaTrim(v as string);
         if (!INTEGER_TEXT.test(text)) return fail(v);
@@ -254,14 +321,17 @@ function fromStringConverter(to: LogicalType, fail: Fail, zone: TimeZone): Conve
       };
     }
     case 'DOUBLE':
+    case 'FLOAT': {
+      const round = to.root === 'FLOAT' ? Math.fround : (n: number) => n;
       return (v) => {
         const text = javaTrim(v as string);
         if (!DOUBLE_TEXT.test(text)) return fail(v);
         const last = text[text.length - 1];
         // Java accepts a float/double type suffix (`1.5d`); Number() does not.
         const suffixed = last === 'f' || last === 'F' || last === 'd' || last === 'D';
-        return Number(suffixed ? text.slice(0, -1) : text);
+        return round(Number(suffixed ? text.slice(0, -1) : text));
       };
+    }
     case 'DECIMAL': {
       const precision = to.precision ?? 10;
       const scale = to.scale ?? 0;
@@ -318,10 +388,19 @@ function fromIntegerConverter(from: LogicalType, to: LogicalType, fail: Fail): C
   switch (to.root) {
     case 'INT':
       // Java's (int) narrowing wraps; ToInt32 is exactly that.
-      return from.root === 'INT' ? undefined : (v) => (v as number) | 0;
+      return from.root === 'BIGINT' ? (v) => (v as number) | 0 : undefined;
+    case 'SMALLINT':
+    case 'TINYINT': {
+      // Java's (short) / (byte) keep the low 16 / 8 bits (of the int, whose ToInt32 is exact).
+      if (from.root === to.root || (from.root === 'TINYINT' && to.root === 'SMALLINT')) return undefined;
+      const narrow = narrowInt(to.root);
+      return (v) => narrow((v as number) | 0);
+    }
     case 'BIGINT':
     case 'DOUBLE':
       return undefined;
+    case 'FLOAT':
+      return from.root === 'BIGINT' || from.root === 'INT' ? (v) => Math.fround(v as number) : undefined;
     case 'DECIMAL': {
       const precision = to.precision ?? 10;
       const factor = pow10(to.scale ?? 0);
@@ -334,15 +413,22 @@ function fromIntegerConverter(from: LogicalType, to: LogicalType, fail: Fail): C
   }
 }
 
-function fromDoubleConverter(to: LogicalType, fail: Fail): Converter | undefined {
+function fromDoubleConverter(from: LogicalType, to: LogicalType, fail: Fail): Converter | undefined {
   switch (to.root) {
     case 'INT':
-      // Java's (int) cast: NaN → 0, truncation toward zero, saturation at the int range.
+    case 'SMALLINT':
+    case 'TINYINT': {
+      // Java's (int) cast: NaN → 0, truncation toward zero, saturation at the int range; then
+      // (short) / (byte) keep the low bits, as Java's double → byte narrowing does.
+      const narrow = narrowInt(to.root);
       return (v) => {
         const d = v as number;
         if (Number.isNaN(d)) return 0;
-        return d <= INT_MIN ? INT_MIN : d >= INT_MAX ? INT_MAX : Math.trunc(d) + 0;
+        return narrow(d <= INT_MIN ? INT_MIN : d >= INT_MAX ? INT_MAX : Math.trunc(d) + 0);
       };
+    }
+    case 'FLOAT':
+      return from.root === 'FLOAT' ? undefined : (v) => Math.fround(v as number);
     case 'BIGINT':
       return (v) => {
         const d = v as number;
@@ -364,7 +450,7 @@ function fromDoubleConverter(to: LogicalType, fail: Fail): Converter | undefined
     case 'BOOLEAN':
       return (v) => v !== 0;
     default:
-      throw new Error(`internal: no conversion from DOUBLE to ${to.root}`);
+      throw new Error(`internal: no conversion from ${from.root} to ${to.root}`);
   }
 }
 
@@ -375,10 +461,16 @@ function fromDecimalConverter(from: LogicalType, to: LogicalType, fail: Fail): C
     case 'INT':
       // BigDecimal.intValue(): drop the fraction, keep the low 32 bits.
       return (v) => Number(BigInt.asIntN(32, (v as bigint) / divisor));
+    case 'SMALLINT':
+      return (v) => Number(BigInt.asIntN(16, (v as bigint) / divisor));
+    case 'TINYINT':
+      return (v) => Number(BigInt.asIntN(8, (v as bigint) / divisor));
     case 'BIGINT':
       return (v) => Number(BigInt.asIntN(64, (v as bigint) / divisor));
     case 'DOUBLE':
       return (v) => decimalToDouble(v as bigint, scale);
+    case 'FLOAT':
+      return (v) => Math.fround(decimalToDouble(v as bigint, scale));
     case 'DECIMAL': {
       const toPrecision = to.precision ?? 10;
       const toScale = to.scale ?? 0;

@@ -539,6 +539,11 @@ function absEvaluator(a: Compiled): Evaluator {
     case 'INT':
       // Java's Math.abs(Integer.MIN_VALUE) stays MIN_VALUE; `| 0` reproduces the wrap.
       return strict1<number>(a.fn, (v) => Math.abs(v) | 0);
+    case 'SMALLINT':
+      // Flink casts Math.abs of the short's int back: ABS(-32768) is -32768.
+      return strict1<number>(a.fn, (v) => (Math.abs(v) << 16) >> 16);
+    case 'TINYINT':
+      return strict1<number>(a.fn, (v) => (Math.abs(v) << 24) >> 24);
     case 'DECIMAL':
       return strict1<bigint>(a.fn, (v) => (v < 0n ? -v : v));
     default:
@@ -548,7 +553,7 @@ function absEvaluator(a: Compiled): Evaluator {
 
 function roundEvaluator(a: Compiled, floor: boolean): Evaluator {
   const t = a.type;
-  if (t.root === 'DOUBLE') return strict1<number>(a.fn, floor ? Math.floor : Math.ceil);
+  if (t.root === 'DOUBLE' || t.root === 'FLOAT') return strict1<number>(a.fn, floor ? Math.floor : Math.ceil);
   if (t.root !== 'DECIMAL' || (t.scale ?? 0) === 0) return a.fn;
   // DECIMAL(p, s) → DECIMAL(p - s + 1, 0): divide the unscaled value by 10^s, rounding down or up.
   const divisor = pow10(t.scale ?? 0);

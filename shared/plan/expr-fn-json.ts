@@ -13,7 +13,7 @@ import { formatTimestamp } from '../core/timestamp.ts';
 import { parseType } from '../core/type-parse.ts';
 import type { Multiset } from '../core/multiset.ts';
 import type { LogicalType, Row, Value } from '../core/types.ts';
-import { castConverter, formatDouble } from './expr-cast.ts';
+import { castConverter, formatDouble, formatFloat } from './expr-cast.ts';
 import { typeName } from './expr-type-rules.ts';
 import type { Call, Expr } from './expr.ts';
 import { printExpr } from './expr-print.ts';
@@ -222,6 +222,8 @@ export function jsonText(v: Value, t: LogicalType): string {
       return formatDecimal(v as bigint, t.scale ?? 0);
     case 'DOUBLE':
       return Number.isFinite(v) ? formatDouble(v as number) : JSON.stringify(formatDouble(v as number));
+    case 'FLOAT':
+      return Number.isFinite(v) ? formatFloat(v as number) : JSON.stringify(formatFloat(v as number));
     case 'TIMESTAMP':
       return JSON.stringify(isoLocalDateTime(v as number));
     case 'TIMESTAMP_LTZ':

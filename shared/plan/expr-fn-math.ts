@@ -105,6 +105,8 @@ function rounding(down: boolean): Builtin {
         switch (t.root) {
           case 'DOUBLE':
             return roundDecimalText(v as number, n, down);
+          case 'FLOAT':
+            return Math.fround(roundDecimalText(v as number, n, down));
           case 'DECIMAL': {
             // The result has scale n (0 when n < 0), or keeps the operand's when n is not smaller.
             const scale = t.scale ?? 0;
@@ -117,7 +119,8 @@ function rounding(down: boolean): Builtin {
             const unit = 10 ** -n;
             const x = v as number;
             const r = Math.sign(x) * Math.floor(Math.abs(x) / unit + (down ? 0 : 0.5)) * unit;
-            if (t.root === 'INT' && (r > 2147483647 || r < -2147483648)) throw new RecordError(`${call.fn} overflows INT: ${x}`);
+            const [min, max] = t.root === 'INT' ? [-2147483648, 2147483647] : t.root === 'SMALLINT' ? [-32768, 32767] : t.root === 'TINYINT' ? [-128, 127] : [-Infinity, Infinity];
+            if (r > max || r < min) throw new RecordError(`${call.fn} overflows ${t.root}: ${x}`);
             return r;
           }
         }

@@ -103,5 +103,5 @@ export function strict(args: readonly FnArg[], op: (values: Value[]) => Value): 
 }
 
 export const STRINGS = ['STRING'];
-export const INTEGERS = ['INT', 'BIGINT'];
-export const NUMERICS = ['INT', 'BIGINT', 'DECIMAL', 'DOUBLE'];
+export const INTEGERS = ['TINYINT', 'SMALLINT', 'INT', 'BIGINT'];
+export const NUMERICS = ['TINYINT', 'SMALLINT', 'INT', 'BIGINT', 'DECIMAL', 'FLOAT', 'DOUBLE'];

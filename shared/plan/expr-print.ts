@@ -8,6 +8,7 @@
  * be ambiguous (`10:BIGINT`, `1.5E0:DOUBLE`, `2015-07-15 00:00:00.000:TIMESTAMP(3)`,
  * `null:INT`); DECIMAL literals show all their scale digits (`0.90`).
  */
+import { shortestFloat } from '../core/codec.ts';
 import { formatDecimal } from '../core/decimal.ts';
 import { formatType } from '../core/type-parse.ts';
 import { formatDate, formatTime, formatTimestamp, isDateInRange, isTimestampInRange } from '../core/timestamp.ts';
@@ -41,7 +42,11 @@ function literalText(lit: Literal): string {
     case 'BOOLEAN':
       return String(value);
     case 'BIGINT':
-      return `${String(value)}:BIGINT`;
+    case 'SMALLINT':
+    case 'TINYINT':
+      return `${String(value)}:${type.root}`;
+    case 'FLOAT':
+      return typeof value === 'number' ? `${doubleText(shortestFloat(value))}:FLOAT` : `${String(value)}:FLOAT`;
     case 'DOUBLE':
       return typeof value === 'number' ? `${doubleText(value)}:DOUBLE` : `${String(value)}:DOUBLE`;
     case 'DECIMAL':

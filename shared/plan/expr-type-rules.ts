@@ -18,6 +18,7 @@ import { printExpr } from './expr-print.ts';
 const INT: LogicalType = { root: 'INT', nullable: false };
 const BIGINT: LogicalType = { root: 'BIGINT', nullable: false };
 const DOUBLE: LogicalType = { root: 'DOUBLE', nullable: false };
+const FLOAT: LogicalType = { root: 'FLOAT', nullable: false };
 const STRING: LogicalType = { root: 'STRING', nullable: false };
 
 /** DECIMAL results shrink their scale above precision 38, but keep at least this many digits. */
@@ -32,7 +33,7 @@ export function typeName(t: LogicalType): string {
     case 'DECIMAL':
       return `DECIMAL(${t.precision ?? 10}, ${t.scale ?? 0})`;
     case 'STRING':
-      return t.length === undefined ? 'STRING' : `VARCHAR(${t.length})`;
+      return t.length === undefined ? 'STRING' : t.fixedLength === true ? `CHAR(${t.length})` : `VARCHAR(${t.length})`;
     case 'TIMESTAMP':
       return `TIMESTAMP(${t.precision ?? 3})`;
     case 'TIMESTAMP_LTZ':
@@ -67,20 +68,36 @@ export function isTimestampType(t: LogicalType): boolean {
   return t.root === 'TIMESTAMP' || t.root === 'TIMESTAMP_LTZ';
 }
 
-/** True for INT, BIGINT, DECIMAL and DOUBLE. */
+/** True for TINYINT, SMALLINT, INT, BIGINT, DECIMAL, FLOAT and DOUBLE. */
 export function isNumeric(t: LogicalType): boolean {
-  return t.root === 'INT' || t.root === 'BIGINT' || t.root === 'DECIMAL' || t.root === 'DOUBLE';
+  return isExactNumeric(t) || isApproximateNumeric(t);
 }
 
-/** True for INT, BIGINT and DECIMAL. */
+/** True for TINYINT, SMALLINT, INT, BIGINT and DECIMAL. */
 export function isExactNumeric(t: LogicalType): boolean {
-  return t.root === 'INT' || t.root === 'BIGINT' || t.root === 'DECIMAL';
+  return isIntegerType(t) || t.root === 'DECIMAL';
 }
 
-/** Precision and scale of an exact numeric type; INT is DECIMAL(10, 0), BIGINT DECIMAL(19, 0). */
+/** True for TINYINT, SMALLINT, INT and BIGINT. */
+export function isIntegerType(t: LogicalType): boolean {
+  return t.root === 'INT' || t.root === 'BIGINT' || t.root === 'SMALLINT' || t.root === 'TINYINT';
+}
+
+/** True for FLOAT and DOUBLE (Flink's APPROXIMATE_NUMERIC family). */
+export function isApproximateNumeric(t: LogicalType): boolean {
+  return t.root === 'DOUBLE' || t.root === 'FLOAT';
+}
+
+/** Decimal digits of each integer type, as Flink's `getPrecision` gives them. */
+const INTEGER_PRECISION: Readonly<Partial<Record<LogicalType['root'], number>>> = { TINYINT: 3, SMALLINT: 5, INT: 10, BIGINT: 19 };
+
+/**
+ * Precision and scale of an exact numeric type; TINYINT is DECIMAL(3, 0), SMALLINT DECIMAL(5, 0),
+ * INT DECIMAL(10, 0), BIGINT DECIMAL(19, 0).
+ */
 export function decimalShape(t: LogicalType): { precision: number; scale: number } {
-  if (t.root === 'INT') return { precision: 10, scale: 0 };
-  if (t.root === 'BIGINT') return { precision: 19, scale: 0 };
+  const integer = INTEGER_PRECISION[t.root];
+  if (integer !== undefined) return { precision: integer, scale: 0 };
   return { precision: t.precision ?? 10, scale: t.scale ?? 0 };
 }
 
@@ -91,7 +108,7 @@ export function withNullable(t: LogicalType, nullable: boolean): LogicalType {
 
 /** True when two types are the same apart from nullability. */
 export function sameTypeIgnoringNull(a: LogicalType, b: LogicalType): boolean {
-  return a.root === b.root && a.precision === b.precision && a.scale === b.scale && a.length === b.length;
+  return a.root === b.root && a.precision === b.precision && a.scale === b.scale && a.length === b.length && a.fixedLength === b.fixedLength;
 }
 
 function decimal(precision: number, scale: number, nullable: boolean): LogicalType {
@@ -140,14 +157,33 @@ export function arithmeticType(op: ArithmeticOp, a: LogicalType, b: LogicalType)
     return withNullable(b, nullable);
   }
   if (!isNumeric(a) || !isNumeric(b)) return undefined;
-  if (a.root === 'DOUBLE' || b.root === 'DOUBLE') return withNullable(DOUBLE, nullable);
+  if (isApproximateNumeric(a) || isApproximateNumeric(b)) return commonApproximateType(a, b, nullable);
   if (a.root === 'DECIMAL' || b.root === 'DECIMAL') return decimalArithmeticType(op, a, b, nullable);
-  return withNullable(a.root === 'BIGINT' || b.root === 'BIGINT' ? BIGINT : INT, nullable);
+  // The wider integer type: TINYINT + TINYINT stays TINYINT and wraps, as in Flink.
+  return withNullable(widerInteger(a, b), nullable);
+}
+
+/** The wider of two integer types (TINYINT < SMALLINT < INT < BIGINT), without nullability. */
+function widerInteger(a: LogicalType, b: LogicalType): LogicalType {
+  const pa = INTEGER_PRECISION[a.root] ?? 0;
+  const pb = INTEGER_PRECISION[b.root] ?? 0;
+  const wider = pb > pa ? b : a;
+  return wider.root === 'INT' ? INT : wider.root === 'BIGINT' ? BIGINT : { root: wider.root, nullable: false };
+}
+
+/**
+ * Common type of two numerics of which one is FLOAT or DOUBLE (Flink's LogicalTypeMerging):
+ * DOUBLE with anything is DOUBLE, FLOAT with DECIMAL is DOUBLE, FLOAT with FLOAT or an integer
+ * type is FLOAT.
+ */
+function commonApproximateType(a: LogicalType, b: LogicalType, nullable: boolean): LogicalType {
+  if (a.root === 'DOUBLE' || b.root === 'DOUBLE' || a.root === 'DECIMAL' || b.root === 'DECIMAL') return withNullable(DOUBLE, nullable);
+  return withNullable(FLOAT, nullable);
 }
 
 /** Common type of two exact numerics (Flink's createCommonExactNumericType). */
 function commonExactType(a: LogicalType, b: LogicalType): LogicalType {
-  if (a.root !== 'DECIMAL' && b.root !== 'DECIMAL') return a.root === 'BIGINT' || b.root === 'BIGINT' ? BIGINT : INT;
+  if (a.root !== 'DECIMAL' && b.root !== 'DECIMAL') return widerInteger(a, b);
   const { precision: p1, scale: s1 } = decimalShape(a);
   const { precision: p2, scale: s2 } = decimalShape(b);
   const digits = Math.min(Math.max(p1 - s1, p2 - s2), MAX_DECIMAL_PRECISION);
@@ -163,12 +199,15 @@ function commonExactType(a: LogicalType, b: LogicalType): LogicalType {
 export function commonTypeOf(a: LogicalType, b: LogicalType): LogicalType | undefined {
   const nullable = a.nullable || b.nullable;
   if (isNumeric(a) && isNumeric(b)) {
-    if (a.root === 'DOUBLE' || b.root === 'DOUBLE') return withNullable(DOUBLE, nullable);
+    if (isApproximateNumeric(a) || isApproximateNumeric(b)) return commonApproximateType(a, b, nullable);
     return withNullable(commonExactType(a, b), nullable);
   }
   if (a.root !== b.root) return commonDatetimeType(a, b, nullable);
   if (a.root === 'STRING') {
     if (a.length === undefined || b.length === undefined) return withNullable(STRING, nullable);
+    // CHAR(n) meets CHAR(n) as itself; any other pair as a VARCHAR of the longer length, so that
+    // no value is padded (Flink's LogicalTypeMerging).
+    if (a.fixedLength === true && b.fixedLength === true && a.length === b.length) return withNullable(a, nullable);
     return { root: 'STRING', nullable, length: Math.max(a.length, b.length) };
   }
   if (a.root === 'TIME') return { root: 'TIME', nullable, precision: Math.max(a.precision ?? 0, b.precision ?? 0) };

@@ -93,7 +93,7 @@ export function inferCallType(call: Call, argTypes: readonly LogicalType[]): Log
       if (!allowed.includes(argTypes[i]!.root)) throw operandError(call, argTypes);
     }
   };
-  const INTEGER = ['INT', 'BIGINT'];
+  const INTEGER = ['TINYINT', 'SMALLINT', 'INT', 'BIGINT'];
   const STRINGS = ['STRING'];
   switch (fn) {
     case '+':

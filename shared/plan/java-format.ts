@@ -20,7 +20,7 @@
 import { formatDecimal } from '../core/decimal.ts';
 import { formatTimestamp } from '../core/timestamp.ts';
 import type { LogicalType, Value } from '../core/types.ts';
-import { formatDouble, nestedText } from './expr-cast.ts';
+import { formatDouble, formatFloat, nestedText } from './expr-cast.ts';
 import { isNested } from './expr-type-rules.ts';
 
 /** One argument: its value and SQL type. */
@@ -83,7 +83,9 @@ function parseFormat(format: string): (string | Spec)[] {
 
 /** Types whose internal Flink value is a java.lang.Integer. */
 const JAVA_INTEGER = new Set(['INT', 'DATE', 'TIME']);
-const INTEGRAL = new Set([...JAVA_INTEGER, 'BIGINT']);
+/** Types Java's `%c` takes: Integer, and Byte and Short (TINYINT, SMALLINT). */
+const JAVA_CHARACTER = new Set([...JAVA_INTEGER, 'TINYINT', 'SMALLINT']);
+const INTEGRAL = new Set([...JAVA_CHARACTER, 'BIGINT']);
 
 /** Checks one specification against its argument's type (what Java checks per value, known here per column). */
 function checkSpec(spec: Spec, arg: FormatArg | undefined): void {
@@ -111,7 +113,7 @@ function checkSpec(spec: Spec, arg: FormatArg | undefined): void {
       return;
     case 'c':
       if (spec.precision !== undefined) fail(`IllegalFormatPrecisionException: ${spec.precision}`);
-      if (!JAVA_INTEGER.has(t)) conversionError();
+      if (!JAVA_CHARACTER.has(t)) conversionError();
       return;
     case 'd':
     case 'o':
@@ -120,7 +122,7 @@ function checkSpec(spec: Spec, arg: FormatArg | undefined): void {
       if (!INTEGRAL.has(t)) conversionError();
       return;
     default:
-      if (t !== 'DOUBLE') conversionError();
+      if (t !== 'DOUBLE' && t !== 'FLOAT') conversionError();
   }
 }
 
@@ -133,8 +135,14 @@ function javaClass(t: LogicalType): string {
       return 'java.lang.Integer';
     case 'BIGINT':
       return 'java.lang.Long';
+    case 'SMALLINT':
+      return 'java.lang.Short';
+    case 'TINYINT':
+      return 'java.lang.Byte';
     case 'DOUBLE':
       return 'java.lang.Double';
+    case 'FLOAT':
+      return 'java.lang.Float';
     case 'BOOLEAN':
       return 'java.lang.Boolean';
     case 'STRING':
@@ -165,6 +173,8 @@ function javaToString(arg: FormatArg): string {
   switch (type.root) {
     case 'DOUBLE':
       return formatDouble(value as number);
+    case 'FLOAT':
+      return formatFloat(value as number);
     case 'DECIMAL':
       return formatDecimal(value as bigint, type.scale ?? 0);
     case 'TIMESTAMP':

@@ -12,7 +12,7 @@
 import type { LogicalType } from '../core/types.ts';
 import type { Expr } from './expr.ts';
 import { printExpr } from './expr-print.ts';
-import { isNested, isNumeric, sameTypeIgnoringNull, typeName } from './expr-type-rules.ts';
+import { isExactNumeric, isIntegerType, isNested, isNumeric, sameTypeIgnoringNull, typeName } from './expr-type-rules.ts';
 
 /** One declared signature of a user function: its parameter types, in order. */
 export interface UdfSignature {
@@ -62,10 +62,17 @@ export function implicitlyCastable(from: LogicalType, to: LogicalType): boolean 
     return a.length === b.length && a.every((f, i) => implicitlyCastable(f.type, b[i]!.type));
   }
   switch (to.root) {
+    case 'TINYINT':
+      return from.root === 'TINYINT';
+    case 'SMALLINT':
+      return from.root === 'TINYINT' || from.root === 'SMALLINT';
     case 'INT':
-      return from.root === 'INT';
+      return from.root === 'TINYINT' || from.root === 'SMALLINT' || from.root === 'INT';
     case 'BIGINT':
-      return from.root === 'INT' || from.root === 'BIGINT';
+      return isIntegerType(from);
+    case 'FLOAT':
+      // Flink's LogicalTypeCasts: FLOAT implicitly from the exact numerics and itself.
+      return isExactNumeric(from) || from.root === 'FLOAT';
     case 'DECIMAL':
     case 'DOUBLE':
       return isNumeric(from);

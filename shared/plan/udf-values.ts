@@ -154,10 +154,16 @@ function fromBigint(type: LogicalType, fail: (value: unknown, detail?: string) =
   switch (type.root) {
     case 'INT':
       return (v) => Number(BigInt.asIntN(32, v));
+    case 'SMALLINT':
+      return (v) => Number(BigInt.asIntN(16, v));
+    case 'TINYINT':
+      return (v) => Number(BigInt.asIntN(8, v));
     case 'BIGINT':
       return (v) => Number(BigInt.asIntN(64, v));
     case 'DOUBLE':
       return (v) => Number(v);
+    case 'FLOAT':
+      return (v) => Math.fround(Number(v));
     default: {
       const precision = type.precision ?? 10;
       const factor = pow10(type.scale ?? 0);
@@ -182,14 +188,24 @@ function fromJs(type: LogicalType, where: string): (value: unknown) => Value {
       return (v) => (typeof v !== 'string' ? fail(v) : limit === undefined ? v : limit(v));
     }
     case 'INT':
+    case 'SMALLINT':
+    case 'TINYINT':
     case 'BIGINT':
     case 'DOUBLE':
+    case 'FLOAT':
     case 'DECIMAL': {
       const ofNumber = castConverter(DOUBLE, type, where);
       const ofText = type.root === 'DECIMAL' ? castConverter(STRING, type, where) : undefined;
       const ofBigint = fromBigint(type, fail);
       // The common case passes unchanged: a number that already is a value of the type.
-      const exact = type.root === 'INT' ? (n: number) => (n | 0) === n : type.root === 'BIGINT' ? Number.isSafeInteger : type.root === 'DOUBLE' ? () => true : () => false;
+      const exact =
+        type.root === 'INT' ? (n: number) => (n | 0) === n
+        : type.root === 'SMALLINT' ? (n: number) => ((n << 16) >> 16) === n
+        : type.root === 'TINYINT' ? (n: number) => ((n << 24) >> 24) === n
+        : type.root === 'BIGINT' ? Number.isSafeInteger
+        : type.root === 'DOUBLE' ? () => true
+        : type.root === 'FLOAT' ? (n: number) => Math.fround(n) === n
+        : () => false;
       return (v) => {
         if (typeof v === 'number') return exact(v) || ofNumber === undefined ? v : ofNumber(v);
         if (typeof v === 'bigint') return ofBigint(v);

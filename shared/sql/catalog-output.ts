@@ -10,7 +10,6 @@ import type { SqlColumn } from './ast.ts';
 import { DEFAULT_CATALOG, type CatalogTable } from './catalog.ts';
 import { atPosition } from './errors.ts';
 import { compileExpr, scopeOf } from './expressions.ts';
-import { normalizeTypeText } from './sql-literals.ts';
 import { quoteName, quoteString, unparseExpr } from './sql-unparse.ts';
 import type { TableDefinition } from './table-definition.ts';
 
@@ -26,7 +25,7 @@ export function summaryType(type: LogicalType): string {
 
 /** The type of a declared column's text, nullable unless it says NOT NULL. */
 function declaredType(c: SqlColumn): LogicalType {
-  return atPosition(c.pos, () => parseType(normalizeTypeText(c.type ?? '')));
+  return atPosition(c.pos, () => parseType(c.type ?? ''));
 }
 
 /**

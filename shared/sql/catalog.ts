@@ -16,7 +16,7 @@ import { basename } from 'node:path';
 import type { SqlColumn, SqlExpr, SqlQuery } from './ast.ts';
 import { readConnector, type TableConnector } from './connectors.ts';
 import { SqlError, atPosition, type SqlPosition } from './errors.ts';
-import { intervalMs, normalizeTypeText } from './sql-literals.ts';
+import { intervalMs } from './sql-literals.ts';
 import type { TableDefinition } from './table-definition.ts';
 
 /** The one catalog (Flink's built-in in-memory catalog) and its default database. */
@@ -204,7 +204,7 @@ export function compileTable(key: string, stmt: TableDefinition, inputs?: Readon
       else computed.push({ name: c.name, expr: c.computed });
       continue;
     }
-    const type = atPosition(c.pos, () => parseType(normalizeTypeText(c.type ?? '')));
+    const type = atPosition(c.pos, () => parseType(c.type ?? ''));
     if (c.metadata) {
       // The connector's metadata, computed after the source like a computed column.
       computed.push({ name: c.name, expr: { k: 'cast', expr: metadataValue(stmt.name, connector, c), type: c.type ?? 'STRING', pos: c.pos } });

@@ -487,9 +487,12 @@ function sameSinkType(from: LogicalType, to: LogicalType): boolean {
 function implicitlyCastable(from: TypeRoot, to: TypeRoot): boolean {
   if (from === to) return true;
   const widening: Partial<Record<TypeRoot, readonly TypeRoot[]>> = {
-    INT: ['BIGINT', 'DECIMAL', 'DOUBLE'],
-    BIGINT: ['DECIMAL', 'DOUBLE'],
-    DECIMAL: ['DOUBLE'],
+    TINYINT: ['SMALLINT', 'INT', 'BIGINT', 'DECIMAL', 'FLOAT', 'DOUBLE'],
+    SMALLINT: ['INT', 'BIGINT', 'DECIMAL', 'FLOAT', 'DOUBLE'],
+    INT: ['BIGINT', 'DECIMAL', 'FLOAT', 'DOUBLE'],
+    BIGINT: ['DECIMAL', 'FLOAT', 'DOUBLE'],
+    DECIMAL: ['FLOAT', 'DOUBLE'],
+    FLOAT: ['DOUBLE'],
     TIMESTAMP: ['TIMESTAMP_LTZ', 'DATE', 'TIME'],
     TIMESTAMP_LTZ: ['TIMESTAMP'],
   };

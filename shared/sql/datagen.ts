@@ -48,22 +48,27 @@ function columnValue(field: Field, options: ReadonlyMap<string, string> | undefi
   const num = (key: string, fallback: number): number => (options?.get(key) !== undefined ? Number(options.get(key)) : fallback);
   const sequence = options?.get('kind') === 'sequence';
   const type = field.type;
-  if (sequence && !['INT', 'BIGINT', 'STRING'].includes(type.root)) {
-    throw new PlanError(`datagen column '${field.name}' is ${formatType(type)}: a sequence is INT, BIGINT or STRING`);
+  if (sequence && !['TINYINT', 'SMALLINT', 'INT', 'BIGINT', 'STRING'].includes(type.root)) {
+    throw new PlanError(`datagen column '${field.name}' is ${formatType(type)}: a sequence is TINYINT, SMALLINT, INT, BIGINT or STRING`);
   }
   const start = num('start', 0);
   switch (type.root) {
+    case 'TINYINT':
+    case 'SMALLINT':
     case 'INT':
     case 'BIGINT': {
       if (sequence) return (i) => start + i;
       const min = num('min', 0);
-      const max = num('max', 1000);
+      // The default range 0…1000, within the type (TINYINT stops at 127).
+      const max = num('max', type.root === 'TINYINT' ? 127 : 1000);
       return (_i, random) => Math.floor(min + random() * (max - min + 1));
     }
-    case 'DOUBLE': {
+    case 'DOUBLE':
+    case 'FLOAT': {
       const min = num('min', 0);
       const max = num('max', 1000);
-      return (_i, random) => min + random() * (max - min);
+      const round = type.root === 'FLOAT' ? Math.fround : (n: number) => n;
+      return (_i, random) => round(min + random() * (max - min));
     }
     case 'DECIMAL': {
       const digits = 10 ** Math.min(type.precision ?? 10, 15);

@@ -12,7 +12,7 @@ import type { Schema } from '../core/types.ts';
 import type { Expr } from '../plan/expr.ts';
 import { call, inTimeZone, interval, lit, monthInterval } from '../plan/expr-build.ts';
 import type { IntervalUnit } from '../plan/expr.ts';
-import { intervalMonths, intervalMs, normalizeTypeText } from './sql-literals.ts';
+import { intervalMonths, intervalMs } from './sql-literals.ts';
 import { inferType } from '../plan/expr-types.ts';
 import { checkUserCall, isUserAggregateName, userFunction } from './user-functions.ts';
 import type { SqlExpr } from './ast.ts';
@@ -198,7 +198,8 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
       return call('NOT', sub(e.arg));
     case 'neg':
       if (e.arg.k === 'num') return numberLiteral(`-${e.arg.text}`, e.pos);
-      return call('-', lit(0), sub(e.arg));
+      // Unary minus keeps its operand's type (-TINYINT is a TINYINT, wrapping as Java's byte).
+      return call('-', sub(e.arg));
     case 'isnull':
       return call(e.not ? 'IS NOT NULL' : 'IS NULL', sub(e.expr));
     case 'between': {
@@ -228,7 +229,7 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
       return call('CASE', ...args);
     }
     case 'cast': {
-      const type = atPosition(e.pos, () => parseType(normalizeTypeText(e.type)));
+      const type = atPosition(e.pos, () => parseType(e.type));
       if (e.expr.k === 'null') return lit(null, type);
       return { kind: 'cast', expr: sub(e.expr), type, ...(e.safe === true ? { safe: true } : {}) };
     }
@@ -270,7 +271,7 @@ function build(e: SqlExpr, scope: Scope, hooks: ExprHooks): Expr {
         if (e.args.length !== 2) throw new SqlError(e.pos, 'IFNULL takes two arguments: IFNULL(value, replacement)');
         return call('COALESCE', ...e.args.map(sub));
       }
-      if (e.returning !== undefined) return call(e.name, ...e.args.slice(0, 2).map(sub), lit(`RETURNING ${normalizeTypeText(e.returning)}`), ...e.args.slice(2).map(sub));
+      if (e.returning !== undefined) return call(e.name, ...e.args.slice(0, 2).map(sub), lit(`RETURNING ${e.returning}`), ...e.args.slice(2).map(sub));
       // IF(c, a, b) is CASE WHEN c THEN a ELSE b END.
       if (e.name === 'IF') {
         if (e.args.length !== 3) throw new SqlError(e.pos, 'IF takes three arguments: IF(condition, then, else)');
@@ -334,7 +335,7 @@ function flatten(e: SqlExpr, op: string): SqlExpr[] {
 
 /** Integer → INT/BIGINT, decimal → DECIMAL(p, s), exponent → DOUBLE, as Flink types literals. */
 function numberLiteral(text: string, pos: SqlPosition): Expr {
-  if (/[eE]/.test(text)) return lit(Number(text), 'DOUBLE');
+  if (/[eE]/.test(text)) return lit(Number(text), { root: 'DOUBLE', nullable: false });
   if (!text.includes('.')) {
     const n = Number(text);
     if (Number.isSafeInteger(n)) return lit(n);

@@ -103,7 +103,7 @@ function oneEmptyRow(query: Extract<SqlQuery, { k: 'values' }>, ctx: QueryContex
   return { stream, scope: scopeOf(stream.schema, 'VALUES', []) };
 }
 
-const NUMERIC: readonly TypeRoot[] = ['INT', 'BIGINT', 'DECIMAL', 'DOUBLE'];
+const NUMERIC: readonly TypeRoot[] = ['TINYINT', 'SMALLINT', 'INT', 'BIGINT', 'DECIMAL', 'FLOAT', 'DOUBLE'];
 
 /** The common type of two column types (Flink's least restrictive type, for our roots). */
 function widest(a: LogicalType, b: LogicalType, pos: { line: number; column: number }): LogicalType {
@@ -111,13 +111,18 @@ function widest(a: LogicalType, b: LogicalType, pos: { line: number; column: num
   const ia = NUMERIC.indexOf(a.root);
   const ib = NUMERIC.indexOf(b.root);
   if (ia < 0 || ib < 0) throw new SqlError(pos, `the rows give this column the types ${a.root} and ${b.root}, which have no common type`);
-  const root = NUMERIC[Math.max(ia, ib)] as TypeRoot;
+  let root = NUMERIC[Math.max(ia, ib)] as TypeRoot;
+  // FLOAT with DECIMAL is DOUBLE, as in Flink's LogicalTypeMerging.
+  if (root === 'FLOAT' && (a.root === 'DECIMAL' || b.root === 'DECIMAL')) root = 'DOUBLE';
   // DECIMAL with an integer keeps the decimal; a DOUBLE anywhere makes it DOUBLE.
   return root === 'DECIMAL' ? { ...(a.root === 'DECIMAL' ? a : b), nullable: a.nullable || b.nullable } : { root, nullable: a.nullable || b.nullable };
 }
 
 function convert(value: Value, from: TypeRoot | undefined, to: TypeRoot): Value {
   if (value === null || from === to || from === undefined) return value;
+  // An integer or DOUBLE value in a FLOAT column is rounded to single precision.
+  if (to === 'FLOAT' && typeof value === 'number') return Math.fround(value);
+  if (to === 'FLOAT' && typeof value === 'bigint') throw new Error('internal: DECIMAL values in a FLOAT VALUES column are not converted');
   if (to === 'DOUBLE' && typeof value === 'bigint') throw new Error('internal: DECIMAL values in a DOUBLE VALUES column are not converted');
   if (to === 'DECIMAL' && typeof value === 'number') throw new Error('internal: integer values in a DECIMAL VALUES column are not converted');
   return value;

@@ -1,7 +1,6 @@
 /**
  * SQL literal text the engine reads the same way wherever it appears: INTERVAL literals (in
- * WATERMARK clauses, window TVFs, OVER frames and expressions) and Flink type spellings (in
- * CREATE TABLE columns, CAST and JSON_VALUE … RETURNING).
+ * WATERMARK clauses, window TVFs, OVER frames and expressions).
  *
  * Split out so that imports point one way: catalog.ts (CREATE TABLE) and expressions.ts (SQL
  * expressions) both need these readers, and neither has to import the other for them.
@@ -72,17 +71,4 @@ export function intervalMonths(e: SqlExpr): number | undefined {
   }
   if (!Number.isSafeInteger(months)) bad();
   return negative ? -months : months;
-}
-
-/**
- * Flink spellings the core type parser does not know, mapped to the engine's types:
- * TINYINT/SMALLINT → INT, FLOAT/REAL → DOUBLE, CHAR(n) → VARCHAR(n).
- */
-export function normalizeTypeText(text: string): string {
-  // Only where the text starts: inside ROW<…>, ARRAY<…> and MAP<…> the core names are required
-  // (a rewrite there could not tell a field named `char` from the type).
-  return text
-    .replace(/^\s*(TINYINT|SMALLINT)\b/i, 'INT')
-    .replace(/^\s*(FLOAT|REAL)\b/i, 'DOUBLE')
-    .replace(/^\s*CHAR\b/i, 'VARCHAR');
 }

@@ -59,12 +59,20 @@ describe('parseType', () => {
     ['TIMESTAMP_LTZ', { root: 'TIMESTAMP_LTZ', nullable: true, precision: 3 }],
     ['TIMESTAMP(3) WITH LOCAL TIME ZONE', { root: 'TIMESTAMP_LTZ', nullable: true, precision: 3 }],
     ['timestamp with local time zone not null', { root: 'TIMESTAMP_LTZ', nullable: false, precision: 3 }],
+    ['TINYINT', { root: 'TINYINT', nullable: true }],
+    ['SMALLINT NOT NULL', { root: 'SMALLINT', nullable: false }],
+    ['FLOAT', { root: 'FLOAT', nullable: true }],
+    ['REAL', { root: 'FLOAT', nullable: true }],
+    ['CHAR(5)', { root: 'STRING', nullable: true, length: 5, fixedLength: true }],
+    ['CHAR', { root: 'STRING', nullable: true, length: 1, fixedLength: true }],
   ])('parses %s', (text, expected) => {
     expect(parseType(text)).toEqual(expected);
   });
 
   it.each([
-    ['FLOAT', 'unsupported type FLOAT'],
+    ['BYTES', 'unsupported type BYTES'],
+    ['TINYINT(3)', 'TINYINT takes no parameters'],
+    ['CHAR(0)', 'CHAR length must be between 1 and 2147483647, got 0'],
     ['', 'the type is empty'],
     ['(3)', 'expected a type name'],
     ['TIMESTAMP(6)', 'only TIMESTAMP(3) (millisecond precision) is supported, got TIMESTAMP(6)'],
@@ -94,7 +102,7 @@ describe('parseType', () => {
     expect(err.message).toContain(`Cannot parse type '${text}'`);
     expect(err.message).toContain(detail);
     expect(err.message).toContain(
-      'Supported types: BIGINT, INT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR(n), BOOLEAN, TIMESTAMP(3)',
+      'Supported types: BIGINT, INT, SMALLINT, TINYINT, DOUBLE, FLOAT, DECIMAL(p, s), STRING, VARCHAR(n), CHAR(n), BOOLEAN, TIMESTAMP(3)',
     );
     expect(err.retry).toBe('fail');
   });

@@ -238,7 +238,9 @@ function columnEncoder(field: Field): ColumnEncoder {
       // `yyyy-MM-dd` and `HH:mm:ss[.fff]`, as the JSON codec writes and reads them.
       return createValueEncoder(field);
     case 'DOUBLE':
+    case 'FLOAT':
       // JSON.stringify writes NaN/±Infinity as null and -0 as 0; the decoder reads these strings.
+      // A FLOAT's exact double value reads back as the same float.
       return (v) => {
         if (typeof v !== 'number') return wrongRepresentation(field, v, 'number');
         if (Object.is(v, -0)) return '-0';
@@ -289,7 +291,7 @@ export class BundleCodec {
     this.names = schema.fields.map((f) => f.name);
     this.inherited = this.names.map((name) => name in Object.prototype);
     this.encoders = schema.fields.map((f) =>
-      f.type.root === 'DECIMAL' || f.type.root === 'DOUBLE' || isDatetime(f.type) || isNested(f.type) ? columnEncoder(f) : undefined,
+      f.type.root === 'DECIMAL' || f.type.root === 'DOUBLE' || f.type.root === 'FLOAT' || isDatetime(f.type) || isNested(f.type) ? columnEncoder(f) : undefined,
     );
   }
 

@@ -50,6 +50,8 @@ function avgValue(argType: LogicalType): (sum: number | bigint, count: number) =
     }
     case 'DOUBLE':
       return (sum, count) => (sum as number) / count;
+    case 'FLOAT':
+      return (sum, count) => Math.fround((sum as number) / count);
     default:
       // Exact truncating division; a float quotient could round up across an integer.
       return (sum, count) => Number(BigInt(sum as number) / BigInt(count));

@@ -33,6 +33,27 @@ const doubleArithmetic: SumArithmetic = {
   sub: (a, b) => (a as number) - (b as number),
 };
 
+/** SMALLINT sums wrap at 16 bits, as `(short) (sum + value)` in Flink's ShortSumAggFunction. */
+const shortArithmetic: SumArithmetic = {
+  zero: 0,
+  add: (a, b) => ((((a as number) + (b as number)) << 16) >> 16),
+  sub: (a, b) => ((((a as number) - (b as number)) << 16) >> 16),
+};
+
+/** TINYINT sums wrap at 8 bits, as `(byte) (sum + value)` in Flink's ByteSumAggFunction. */
+const byteArithmetic: SumArithmetic = {
+  zero: 0,
+  add: (a, b) => ((((a as number) + (b as number)) << 24) >> 24),
+  sub: (a, b) => ((((a as number) - (b as number)) << 24) >> 24),
+};
+
+/** FLOAT sums add in single precision, as Java's `float` addition in FloatSumAggFunction. */
+const floatArithmetic: SumArithmetic = {
+  zero: 0,
+  add: (a, b) => Math.fround((a as number) + (b as number)),
+  sub: (a, b) => Math.fround((a as number) - (b as number)),
+};
+
 /** DECIMAL sums add unscaled `bigint`s of one scale exactly. */
 const decimalArithmetic: SumArithmetic = {
   zero: 0n,
@@ -45,6 +66,12 @@ export function sumArithmetic(type: LogicalType): SumArithmetic {
   switch (type.root) {
     case 'INT':
       return intArithmetic;
+    case 'SMALLINT':
+      return shortArithmetic;
+    case 'TINYINT':
+      return byteArithmetic;
+    case 'FLOAT':
+      return floatArithmetic;
     case 'BIGINT':
     case 'DOUBLE':
       return doubleArithmetic;
@@ -55,7 +82,10 @@ export function sumArithmetic(type: LogicalType): SumArithmetic {
   }
 }
 
-/** The arithmetic of AVG's sum: integers are summed as BIGINT (Flink's `IntegralAvgAggFunction`). */
+/**
+ * The arithmetic of AVG's sum: integers are summed as BIGINT (Flink's `IntegralAvgAggFunction`),
+ * FLOAT as DOUBLE (its `FloatAvgAggFunction`).
+ */
 export function avgArithmetic(type: LogicalType): SumArithmetic {
-  return type.root === 'INT' ? doubleArithmetic : sumArithmetic(type);
+  return type.root === 'INT' || type.root === 'SMALLINT' || type.root === 'TINYINT' || type.root === 'FLOAT' ? doubleArithmetic : sumArithmetic(type);
 }

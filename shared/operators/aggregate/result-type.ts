@@ -9,7 +9,9 @@ import type { AggOptions } from './agg-call.ts';
 import type { AggFunctionName } from './agg-function.ts';
 
 /** Argument types SUM and AVG accept. */
-const NUMERIC: ReadonlySet<TypeRoot> = new Set<TypeRoot>(['INT', 'BIGINT', 'DOUBLE', 'DECIMAL']);
+const NUMERIC: ReadonlySet<TypeRoot> = new Set<TypeRoot>(['TINYINT', 'SMALLINT', 'INT', 'BIGINT', 'FLOAT', 'DOUBLE', 'DECIMAL']);
+
+const NUMERIC_NAMES = 'TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE or DECIMAL';
 
 /** Flink's minimum scale of an AVG over DECIMAL (`findAvgAggType`: DECIMAL(38, max(6, s))). */
 const AVG_MIN_DECIMAL_SCALE = 6;
@@ -18,9 +20,10 @@ const AVG_MIN_DECIMAL_SCALE = 6;
  * The result type of `fn(arg)`, or of COUNT(*) when `argType` is undefined.
  *
  * - COUNT → BIGINT NOT NULL (a count is never NULL, even of an empty group);
- * - SUM(INT) → INT, SUM(BIGINT) → BIGINT, SUM(DOUBLE) → DOUBLE, SUM(DECIMAL(p, s)) → DECIMAL(38, s);
+ * - SUM keeps the argument type (TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE; wrapping as
+ *   Flink's ByteSumAggFunction … do), SUM(DECIMAL(p, s)) → DECIMAL(38, s);
  * - MIN/MAX, FIRST_VALUE/LAST_VALUE, SINGLE_VALUE → the argument type;
- * - AVG(INT) → INT and AVG(BIGINT) → BIGINT (truncating), AVG(DOUBLE) → DOUBLE,
+ * - AVG of an integer type → that type (truncating), AVG(FLOAT) → FLOAT, AVG(DOUBLE) → DOUBLE,
  *   AVG(DECIMAL(p, s)) → DECIMAL(38, max(6, s)).
  *
  * All but COUNT are nullable: they are NULL when no non-null value was aggregated.
@@ -39,13 +42,13 @@ export function aggResultType(fn: AggFunctionName, argType: LogicalType | undefi
     case 'MAX':
       return { ...argType, nullable: true };
     case 'SUM':
-      if (!NUMERIC.has(argType.root)) throw unsupported('INT, BIGINT, DOUBLE or DECIMAL');
+      if (!NUMERIC.has(argType.root)) throw unsupported(NUMERIC_NAMES);
       if (argType.root === 'DECIMAL') {
         return { root: 'DECIMAL', nullable: true, precision: MAX_DECIMAL_PRECISION, scale: argType.scale ?? 0 };
       }
       return { root: argType.root, nullable: true };
     case 'AVG':
-      if (!NUMERIC.has(argType.root)) throw unsupported('INT, BIGINT, DOUBLE or DECIMAL');
+      if (!NUMERIC.has(argType.root)) throw unsupported(NUMERIC_NAMES);
       if (argType.root === 'DECIMAL') {
         // Flink divides DECIMAL(38, s) by the BIGINT count, i.e. DECIMAL(20, 0); its division
         // type rule then lands on DECIMAL(38, max(6, s)).
@@ -66,7 +69,7 @@ export function aggResultType(fn: AggFunctionName, argType: LogicalType | undefi
     case 'STDDEV_SAMP':
       // Flink casts the computation back to the AVG type of the argument: an INT argument gives
       // an INT, a DECIMAL(p, s) one DECIMAL(38, max(6, s)).
-      if (!NUMERIC.has(argType.root)) throw unsupported('INT, BIGINT, DOUBLE or DECIMAL');
+      if (!NUMERIC.has(argType.root)) throw unsupported(NUMERIC_NAMES);
       if (argType.root === 'DECIMAL') return { root: 'DECIMAL', nullable: true, precision: MAX_DECIMAL_PRECISION, scale: Math.max(AVG_MIN_DECIMAL_SCALE, argType.scale ?? 0) };
       return { root: argType.root, nullable: true };
     case 'COLLECT':
@@ -83,7 +86,7 @@ export function aggResultType(fn: AggFunctionName, argType: LogicalType | undefi
       return { root: 'STRING', nullable: false };
     case 'PERCENTILE': {
       const value = argType.root === 'ROW' ? argType.fields?.[0]?.type : argType;
-      if (value === undefined || !NUMERIC.has(value.root)) throw unsupported('INT, BIGINT, DOUBLE or DECIMAL (and a frequency)');
+      if (value === undefined || !NUMERIC.has(value.root)) throw unsupported(`${NUMERIC_NAMES} (and a frequency)`);
       if (options.percentages === undefined) throw new PlanError(`PERCENTILE needs a percentage${where}`);
       const double: LogicalType = { root: 'DOUBLE', nullable: true };
       return typeof options.percentages === 'number' ? double : { root: 'ARRAY', nullable: true, element: double };

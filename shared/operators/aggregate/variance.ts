@@ -21,11 +21,11 @@ export interface VarianceAccumulator {
   sumSquares: number;
 }
 
-/** `fn(x)` for an INT, BIGINT or DOUBLE argument; see {@link decimalVarianceFunction} for DECIMAL. */
+/** `fn(x)` for an integer, FLOAT or DOUBLE argument; see {@link decimalVarianceFunction} for DECIMAL. */
 export function varianceFunction(fn: VarianceName, argType: LogicalType): AggFunction<VarianceAccumulator> {
   const sample = fn === 'VAR_SAMP' || fn === 'STDDEV_SAMP';
   const root = fn === 'STDDEV_POP' || fn === 'STDDEV_SAMP';
-  const integral = argType.root !== 'DOUBLE';
+  const integral = argType.root !== 'DOUBLE' && argType.root !== 'FLOAT';
   return {
     createAccumulator: () => ({ count: 0, sum: 0, sumSquares: 0 }),
     accumulate(acc, value: Value) {
@@ -46,7 +46,7 @@ export function varianceFunction(fn: VarianceName, argType: LogicalType): AggFun
       if (acc.count <= 0 || (sample && acc.count === 1)) return null;
       const variance = (acc.sumSquares - (acc.sum * acc.sum) / acc.count) / (sample ? acc.count - 1 : acc.count);
       const result = root ? Math.sqrt(variance) : variance;
-      return integral ? Math.trunc(result) : result;
+      return integral ? Math.trunc(result) : argType.root === 'FLOAT' ? Math.fround(result) : result;
     },
   };
 }

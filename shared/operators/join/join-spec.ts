@@ -141,7 +141,7 @@ export function validateJoinSpec(spec: JoinBaseSpec, what: string): void {
  * are unscaled integers).
  */
 export function keyTypeProblem(a: LogicalType, b: LogicalType): string | undefined {
-  const numeric = (t: LogicalType): boolean => t.root === 'INT' || t.root === 'BIGINT' || t.root === 'DOUBLE';
+  const numeric = (t: LogicalType): boolean => t.root === 'INT' || t.root === 'BIGINT' || t.root === 'SMALLINT' || t.root === 'TINYINT' || t.root === 'DOUBLE' || t.root === 'FLOAT';
   if (a.root === 'DECIMAL' || b.root === 'DECIMAL') {
     if (a.root === b.root && (a.scale ?? 0) === (b.scale ?? 0)) return undefined;
     return `compares ${typeText(a)} with ${typeText(b)}: cast both to one DECIMAL type first`;

@@ -69,7 +69,7 @@ export function compileOrderKey(orderBy: readonly SortField[], schema: Schema): 
   // -0 = 0, as compareValues) instead of through the generic per-column loop.
   const only = columns[0]!;
   const root = n === 1 ? requireField(schema, only).type.root : undefined;
-  if (root === 'BIGINT' || root === 'INT' || root === 'DOUBLE' || root === 'TIMESTAMP' || root === 'TIMESTAMP_LTZ' || root === 'DATE' || root === 'TIME') {
+  if (root === 'BIGINT' || root === 'INT' || root === 'SMALLINT' || root === 'TINYINT' || root === 'DOUBLE' || root === 'FLOAT' || root === 'TIMESTAMP' || root === 'TIMESTAMP_LTZ' || root === 'DATE' || root === 'TIME') {
     const desc = descending[0]!;
     const nullFirst = nullsFirst[0]!;
     const compareNumber = (a: Row, b: Row): number => {

@@ -55,7 +55,7 @@ export function compileRankRange(range: RankRange | undefined, schema: Schema): 
   if (range.type === 'variable') {
     const column = range.endColumn;
     const field = requireField(schema, column, 'Rank range end');
-    if (field.type.root !== 'BIGINT' && field.type.root !== 'INT') {
+    if (field.type.root !== 'BIGINT' && field.type.root !== 'INT' && field.type.root !== 'SMALLINT') {
       // AbstractTopNFunction.open: "variable rank index column must be long, short or int type".
       throw new PlanError(`Rank: the rank end column '${column}' must be INT or BIGINT, got ${field.type.root}`);
     }

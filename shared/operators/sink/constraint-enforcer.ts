@@ -169,8 +169,16 @@ function typeMismatch(field: Field, value: Value): string | undefined {
       if (typeof value !== 'number' || !Number.isInteger(value)) return `${shown} is not a BIGINT`;
       if (!Number.isSafeInteger(value)) return `${shown} overflows BIGINT (beyond ±2^53 − 1, the exact range)`;
       return undefined;
+    case 'SMALLINT':
+    case 'TINYINT': {
+      const bits = field.type.root === 'SMALLINT' ? 16 : 24;
+      if (typeof value !== 'number' || !Number.isInteger(value)) return `${shown} is not a ${field.type.root}`;
+      if (((value << bits) >> bits) !== value) return `${shown} overflows ${field.type.root}`;
+      return undefined;
+    }
     case 'DOUBLE':
-      return typeof value === 'number' ? undefined : `${shown} is not a DOUBLE`;
+    case 'FLOAT':
+      return typeof value === 'number' ? undefined : `${shown} is not a ${field.type.root}`;
     case 'TIMESTAMP':
       return typeof value === 'number' && Number.isFinite(value) ? undefined : `${shown} is not a TIMESTAMP`;
     case 'TIMESTAMP_LTZ':

@@ -99,7 +99,7 @@ function callMerger(call: AggCall, argType: LogicalType | undefined, functions: 
       return argType?.root === 'DECIMAL' ? mergeDecimalSum : undefined;
     case 'MIN':
     case 'MAX':
-      return argType === undefined || argType.root === 'DOUBLE' ? undefined : mergeMinMax;
+      return argType === undefined || argType.root === 'DOUBLE' || argType.root === 'FLOAT' ? undefined : mergeMinMax;
     default:
       return undefined;
   }

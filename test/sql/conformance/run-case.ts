@@ -7,7 +7,7 @@
  */
 import type { ChangeRow } from '../../../shared/core/row.ts';
 import type { Field, LogicalType, Value } from '../../../shared/core/types.ts';
-import { nestedText } from '../../../shared/plan/expr-cast.ts';
+import { formatFloat, nestedText } from '../../../shared/plan/expr-cast.ts';
 import { isDatetime, isNested } from '../../../shared/plan/expr-type-rules.ts';
 import { timeZoneOf, type TimeZone } from '../../../shared/core/time-zone.ts';
 import { runLocalJob } from '../../../shared/aws/local/local-job.ts';
@@ -24,6 +24,8 @@ export function formatValue(value: Value | undefined, type: LogicalType, zone: T
   if (value === null || value === undefined) return 'NULL';
   if (isDatetime(type) && type.root !== 'TIMESTAMP') return nestedText(value, type, zone);
   if (type.root === 'DOUBLE' && typeof value === 'number' && Number.isInteger(value)) return value.toFixed(1);
+  // A FLOAT prints as Java's Float.toString: its own digits (1.1, not the double 1.100000023841858).
+  if (type.root === 'FLOAT' && typeof value === 'number') return formatFloat(value);
   if (type.root === 'TIMESTAMP' && typeof value === 'number') return new Date(value).toISOString().replace('T', ' ').replace('Z', '');
   if (type.root === 'DECIMAL' && typeof value === 'bigint') {
     const scale = type.scale ?? 0;

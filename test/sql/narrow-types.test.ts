@@ -1,0 +1,160 @@
+/**
+ * TINYINT, SMALLINT, FLOAT (and REAL) and CHAR(n) as their own types, with Flink's semantics:
+ * arithmetic in the wider operand type that wraps like Java's byte and short (`127 + 1` is -128),
+ * FLOAT computing in single precision and printing as Java's `Float.toString`, casts narrowing
+ * like Java (`(byte) 300` is 44) and CHAR(n) casts padding with spaces, SUM / MIN / MAX keeping
+ * the argument type, the json format reading them (a value out of range is dead-lettered) and
+ * writing them, implicit widening into sink columns — on both runtimes (the embedded runtime and
+ * the AWS runtime over emulators, where Kinesis exchanges and DynamoDB state carry the values).
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { compileSql } from '../../shared/sql/compile-sql.ts';
+import { printedTypes, printedValues } from './eval-sql.ts';
+import { sqlError } from './helpers.ts';
+import { inputDir, runEmbeddedSql, runLocalSql } from './run-both.ts';
+
+const files = inputDir('narrow-types');
+afterAll(() => files.cleanup());
+
+describe('expressions over the narrow types', () => {
+  // [expression, printed value, type] as Flink computes and prints them.
+  const CASES: readonly (readonly [string, string, string])[] = [
+    ['CAST(300 AS TINYINT)', '44', 'TINYINT NOT NULL'],
+    ['CAST(-129 AS TINYINT)', '127', 'TINYINT NOT NULL'],
+    ['CAST(40000 AS SMALLINT)', '-25536', 'SMALLINT NOT NULL'],
+    ['CAST(127 AS TINYINT) + CAST(1 AS TINYINT)', '-128', 'TINYINT NOT NULL'],
+    ['CAST(32767 AS SMALLINT) + CAST(1 AS SMALLINT)', '-32768', 'SMALLINT NOT NULL'],
+    ['CAST(100 AS TINYINT) * CAST(3 AS SMALLINT)', '300', 'SMALLINT NOT NULL'],
+    ['CAST(100 AS TINYINT) * CAST(3 AS TINYINT)', '44', 'TINYINT NOT NULL'],
+    ['CAST(1 AS INT) + CAST(1 AS SMALLINT)', '2', 'INT NOT NULL'],
+    ['CAST(1 AS TINYINT) + CAST(1 AS BIGINT)', '2', 'BIGINT NOT NULL'],
+    ['CAST(7 AS TINYINT) / CAST(2 AS TINYINT)', '3', 'TINYINT NOT NULL'],
+    ['-CAST(-128 AS TINYINT)', '-128', 'TINYINT NOT NULL'],
+    ['ABS(CAST(-32768 AS SMALLINT))', '-32768', 'SMALLINT NOT NULL'],
+    ['CAST(200.7 AS TINYINT)', '-56', 'TINYINT NOT NULL'],
+    ['CAST(CAST(1e10 AS DOUBLE) AS SMALLINT)', '-1', 'SMALLINT NOT NULL'],
+    ["CAST('-128' AS TINYINT)", '-128', 'TINYINT NOT NULL'],
+    ['CAST(1.1 AS FLOAT)', '1.1', 'FLOAT NOT NULL'],
+    ['CAST(1.1 AS REAL)', '1.1', 'FLOAT NOT NULL'],
+    ['CAST(1.1 AS FLOAT) + CAST(2.2 AS FLOAT)', '3.3000002', 'FLOAT NOT NULL'],
+    ['CAST(1.1 AS FLOAT) + 1', '2.1', 'FLOAT NOT NULL'],
+    ['CAST(1.1 AS FLOAT) + CAST(1 AS DOUBLE)', '2.100000023841858', 'DOUBLE NOT NULL'],
+    ['CAST(1.1 AS FLOAT) + 1.5', '2.600000023841858', 'DOUBLE NOT NULL'],
+    ['CAST(CAST(0.1 AS FLOAT) AS DOUBLE)', '0.10000000149011612', 'DOUBLE NOT NULL'],
+    ['CAST(CAST(1.1 AS FLOAT) AS STRING)', '1.1', 'STRING NOT NULL'],
+    ['CAST(CAST(1e10 AS FLOAT) AS STRING)', '1.0E10', 'STRING NOT NULL'],
+    ['CAST(16777217 AS FLOAT)', '1.6777216E7', 'FLOAT NOT NULL'],
+    ["CAST('ab' AS CHAR(5))", 'ab   ', 'CHAR(5) NOT NULL'],
+    ["CAST('abcdef' AS CHAR(3))", 'abc', 'CHAR(3) NOT NULL'],
+    ["CAST('abcdef' AS VARCHAR(3))", 'abc', 'VARCHAR(3) NOT NULL'],
+    ['CAST(42 AS CHAR(4))', '42  ', 'CHAR(4) NOT NULL'],
+    ["CHAR_LENGTH(CAST('ab' AS CHAR(5)))", '5', 'INT NOT NULL'],
+    ["CAST('ab' AS CHAR(5)) || '|'", 'ab   |', 'STRING NOT NULL'],
+    ['TYPEOF(CAST(1 AS TINYINT))', 'TINYINT NOT NULL', 'STRING NOT NULL'],
+    ['TYPEOF(CAST(1 AS REAL))', 'FLOAT NOT NULL', 'STRING NOT NULL'],
+    ["TYPEOF(CAST('a' AS CHAR))", 'CHAR(1) NOT NULL', 'STRING NOT NULL'],
+  ];
+
+  it('compute, type and print as Flink does', async () => {
+    const exprs = CASES.map(([e]) => e);
+    const values = await printedValues(exprs);
+    const types = await printedTypes(exprs);
+    expect(exprs.map((e) => [e, values[e], types[e]])).toEqual(CASES);
+  });
+});
+
+const readings = files.file('readings', [
+  { k: 'a', t: 100, s: 30000, f: 1.1, c: 'ab' },
+  { k: 'a', t: 27, s: 2767, f: 2.2, c: 'abc' },
+  { k: 'a', t: 1, s: 1, f: null, c: 'x' },
+  { k: 'b', t: -5, s: 7, f: 0.1, c: 'b' },
+  // 300 is no TINYINT: Flink's json format fails on it (Byte.parseByte), Flambda dead-letters it.
+  { k: 'b', t: 300, s: 1, f: 1, c: 'z' },
+]);
+
+const SOURCE = `CREATE TABLE readings (k STRING, t TINYINT, s SMALLINT, f FLOAT, c CHAR(3))
+  WITH ('connector' = 'filesystem', 'path' = '${readings}', 'format' = 'json', 'scan.parallelism' = '1');`;
+
+// Grouped by k: the sums keep the argument types and wrap (100 + 27 + 1 = 128 is -128 as a
+// TINYINT, 32768 is -32768 as a SMALLINT), the FLOAT sum adds in single precision.
+const SUMS = `${SOURCE}
+CREATE TABLE sums (k STRING, st TINYINT, ss SMALLINT, sf FLOAT, mt TINYINT, xf FLOAT, tt STRING) WITH ('connector' = 'print');
+INSERT INTO sums SELECT k, SUM(t), SUM(s), SUM(f), MIN(t), MAX(f), TYPEOF(SUM(t)) FROM readings GROUP BY k;`;
+const SUMS_ROWS = [
+  '{"k":"a","st":-128,"ss":-32768,"sf":3.3000002,"mt":1,"xf":2.2,"tt":"TINYINT"}',
+  '{"k":"b","st":-5,"ss":7,"sf":0.1,"mt":-5,"xf":0.1,"tt":"TINYINT"}',
+];
+const DEAD = "readings.jsonl:5: field 't' (TINYINT): expected an integer between -128 and 127, got 300";
+
+// Per row: TINYINT arithmetic wraps, a CHAR(3) column holds the value as read, a CAST to CHAR(5) pads.
+const ROWS = `${SOURCE}
+CREATE TABLE per_row (k STRING, tt TINYINT, neg TINYINT, c CHAR(3), p CHAR(5), n INT, ff FLOAT) WITH ('connector' = 'print');
+INSERT INTO per_row SELECT k, t + t, -t, c, CAST(c AS CHAR(5)), CHAR_LENGTH(CAST(c AS CHAR(5))), f * 3 FROM readings WHERE s <> 7;`;
+const PER_ROW = [
+  '{"k":"a","tt":-56,"neg":-100,"c":"ab","p":"ab   ","n":5,"ff":3.3000002}',
+  '{"k":"a","tt":2,"neg":-1,"c":"x","p":"x    ","n":5,"ff":null}',
+  '{"k":"a","tt":54,"neg":-27,"c":"abc","p":"abc  ","n":5,"ff":6.6000004}',
+];
+
+// A TINYINT widens into SMALLINT, INT, BIGINT, DECIMAL, FLOAT and DOUBLE columns; a FLOAT into DOUBLE.
+const WIDEN = `${SOURCE}
+CREATE TABLE wide (a SMALLINT, b INT, c BIGINT, d DECIMAL(5, 1), e FLOAT, g DOUBLE, h DOUBLE) WITH ('connector' = 'print');
+INSERT INTO wide SELECT t, t, s, t, t, t, f FROM readings WHERE k = 'b';`;
+const WIDE = ['{"a":-5,"b":-5,"c":7,"d":"-5.0","e":-5,"g":-5,"h":0.10000000149011612}'];
+
+describe('TINYINT, SMALLINT, FLOAT and CHAR columns read from JSON', () => {
+  it('sum, min and max in their own types, wrapping (embedded)', async () => {
+    const run = await runEmbeddedSql(SUMS);
+    expect(run.rows).toEqual(SUMS_ROWS);
+    expect(run.deadLetters).toEqual([DEAD]);
+  });
+
+  it('… and on the AWS runtime', async () => {
+    const run = await runLocalSql(SUMS);
+    expect(run.rows).toEqual(SUMS_ROWS);
+    // The AWS runtime names the record by its Kinesis shard and sequence number.
+    expect(run.deadLetters.map((l) => l.replace(/^shardId-\d+@\d+: /, ''))).toEqual([DEAD.replace(/^readings\.jsonl:5: /, '')]);
+  });
+
+  it('compute per row: byte arithmetic, CHAR padding, float products (embedded)', async () => {
+    expect((await runEmbeddedSql(ROWS)).rows).toEqual(PER_ROW);
+  });
+
+  it('… and on the AWS runtime', async () => {
+    expect((await runLocalSql(ROWS)).rows).toEqual(PER_ROW);
+  });
+
+  it('widen implicitly into wider sink columns (embedded)', async () => {
+    expect((await runEmbeddedSql(WIDEN)).rows).toEqual(WIDE);
+  });
+
+  it('… and on the AWS runtime', async () => {
+    expect((await runLocalSql(WIDEN)).rows).toEqual(WIDE);
+  });
+
+  it('do not narrow implicitly into a sink column, naming both types', () => {
+    const insert = (column: string, expr: string): string => `${SOURCE} CREATE TABLE o (n ${column}) WITH ('connector' = 'print'); INSERT INTO o SELECT ${expr} AS x FROM readings;`;
+    expect(sqlError(() => compileSql(insert('TINYINT', 's'))).message).toMatch(/column 'x' is SMALLINT but the sink column 'n' is TINYINT, which SMALLINT does not cast to implicitly/);
+    expect(sqlError(() => compileSql(insert('INT', 'f'))).message).toMatch(/column 'x' is FLOAT but the sink column 'n' is INT/);
+    expect(sqlError(() => compileSql(insert('FLOAT', 'CAST(f AS DOUBLE)'))).message).toMatch(/column 'x' is DOUBLE but the sink column 'n' is FLOAT/);
+  });
+});
+
+describe("the csv format with TINYINT, SMALLINT, FLOAT and CHAR columns", () => {
+  const COLUMNS = 'k STRING, t TINYINT, s SMALLINT, f FLOAT, c CHAR(3)';
+  it('writes them as Flink does (a FLOAT with its own digits) and reads them back', async () => {
+    const out = files.file('out', []);
+    await runEmbeddedSql(`${SOURCE} CREATE TABLE out_t (${COLUMNS}) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'csv'); INSERT INTO out_t SELECT * FROM readings;`, { parallelism: 1 });
+    expect(readFileSync(out, 'utf8').trimEnd().split('\n')).toEqual(['a,100,30000,1.1,ab', 'a,27,2767,2.2,abc', 'a,1,1,,x', 'b,-5,7,0.1,b']);
+    const back = await runEmbeddedSql(`CREATE TABLE back (${COLUMNS}) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'csv'); SELECT k, t, s, f, c FROM back WHERE t < 0 OR f > 2`);
+    expect(back.rows).toEqual(['{"k":"a","t":27,"s":2767,"f":2.2,"c":"abc"}', '{"k":"b","t":-5,"s":7,"f":0.1,"c":"b"}']);
+  });
+
+  it('dead-letters a line whose TINYINT is out of range', async () => {
+    const bad = files.file('bad', ['a,128,1,1.5,x', 'b,-128,1,1.5,y']);
+    const run = await runEmbeddedSql(`CREATE TABLE bad_t (${COLUMNS}) WITH ('connector' = 'filesystem', 'path' = '${bad}', 'format' = 'csv'); SELECT k, t FROM bad_t`);
+    expect(run.rows).toEqual(['{"k":"b","t":-128}']);
+    expect(run.deadLetters).toEqual(["bad.jsonl:1: field 't' (TINYINT): expected an integer between -128 and 127, got \"128\""]);
+  });
+});
