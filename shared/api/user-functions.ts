@@ -74,7 +74,9 @@ export type JsValueOf<T extends string> =
         ? boolean
         : Uppercase<T> extends `ARRAY${string}`
           ? readonly Value[]
-          : Value;
+          : Uppercase<T> extends `${'BYTES' | 'VARBINARY' | 'BINARY'}${string}`
+            ? Uint8Array
+            : Value;
 
 type FixedArguments<S extends readonly string[]> = { -readonly [K in keyof S]: JsValueOf<S[K] & string> | null };
 
@@ -108,8 +110,8 @@ function readInput(helper: string, input: InputDeclaration): UdfSignature[] {
   });
 }
 
-/** What a scalar function returns: a value, a `Date` for a date-time result, or nothing (NULL). */
-export type ScalarResult = Value | Date | undefined;
+/** What a scalar function returns: a value, a `Date` for a date-time result, a `Uint8Array` for a binary one, or nothing (NULL). */
+export type ScalarResult = Value | Date | Uint8Array | undefined;
 
 /** A scalar user function: SQL values in, one SQL value out; its result type is declared. */
 export interface ScalarFunction {

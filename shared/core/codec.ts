@@ -22,6 +22,8 @@
  * - STRING/VARCHAR(n): strings; numbers and booleans are converted to their text and objects
  *   and arrays to their JSON text, as Flink does. VARCHAR(n) rejects values longer than n code
  *   points (Flink only enforces lengths at sinks; a dead-letter at the source is clearer).
+ * - BYTES/VARBINARY(n)/BINARY(n): base64 text (Flink's json reads and writes binary values so),
+ *   at most n bytes.
  * - BOOLEAN: `true`/`false`, or the strings `"true"`/`"false"` in any case. Other strings are
  *   errors (Flink would read them as false).
  * - TIMESTAMP(3): a `YYYY-MM-DD HH:MM:SS[.fff]` string (see {@link parseTimestamp}) or an
@@ -241,6 +243,23 @@ function stringConverter(field: Field): Converter {
   };
 }
 
+const BASE64_TEXT = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * BYTES, VARBINARY(n), BINARY(n): base64 text, as Flink's json format reads and writes binary
+ * values (Jackson's `binaryValue`), held as lower-case hex; longer than n bytes is an error.
+ */
+function binaryConverter(field: Field): Converter {
+  const maxLength = field.type.length;
+  return (raw, position) => {
+    const text = typeof raw === 'string' ? raw.trim() : undefined;
+    if (text === undefined || text.length % 4 !== 0 || !BASE64_TEXT.test(text)) throw fieldError(field, `expected base64 text, got ${show(raw)}`, position);
+    const bytes = Buffer.from(text, 'base64');
+    if (maxLength !== undefined && bytes.length > maxLength) throw fieldError(field, `expected at most ${maxLength} bytes, got ${bytes.length} bytes: ${show(raw)}`, position);
+    return bytes.toString('hex');
+  };
+}
+
 /** BOOLEAN: JSON booleans or the strings "true"/"false" in any case. */
 function booleanConverter(field: Field): Converter {
   return (raw, position) => {
@@ -429,6 +448,8 @@ function converterFor(field: Field): Converter {
       return decimalConverter(field);
     case 'STRING':
       return stringConverter(field);
+    case 'VARBINARY':
+      return binaryConverter(field);
     case 'BOOLEAN':
       return booleanConverter(field);
     case 'TIMESTAMP':
@@ -593,6 +614,8 @@ function valueEncoderFor(field: Field): ValueEncoder | undefined {
     case 'DOUBLE':
       // JSON has no NaN/Infinity; JSON.stringify would silently write null.
       return (value) => (typeof value === 'number' && !Number.isFinite(value) ? String(value) : (value as JsonValue));
+    case 'VARBINARY':
+      return (value) => (typeof value === 'string' ? Buffer.from(value, 'hex').toString('base64') : wrongRepresentation(field, value, 'string'));
     case 'FLOAT':
       // Written with the float's own digits (`1.1`), as Jackson writes a Java float.
       return (value) => (typeof value === 'number' ? (Number.isFinite(value) ? shortestFloat(value) : String(value)) : (value as JsonValue));

@@ -3,7 +3,8 @@
  *
  * The accepted spellings follow Flink's DDL: `BIGINT`, `INT`/`INTEGER`, `SMALLINT`, `TINYINT`,
  * `DOUBLE` (also `DOUBLE PRECISION`), `FLOAT` (also `REAL`), `DECIMAL(p, s)`/`DECIMAL(p)`/`DECIMAL`
- * (also `DEC`, `NUMERIC`), `STRING`, `VARCHAR(n)`, `CHAR(n)`/`CHAR` (also `CHARACTER`), `BOOLEAN`, `TIMESTAMP(3)`/`TIMESTAMP` (optionally
+ * (also `DEC`, `NUMERIC`), `STRING`, `VARCHAR(n)`, `CHAR(n)`/`CHAR` (also `CHARACTER`), `BYTES`,
+ * `VARBINARY(n)`, `BINARY(n)`, `BOOLEAN`, `TIMESTAMP(3)`/`TIMESTAMP` (optionally
  * `WITHOUT TIME ZONE`), `DATE`, `TIME(p)`/`TIME` (p 0…3, `TIME` is `TIME(0)` as in Flink),
  * `TIMESTAMP_LTZ(3)`/`TIMESTAMP_LTZ`/`TIMESTAMP(3) WITH LOCAL TIME ZONE`, case-insensitive, with
  * an optional `NOT NULL` or `NULL` suffix. Printing follows Flink too (`VARCHAR(2147483647)` for
@@ -27,7 +28,7 @@ export const MAX_TIME_PRECISION = 3;
 
 /** Listed in every parse error so users see the whole menu at once. */
 const SUPPORTED =
-  'BIGINT, INT, SMALLINT, TINYINT, DOUBLE, FLOAT, DECIMAL(p, s), STRING, VARCHAR(n), CHAR(n), BOOLEAN, TIMESTAMP(3), DATE, TIME(p), TIMESTAMP_LTZ(3), ROW<name T, …>, ARRAY<T>, MAP<STRING, T>, MULTISET<T> (each optionally NOT NULL)';
+  'BIGINT, INT, SMALLINT, TINYINT, DOUBLE, FLOAT, DECIMAL(p, s), STRING, VARCHAR(n), CHAR(n), BYTES, VARBINARY(n), BINARY(n), BOOLEAN, TIMESTAMP(3), DATE, TIME(p), TIMESTAMP_LTZ(3), ROW<name T, …>, ARRAY<T>, MAP<STRING, T>, MULTISET<T> (each optionally NOT NULL)';
 
 type Token =
   /** A word, upper-cased; `raw` keeps its spelling (ROW field names are case-sensitive). */
@@ -294,6 +295,21 @@ class TypeReader {
         extra.fixedLength = true;
         break;
       }
+      case 'BYTES':
+        noParams(name);
+        root = 'VARBINARY';
+        break;
+      case 'BINARY':
+      case 'VARBINARY': {
+        if (params.length > 1) fail(`${name} takes one parameter (the length)`);
+        // Flink's BINARY and VARBINARY without a length have length 1.
+        const length = params[0] ?? 1;
+        if (length < 1 || length > MAX_VARCHAR_LENGTH) fail(`${name} length must be between 1 and ${MAX_VARCHAR_LENGTH}, got ${length}`);
+        root = 'VARBINARY';
+        if (length !== MAX_VARCHAR_LENGTH || name === 'BINARY') extra.length = length;
+        if (name === 'BINARY') extra.fixedLength = true;
+        break;
+      }
       case 'BOOLEAN':
         noParams(name);
         root = 'BOOLEAN';
@@ -371,6 +387,9 @@ function formatTypeWith(t: LogicalType, serializable: boolean): string {
     case 'STRING':
       base = t.fixedLength === true ? `CHAR(${t.length ?? 1})` : `VARCHAR(${t.length ?? MAX_VARCHAR_LENGTH})`;
       break;
+    case 'VARBINARY':
+      base = t.fixedLength === true ? `BINARY(${t.length ?? 1})` : `VARBINARY(${t.length ?? MAX_VARCHAR_LENGTH})`;
+      break;
     case 'TIMESTAMP':
       base = `TIMESTAMP(${t.precision ?? TIMESTAMP_PRECISION})`;
       break;
@@ -408,6 +427,8 @@ export function formatTypeSummary(t: LogicalType): string {
   switch (t.root) {
     case 'STRING':
       return t.length === undefined ? `STRING${notNull}` : formatType(t);
+    case 'VARBINARY':
+      return t.length === undefined ? `BYTES${notNull}` : formatType(t);
     case 'ROW':
       return `ROW<${(t.fields ?? []).map((f) => `\`${f.name.replaceAll('`', '``')}\` ${formatTypeSummary(f.type)}`).join(', ')}>${notNull}`;
     case 'ARRAY':

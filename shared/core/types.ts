@@ -10,6 +10,7 @@
  * | FLOAT                 | `number` holding a single-precision value (`Math.fround`) |
  * | DECIMAL(p, s)         | `bigint` holding the unscaled value (value × 10^s) |
  * | STRING, VARCHAR(n), CHAR(n) | `string` (a CHAR(n) value made by CAST is padded to n) |
+ * | BYTES, VARBINARY(n), BINARY(n) | `string`: the bytes in lower-case hex, two digits a byte |
  * | BOOLEAN               | `boolean`                                  |
  * | TIMESTAMP(3)          | `number`: epoch milliseconds of the wall-clock time read as UTC |
  * | DATE                  | `number`: days since 1970-01-01 (negative before) |
@@ -33,6 +34,8 @@
 /**
  * The type roots Flambda supports. VARCHAR is a STRING with a declared maximum length, CHAR(n) a
  * STRING with `fixedLength` set (so every string function takes it as it takes a VARCHAR).
+ * VARBINARY is Flink's BYTES (VARBINARY(2147483647)) without a length, VARBINARY(n) with one, and
+ * BINARY(n) with `fixedLength` too.
  */
 export type TypeRoot =
   | 'BIGINT'
@@ -43,6 +46,7 @@ export type TypeRoot =
   | 'FLOAT'
   | 'DECIMAL'
   | 'STRING'
+  | 'VARBINARY'
   | 'BOOLEAN'
   | 'TIMESTAMP'
   | 'DATE'
@@ -70,9 +74,9 @@ export interface LogicalType {
   readonly precision?: number;
   /** DECIMAL scale (0..precision). */
   readonly scale?: number;
-  /** VARCHAR(n) maximum length, CHAR(n) length; absent for STRING. */
+  /** VARCHAR(n) / VARBINARY(n) maximum length, CHAR(n) / BINARY(n) length; absent for STRING and BYTES. */
   readonly length?: number;
-  /** CHAR(n): a STRING of fixed `length` (Flink's CHAR; CAST pads it with spaces). */
+  /** CHAR(n) and BINARY(n): a STRING or VARBINARY of fixed `length` (CAST pads it, with spaces or zero bytes). */
   readonly fixedLength?: true;
   /** ROW: the fields in order. */
   readonly fields?: readonly RowTypeField[];

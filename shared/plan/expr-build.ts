@@ -137,6 +137,9 @@ function checkLiteralValue(value: Exclude<Value, null>, type: LogicalType): void
     case 'BOOLEAN':
       if (typeof value !== 'boolean') bad('expected a boolean');
       break;
+    case 'VARBINARY':
+      if (typeof value !== 'string' || !/^(?:[0-9a-f]{2})*$/.test(value)) bad('expected the bytes as lower-case hex');
+      break;
   }
 }
 

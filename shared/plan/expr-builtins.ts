@@ -2,7 +2,7 @@
  * The registry of built-in scalar functions beyond the operators expr-types.ts and
  * expr-compile.ts implement themselves: strings (expr-fn-strings.ts), time (expr-fn-time.ts),
  * numbers and comparisons (expr-fn-math.ts), JSON (expr-fn-json.ts) and ROW / ARRAY / MAP
- * (expr-fn-collections.ts).
+ * (expr-fn-collections.ts), bytes (expr-fn-binary.ts).
  *
  * Dependencies point one way: expr-types.ts and expr-compile.ts import this registry, the registry
  * imports the function tables, and the tables import the type rules from expr-type-rules.ts
@@ -10,6 +10,7 @@
  */
 import type { Builtin } from './expr-fn.ts';
 import { ARRAY_FUNCTIONS } from './expr-fn-arrays.ts';
+import { BINARY_FUNCTIONS } from './expr-fn-binary.ts';
 import { COLLECTION_FUNCTIONS } from './expr-fn-collections.ts';
 import { JSON_FUNCTIONS } from './expr-fn-json.ts';
 import { MATH_FUNCTIONS } from './expr-fn-math.ts';
@@ -36,6 +37,7 @@ const registry: ReadonlyMap<string, Builtin> = new Map(
     ...RANDOM_FUNCTIONS,
     ...TEXT_FUNCTIONS,
     ...ARRAY_FUNCTIONS,
+    ...BINARY_FUNCTIONS,
   }),
 );
 

@@ -115,6 +115,26 @@ function codePointLength(text: string): number {
   return count;
 }
 
+/**
+ * A binary value (lower-case hex) cut to `length` bytes and, for BINARY(n), padded with zero
+ * bytes to n, as Flink's casts to BINARY(n) / VARBINARY(n) do.
+ */
+export function resizeBinary(hex: string, length: number | undefined, fixed: boolean): string {
+  if (length === undefined) return hex;
+  const cut = hex.length > length * 2 ? hex.slice(0, length * 2) : hex;
+  return fixed && cut.length < length * 2 ? cut.padEnd(length * 2, '0') : cut;
+}
+
+/** Text as the hex of its UTF-8 bytes (a CAST of STRING to BYTES). */
+export function utf8Hex(text: string): string {
+  return Buffer.from(text, 'utf8').toString('hex');
+}
+
+/** The text of UTF-8 bytes given in hex (a CAST of BYTES to STRING; bad sequences read as U+FFFD, as in Java). */
+export function hexUtf8(hex: string): string {
+  return Buffer.from(hex, 'hex').toString('utf8');
+}
+
 /** DECIMAL unscaled value → nearest double (exact fast path when both parts are exact doubles). */
 export function decimalToDouble(unscaled: bigint, scale: number): number {
   if (unscaled <= MAX_SAFE_BIG && unscaled >= -MAX_SAFE_BIG && scale < POW10_NUMBER.length) {
@@ -157,6 +177,12 @@ export function castConverter(from: LogicalType, to: LogicalType, where: string,
   switch (from.root) {
     case 'STRING':
       return fromStringConverter(to, fail, zone);
+    case 'VARBINARY': {
+      // castProblem admits only BINARY / VARBINARY / BYTES here: resize to the target's length.
+      const fixed = to.fixedLength === true;
+      if (to.length === undefined || (!fixed && from.length !== undefined && from.length <= to.length) || (fixed && from.fixedLength === true && from.length === to.length)) return undefined;
+      return (v) => resizeBinary(v as string, to.length, fixed);
+    }
     case 'TINYINT':
     case 'SMALLINT':
     case 'INT':
@@ -247,6 +273,9 @@ function toStringConverter(from: LogicalType, to: LogicalType, zone: TimeZone): 
     case 'INT':
     case 'BIGINT':
       return (v) => limit(String(v));
+    case 'VARBINARY':
+      // Flink reads the bytes as UTF-8 text.
+      return (v) => limit(hexUtf8(v as string));
     case 'DOUBLE':
       return (v) => limit(formatDouble(v as number));
     case 'FLOAT':
@@ -341,6 +370,11 @@ function fromStringConverter(to: LogicalType, fail: Fail, zone: TimeZone): Conve
         if (result === 'overflow') return fail(v, `more than ${precision - scale} integer digits`);
         return result;
       };
+    }
+    case 'VARBINARY': {
+      // The text's UTF-8 bytes (not trimmed), resized to BINARY(n) / VARBINARY(n).
+      const fixed = to.fixedLength === true;
+      return (v) => resizeBinary(utf8Hex(v as string), to.length, fixed);
     }
     case 'BOOLEAN':
       return (v) => {

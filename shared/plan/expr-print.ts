@@ -53,6 +53,8 @@ function literalText(lit: Literal): string {
       return typeof value === 'bigint' ? formatDecimal(value, type.scale ?? 0) : String(value);
     case 'STRING':
       return quoteString(String(value));
+    case 'VARBINARY':
+      return `X'${String(value).toUpperCase()}'`;
     case 'TIMESTAMP':
     case 'TIMESTAMP_LTZ':
       // An out-of-range literal is a plan bug, but printing must never throw: EXPLAIN shows it raw.

@@ -34,6 +34,8 @@ export function typeName(t: LogicalType): string {
       return `DECIMAL(${t.precision ?? 10}, ${t.scale ?? 0})`;
     case 'STRING':
       return t.length === undefined ? 'STRING' : t.fixedLength === true ? `CHAR(${t.length})` : `VARCHAR(${t.length})`;
+    case 'VARBINARY':
+      return t.length === undefined ? 'BYTES' : t.fixedLength === true ? `BINARY(${t.length})` : `VARBINARY(${t.length})`;
     case 'TIMESTAMP':
       return `TIMESTAMP(${t.precision ?? 3})`;
     case 'TIMESTAMP_LTZ':
@@ -209,6 +211,12 @@ export function commonTypeOf(a: LogicalType, b: LogicalType): LogicalType | unde
     // no value is padded (Flink's LogicalTypeMerging).
     if (a.fixedLength === true && b.fixedLength === true && a.length === b.length) return withNullable(a, nullable);
     return { root: 'STRING', nullable, length: Math.max(a.length, b.length) };
+  }
+  if (a.root === 'VARBINARY') {
+    // As strings: BINARY(n) meets BINARY(n) as itself, anything else as VARBINARY or BYTES.
+    if (a.length === undefined || b.length === undefined) return { root: 'VARBINARY', nullable };
+    if (a.fixedLength === true && b.fixedLength === true && a.length === b.length) return withNullable(a, nullable);
+    return { root: 'VARBINARY', nullable, length: Math.max(a.length, b.length) };
   }
   if (a.root === 'TIME') return { root: 'TIME', nullable, precision: Math.max(a.precision ?? 0, b.precision ?? 0) };
   return withNullable(a, nullable);

@@ -4,14 +4,10 @@
  * as Flink's, not as an unknown function (expr-types.ts).
  */
 
-const BINARY = 'it returns BINARY, a type Flambda does not have';
 const WINDOW = 'a window function of OVER windows; Flambda runs OVER aggregation with COUNT, SUM, MIN, MAX and AVG, and ROW_NUMBER, RANK and DENSE_RANK as Top-N';
 
 /** Function name → why it is not supported (or undefined). */
 const NOT_SUPPORTED: ReadonlyMap<string, string | undefined> = new Map<string, string | undefined>([
-  ['UNHEX', BINARY],
-  ['ENCODE', BINARY],
-  ['DECODE', BINARY],
   ['LEAD', WINDOW],
   ['LAG', WINDOW],
   ['CUME_DIST', WINDOW],

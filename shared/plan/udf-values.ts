@@ -12,6 +12,8 @@
  * - INT, BIGINT, DOUBLE and TIMESTAMP (epoch milliseconds, UTC) arrive as numbers, STRING as a
  *   string, BOOLEAN as a boolean, ARRAY as an array, ROW and MAP as plain objects, with their
  *   parts converted the same way; NULL as `null`.
+ * - BYTES, VARBINARY(n) and BINARY(n) arrive as a `Uint8Array` (a Node `Buffer`), as Flink hands
+ *   a Java function a `byte[]`, and a `Uint8Array` result is one.
  * - The other date-time types arrive as numbers of milliseconds too, so that `new Date(v)` reads
  *   them: TIMESTAMP_LTZ as the epoch milliseconds of its instant, DATE as the epoch milliseconds
  *   of its midnight in UTC (`new Date(v).toISOString().slice(0, 10)` is its text), TIME as the
@@ -89,6 +91,8 @@ function toJs(type: LogicalType, declared: boolean): Convert | undefined {
     case 'DATE':
       // Days since the epoch → the epoch milliseconds of that day's UTC midnight.
       return (v) => (v as number) * MS_PER_DAY;
+    case 'VARBINARY':
+      return (v) => Buffer.from(v as string, 'hex');
     case 'ARRAY': {
       const element = toJs(type.element!, declared);
       if (element === undefined) return undefined;
@@ -183,6 +187,14 @@ function fromJs(type: LogicalType, where: string): (value: unknown) => Value {
   switch (type.root) {
     case 'BOOLEAN':
       return (v) => (typeof v === 'boolean' ? v : fail(v));
+    case 'VARBINARY': {
+      const limit = type.length === undefined ? undefined : castConverter({ root: 'VARBINARY', nullable: false }, type, where);
+      return (v) => {
+        if (!(v instanceof Uint8Array)) return fail(v, 'a binary result is a Uint8Array');
+        const hex = Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex');
+        return limit === undefined ? hex : limit(hex);
+      };
+    }
     case 'STRING': {
       const limit = castConverter(STRING, type, where);
       return (v) => (typeof v !== 'string' ? fail(v) : limit === undefined ? v : limit(v));

@@ -94,7 +94,7 @@ function columnValue(field: Field, options: ReadonlyMap<string, string> | undefi
       };
     }
     default:
-      throw new PlanError(`datagen column '${field.name}' is ${formatType(type)}: datagen generates INT, BIGINT, DOUBLE, DECIMAL, BOOLEAN, TIMESTAMP, TIMESTAMP_LTZ, DATE, TIME and STRING columns`);
+      throw new PlanError(`datagen column '${field.name}' is ${formatType(type)}: datagen generates TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, DECIMAL, BOOLEAN, TIMESTAMP, TIMESTAMP_LTZ, DATE, TIME and STRING columns`);
   }
 }
 

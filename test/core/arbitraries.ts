@@ -17,6 +17,10 @@ export const logicalTypeArb: fc.Arbitrary<LogicalType> = fc.boolean().chain((nul
       { root: 'TIMESTAMP', nullable, precision: 3 },
       { root: 'TIMESTAMP_LTZ', nullable, precision: 3 },
       { root: 'DATE', nullable },
+      { root: 'SMALLINT', nullable },
+      { root: 'TINYINT', nullable },
+      { root: 'FLOAT', nullable },
+      { root: 'VARBINARY', nullable },
     ),
     fc.integer({ min: 0, max: 3 }).map((precision): LogicalType => ({ root: 'TIME', nullable, precision })),
     fc
@@ -25,6 +29,9 @@ export const logicalTypeArb: fc.Arbitrary<LogicalType> = fc.boolean().chain((nul
         fc.integer({ min: 0, max: precision }).map((scale): LogicalType => ({ root: 'DECIMAL', nullable, precision, scale })),
       ),
     fc.integer({ min: 1, max: 40 }).map((length): LogicalType => ({ root: 'STRING', nullable, length })),
+    fc.integer({ min: 1, max: 40 }).map((length): LogicalType => ({ root: 'STRING', nullable, length, fixedLength: true })),
+    fc.integer({ min: 1, max: 40 }).map((length): LogicalType => ({ root: 'VARBINARY', nullable, length })),
+    fc.integer({ min: 1, max: 40 }).map((length): LogicalType => ({ root: 'VARBINARY', nullable, length, fixedLength: true })),
   ),
 );
 
@@ -46,8 +53,20 @@ export function valueArb(type: LogicalType): fc.Arbitrary<Value> {
       return fc.integer({ min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }).map((v) => (v === 0 ? 0 : v));
     case 'INT':
       return fc.integer({ min: -2147483648, max: 2147483647 }).map((v) => (v === 0 ? 0 : v));
+    case 'SMALLINT':
+      return fc.integer({ min: -32768, max: 32767 }).map((v) => (v === 0 ? 0 : v));
+    case 'TINYINT':
+      return fc.integer({ min: -128, max: 127 }).map((v) => (v === 0 ? 0 : v));
     case 'DOUBLE':
       return fc.double();
+    case 'FLOAT':
+      return fc.float();
+    case 'VARBINARY': {
+      // Lower-case hex; a BINARY(n) value made by CAST has exactly n bytes, others at most n.
+      const n = type.length;
+      const bytes = type.fixedLength === true && n !== undefined ? fc.uint8Array({ minLength: n, maxLength: n }) : fc.uint8Array({ maxLength: n ?? 30 });
+      return bytes.map((b) => Buffer.from(b).toString('hex'));
+    }
     case 'DECIMAL': {
       const limit = 10n ** BigInt(type.precision ?? 10) - 1n;
       return fc.bigInt({ min: -limit, max: limit });

@@ -65,12 +65,17 @@ describe('parseType', () => {
     ['REAL', { root: 'FLOAT', nullable: true }],
     ['CHAR(5)', { root: 'STRING', nullable: true, length: 5, fixedLength: true }],
     ['CHAR', { root: 'STRING', nullable: true, length: 1, fixedLength: true }],
+    ['BYTES', { root: 'VARBINARY', nullable: true }],
+    ['VARBINARY(2147483647)', { root: 'VARBINARY', nullable: true }],
+    ['VARBINARY(8)', { root: 'VARBINARY', nullable: true, length: 8 }],
+    ['BINARY(4) NOT NULL', { root: 'VARBINARY', nullable: false, length: 4, fixedLength: true }],
   ])('parses %s', (text, expected) => {
     expect(parseType(text)).toEqual(expected);
   });
 
   it.each([
-    ['BYTES', 'unsupported type BYTES'],
+    ['BLOB', 'unsupported type BLOB'],
+    ['BYTES(3)', 'BYTES takes no parameters'],
     ['TINYINT(3)', 'TINYINT takes no parameters'],
     ['CHAR(0)', 'CHAR length must be between 1 and 2147483647, got 0'],
     ['', 'the type is empty'],
@@ -102,7 +107,7 @@ describe('parseType', () => {
     expect(err.message).toContain(`Cannot parse type '${text}'`);
     expect(err.message).toContain(detail);
     expect(err.message).toContain(
-      'Supported types: BIGINT, INT, SMALLINT, TINYINT, DOUBLE, FLOAT, DECIMAL(p, s), STRING, VARCHAR(n), CHAR(n), BOOLEAN, TIMESTAMP(3)',
+      'Supported types: BIGINT, INT, SMALLINT, TINYINT, DOUBLE, FLOAT, DECIMAL(p, s), STRING, VARCHAR(n), CHAR(n), BYTES, VARBINARY(n), BINARY(n), BOOLEAN, TIMESTAMP(3)',
     );
     expect(err.retry).toBe('fail');
   });

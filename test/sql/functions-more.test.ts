@@ -422,8 +422,6 @@ describe('JSON_QUERY (the documented examples)', () => {
 describe('Flink functions Flambda does not run', () => {
   it('are named as Flink functions, with the reason', () => {
     const message = (e: string): string => sqlError(() => compileSql(`SELECT ${e}`)).message;
-    expect(message("UNHEX('41')")).toBe("line 1:8: 'UNHEX' is a Flink built-in function that Flambda does not support yet (it returns BINARY, a type Flambda does not have) in UNHEX('41')");
-    expect(message("DECODE('41', 'UTF-8')")).toMatch(/^line 1:8: 'DECODE' is a Flink built-in function that Flambda does not support yet \(it returns BINARY/);
     expect(message('NTILE(4)')).toMatch(/^line 1:8: 'NTILE' is a Flink built-in function that Flambda does not support yet \(a window function of OVER windows;/);
     expect(message('NO_SUCH(1)')).toMatch(/^line 1:8: unknown function 'NO_SUCH' in NO_SUCH\(1\); supported: /);
   });

@@ -9,6 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { scalarFunction, type UserFunctionDefinition } from '../../shared/api/user-functions.ts';
 import { compileSql } from '../../shared/sql/compile-sql.ts';
 import { printedTypes, printedValues } from './eval-sql.ts';
 import { sqlError } from './helpers.ts';
@@ -156,5 +157,103 @@ describe("the csv format with TINYINT, SMALLINT, FLOAT and CHAR columns", () => 
     const run = await runEmbeddedSql(`CREATE TABLE bad_t (${COLUMNS}) WITH ('connector' = 'filesystem', 'path' = '${bad}', 'format' = 'csv'); SELECT k, t FROM bad_t`);
     expect(run.rows).toEqual(['{"k":"b","t":-128}']);
     expect(run.deadLetters).toEqual(["bad.jsonl:1: field 't' (TINYINT): expected an integer between -128 and 127, got \"128\""]);
+  });
+});
+
+describe('BYTES, VARBINARY(n) and BINARY(n)', () => {
+  // [expression, printed value, type]: bytes print as the SQL client shows them, x'…'.
+  const CASES: readonly (readonly [string, string, string])[] = [
+    ["UNHEX('466C696E6B')", "x'466c696e6b'", 'BYTES'],
+    ["DECODE(UNHEX('466C696E6B'), 'UTF-8')", 'Flink', 'STRING'],
+    ["UNHEX('ABC')", "x'0abc'", 'BYTES'],
+    ["UNHEX('XY')", 'NULL', 'BYTES'],
+    ["ENCODE('Flink', 'UTF-8')", "x'466c696e6b'", 'BYTES NOT NULL'],
+    ["ENCODE('é', 'UTF-8')", "x'c3a9'", 'BYTES NOT NULL'],
+    ["ENCODE('é', 'ISO-8859-1')", "x'e9'", 'BYTES NOT NULL'],
+    ["ENCODE('é', 'US-ASCII')", "x'3f'", 'BYTES NOT NULL'],
+    ["ENCODE('hi', 'UTF-16')", "x'feff00680069'", 'BYTES NOT NULL'],
+    ["ENCODE('hi', 'utf-16le')", "x'68006900'", 'BYTES NOT NULL'],
+    ["DECODE(ENCODE('añb', 'UTF-16BE'), 'UTF-16BE')", 'añb', 'STRING NOT NULL'],
+    ["DECODE(ENCODE('añb', 'UTF-16'), 'UTF-16')", 'añb', 'STRING NOT NULL'],
+    ["CAST('ab' AS BYTES)", "x'6162'", 'BYTES NOT NULL'],
+    ["CAST('ab' AS BINARY(4))", "x'61620000'", 'BINARY(4) NOT NULL'],
+    ["CAST('abcdef' AS VARBINARY(2))", "x'6162'", 'VARBINARY(2) NOT NULL'],
+    ["CAST(CAST('añ' AS BYTES) AS STRING)", 'añ', 'STRING NOT NULL'],
+    ["TYPEOF(CAST('a' AS BINARY))", 'BINARY(1) NOT NULL', 'STRING NOT NULL'],
+    ["UNHEX('01') < UNHEX('0100')", 'true', 'BOOLEAN'],
+  ];
+
+  it('compute, type and print as Flink does', async () => {
+    const exprs = CASES.map(([e]) => e);
+    const values = await printedValues(exprs);
+    const types = await printedTypes(exprs);
+    expect(exprs.map((e) => [e, values[e], types[e]])).toEqual(CASES);
+  });
+
+  // The json format reads and writes bytes as base64; Kinesis exchanges and DynamoDB state carry them.
+  const blobs = files.file('blobs', [
+    { k: 'a', b: 'Rmxpbms=' },
+    { k: 'a', b: 'AAE=' },
+    { k: 'b', b: '' },
+    { k: 'b', b: 'not base64!' },
+  ]);
+  const BLOBS = `CREATE TABLE blobs (k STRING, b BYTES) WITH ('connector' = 'filesystem', 'path' = '${blobs}', 'format' = 'json', 'scan.parallelism' = '1');
+CREATE TABLE blob_out (b BYTES, k STRING, n BIGINT, mx BYTES, txt STRING) WITH ('connector' = 'print');
+INSERT INTO blob_out SELECT b, MIN(k), COUNT(*), MAX(b), DECODE(b, 'UTF-8') FROM blobs GROUP BY b;`;
+  const BLOB_ROWS = [
+    '{"b":"","k":"b","n":1,"mx":"","txt":""}',
+    '{"b":"AAE=","k":"a","n":1,"mx":"AAE=","txt":"\\u0000\\u0001"}',
+    '{"b":"Rmxpbms=","k":"a","n":1,"mx":"Rmxpbms=","txt":"Flink"}',
+  ];
+  const BAD_BLOB = "field 'b' (VARBINARY(2147483647)): expected base64 text, got \"not base64!\"";
+
+  it('are read from and written to JSON as base64, grouped by (embedded)', async () => {
+    const run = await runEmbeddedSql(BLOBS);
+    expect(run.rows).toEqual(BLOB_ROWS);
+    expect(run.deadLetters).toEqual([`blobs.jsonl:4: ${BAD_BLOB}`]);
+  });
+
+  it('… and on the AWS runtime', async () => {
+    const run = await runLocalSql(BLOBS);
+    expect(run.rows).toEqual(BLOB_ROWS);
+    expect(run.deadLetters.map((l) => l.replace(/^shardId-\d+@\d+: /, ''))).toEqual([BAD_BLOB]);
+  });
+
+  it('refuse a character set Flink does not name (a data error), and a cast from a number', async () => {
+    const run = await runEmbeddedSql(`CREATE TABLE blobs (k STRING, b BYTES) WITH ('connector' = 'filesystem', 'path' = '${blobs}', 'format' = 'json', 'scan.parallelism' = '1');
+      SELECT ENCODE(k, 'EBCDIC') FROM blobs WHERE k = 'b'`);
+    expect(run.deadLetters).toEqual([
+      "blobs.jsonl:3: unsupported character set 'EBCDIC' in ENCODE(k, 'EBCDIC') (use 'US-ASCII', 'ISO-8859-1', 'UTF-8', 'UTF-16BE', 'UTF-16LE', 'UTF-16')",
+      `blobs.jsonl:4: ${BAD_BLOB}`,
+    ]);
+    expect(sqlError(() => compileSql('SELECT CAST(1 AS BYTES)')).message).toMatch(/cannot cast INT to BYTES/);
+  });
+
+  it('(the AWS runtime again, for the JSON codec of the exchange)', async () => {
+    const run = await runLocalSql(BLOBS);
+    expect(run.rows).toEqual(BLOB_ROWS);
+    expect(run.deadLetters.map((l) => l.replace(/^shardId-\d+@\d+: /, ''))).toEqual([BAD_BLOB]);
+  });
+
+  // A user function takes a Uint8Array and gives one back; a TINYINT and a FLOAT arrive as numbers.
+  const reverseBytes = scalarFunction('BYTES', { input: ['BYTES'] }, (b) => (b === null ? null : Uint8Array.from(b).reverse()));
+  const scaled = scalarFunction('FLOAT', { input: ['TINYINT', 'FLOAT'] }, (t, f) => (t === null || f === null ? null : t * f));
+  const functions = new Map<string, UserFunctionDefinition>([
+    ['bytes.ts#reverseBytes', reverseBytes],
+    ['bytes.ts#scaled', scaled],
+  ]);
+  const UDF = `CREATE TABLE blobs (k STRING, b BYTES) WITH ('connector' = 'filesystem', 'path' = '${blobs}', 'format' = 'json', 'scan.parallelism' = '1');
+CREATE FUNCTION reverse_bytes AS 'bytes.ts#reverseBytes';
+CREATE FUNCTION scaled AS 'bytes.ts#scaled';
+CREATE TABLE udf_out (k STRING, r BYTES, s FLOAT) WITH ('connector' = 'print');
+INSERT INTO udf_out SELECT k, reverse_bytes(b), scaled(CAST(3 AS TINYINT), CAST(1.1 AS FLOAT)) FROM blobs WHERE k = 'a';`;
+  const UDF_ROWS = ['{"k":"a","r":"AQA=","s":3.3000002}', '{"k":"a","r":"a25pbEY=","s":3.3000002}'];
+
+  it('go into and come out of user functions as Uint8Array (embedded)', async () => {
+    expect((await runEmbeddedSql(UDF, { functions })).rows).toEqual(UDF_ROWS);
+  });
+
+  it('… and on the AWS runtime', async () => {
+    expect((await runLocalSql(UDF, { functions })).rows).toEqual(UDF_ROWS);
   });
 });

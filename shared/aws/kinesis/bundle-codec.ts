@@ -250,7 +250,9 @@ function columnEncoder(field: Field): ColumnEncoder {
     case 'ARRAY':
     case 'MAP':
     case 'MULTISET':
-      // Nested values as the JSON codec writes them (DECIMAL and TIMESTAMP inside as text).
+    case 'VARBINARY':
+      // Nested values as the JSON codec writes them (DECIMAL and TIMESTAMP inside as text),
+      // binary values as its base64 text.
       return createValueEncoder(field);
     default:
       return (v) => v as JsonValue;
@@ -291,7 +293,7 @@ export class BundleCodec {
     this.names = schema.fields.map((f) => f.name);
     this.inherited = this.names.map((name) => name in Object.prototype);
     this.encoders = schema.fields.map((f) =>
-      f.type.root === 'DECIMAL' || f.type.root === 'DOUBLE' || f.type.root === 'FLOAT' || isDatetime(f.type) || isNested(f.type) ? columnEncoder(f) : undefined,
+      f.type.root === 'DECIMAL' || f.type.root === 'DOUBLE' || f.type.root === 'FLOAT' || f.type.root === 'VARBINARY' || isDatetime(f.type) || isNested(f.type) ? columnEncoder(f) : undefined,
     );
   }
 

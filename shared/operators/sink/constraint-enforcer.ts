@@ -109,7 +109,7 @@ function rowCheck(spec: ConstraintEnforcerSpec): (change: ChangeRow) => void {
   // The Kinesis record as the sink writes it, in its format.
   const record = spec.target === 'kinesis' ? createChangeEncoder(spec.schema, spec.format) : (change: ChangeRow): string => change.kind;
   const notNull = new Set(spec.notNull);
-  const doubles = fields.filter((f) => f.type.root === 'DOUBLE').map((f) => f.name);
+  const doubles = fields.filter((f) => f.type.root === 'DOUBLE' || f.type.root === 'FLOAT').map((f) => f.name);
   const upsertKey = spec.upsertKey ?? [];
   const where = `sink '${spec.sink}'`;
   return (change) => {

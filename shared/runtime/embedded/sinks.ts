@@ -74,7 +74,8 @@ export function formatPrintRow(row: ChangeRow, encode: RowEncoder, schema: Schem
   const values = schema.fields.map((f) => {
     const v = json[f.name];
     if (v === null || v === undefined) return 'NULL';
-    // ROW, ARRAY and MAP print as Flink prints them: (a, b), [a, b], {k=v}.
+    // ROW, ARRAY and MAP print as Flink prints them: (a, b), [a, b], {k=v}; bytes as x'0a1b'.
+    if (f.type.root === 'VARBINARY') return `x'${String(row.row[f.name])}'`;
     return typeof v === 'object' || isDatetime(f.type) ? nestedText(row.row[f.name] ?? null, f.type, zone) : String(v);
   });
   return `${row.kind}[${values.join(', ')}]`;
@@ -83,18 +84,25 @@ export function formatPrintRow(row: ChangeRow, encode: RowEncoder, schema: Schem
 /**
  * Encodes rows for a person to read (the CLI's `--table`, the SQL shell's result view): the JSON
  * codec's values, but a TIMESTAMP_LTZ as the wall-clock time of `timeZone` (the session time
- * zone), as Flink's SQL client shows it, rather than its UTC instant.
+ * zone), as Flink's SQL client shows it, rather than its UTC instant, and bytes as `x'0a1b'`
+ * rather than base64.
  */
 export function createDisplayEncoder(schema: Schema, timeZone = 'UTC'): RowEncoder {
   const encode = createRowEncoder(schema);
   const zone = timeZoneOf(timeZone);
   const instants = schema.fields.filter((f) => f.type.root === 'TIMESTAMP_LTZ').map((f) => f.name);
-  if (instants.length === 0) return encode;
+  // Bytes as the SQL client shows them, x'0a1b', not the json format's base64.
+  const binaries = schema.fields.filter((f) => f.type.root === 'VARBINARY').map((f) => f.name);
+  if (instants.length === 0 && binaries.length === 0) return encode;
   return (row) => {
     const json = encode(row);
     for (const name of instants) {
       const v = row[name];
       if (typeof v === 'number') json[name] = nestedText(v, { root: 'TIMESTAMP_LTZ', nullable: true, precision: 3 }, zone);
+    }
+    for (const name of binaries) {
+      const v = row[name];
+      if (typeof v === 'string') json[name] = `x'${v}'`;
     }
     return json;
   };

@@ -792,7 +792,6 @@ export const NOT_SUPPORTED: ReadonlyMap<string, string> = new Map<string, string
   ...MORE_NOT_SUPPORTED,
   ["INSERT … PARTITION", "line 3:17: INSERT … PARTITION (…) is not supported: it writes a partitioned table (PARTITIONED BY), which Flambda does not write"],
   ["MATCH_RECOGNIZE", "line 2:22: MATCH_RECOGNIZE is not supported"],
-  ["UNHEX('466C696E6B')", "line 1:8: 'UNHEX' is a Flink built-in function that Flambda does not support yet (it returns BINARY, a type Flambda does not have) in UNHEX('466C696E6B')"],
 ]);
 
 /** The part of an error message the suite asserts. */

@@ -24,6 +24,8 @@ export function formatValue(value: Value | undefined, type: LogicalType, zone: T
   if (value === null || value === undefined) return 'NULL';
   if (isDatetime(type) && type.root !== 'TIMESTAMP') return nestedText(value, type, zone);
   if (type.root === 'DOUBLE' && typeof value === 'number' && Number.isInteger(value)) return value.toFixed(1);
+  // Bytes print as the SQL client shows them: x'466c696e6b'.
+  if (type.root === 'VARBINARY' && typeof value === 'string') return `x'${value}'`;
   // A FLOAT prints as Java's Float.toString: its own digits (1.1, not the double 1.100000023841858).
   if (type.root === 'FLOAT' && typeof value === 'number') return formatFloat(value);
   if (type.root === 'TIMESTAMP' && typeof value === 'number') return new Date(value).toISOString().replace('T', ' ').replace('Z', '');
