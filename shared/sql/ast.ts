@@ -17,7 +17,7 @@ export type SqlExpr =
   /** `INTERVAL '5' SECOND`, `INTERVAL '1 02:00' DAY TO MINUTE` (`toUnit`), `INTERVAL '-1' HOUR`. */
   | { readonly k: 'interval'; readonly value: string; readonly unit: string; readonly toUnit?: string; readonly pos: SqlPosition }
   /** A typed literal: `TIMESTAMP '2020-01-01 00:00:00'`, `DATE '…'`, `TIME '…'`, `TIMESTAMP_LTZ '…'`. */
-  | { readonly k: 'typed'; readonly type: 'TIMESTAMP' | 'DATE' | 'TIME' | 'TIMESTAMP_LTZ'; readonly value: string; readonly pos: SqlPosition }
+  | { readonly k: 'typed'; readonly type: 'TIMESTAMP' | 'DATE' | 'TIME' | 'TIMESTAMP_LTZ' | 'BINARY'; readonly value: string; readonly pos: SqlPosition }
   | { readonly k: 'bin'; readonly op: string; readonly left: SqlExpr; readonly right: SqlExpr; readonly pos: SqlPosition }
   | { readonly k: 'not'; readonly arg: SqlExpr; readonly pos: SqlPosition }
   | { readonly k: 'neg'; readonly arg: SqlExpr; readonly pos: SqlPosition }

@@ -302,7 +302,7 @@ function userCall(e: Extract<SqlExpr, { k: 'call' }>, user: NonNullable<ReturnTy
 /**
  * `DATE '2024-03-05'`, `TIME '12:34:56'` (TIME(0), or TIME(p) with p fraction digits as Calcite
  * types it), `TIMESTAMP '2024-03-05 12:34:56'` and `TIMESTAMP WITH LOCAL TIME ZONE '…'` (a
- * wall-clock time of the session time zone, so an instant); NOT NULL, as Flink types a literal.
+ * wall-clock time of the session time zone, so an instant), a binary `X'…'`; NOT NULL, as Flink types a literal.
  */
 function typedLiteral(e: Extract<SqlExpr, { k: 'typed' }>): Expr {
   const text = e.value.trim();
@@ -318,6 +318,12 @@ function typedLiteral(e: Extract<SqlExpr, { k: 'typed' }>): Expr {
       const fraction = /\.(\d+)$/.exec(text)?.[1]?.length ?? 0;
       if (fraction > 3) throw new SqlError(e.pos, `TIME '${e.value}' has more than millisecond precision (TIME(3) is the most Flambda stores)`);
       return lit(ms, `TIME(${fraction}) NOT NULL`);
+    }
+    case 'BINARY': {
+      // Flink types X'…' as BINARY(n) of its bytes (an empty one as BYTES here: no BINARY(0)).
+      if (!/^(?:[0-9a-fA-F]{2})*$/.test(e.value)) throw new SqlError(e.pos, `cannot read X'${e.value}': a binary literal is an even number of hexadecimal digits`);
+      const bytes = e.value.length / 2;
+      return lit(e.value.toLowerCase(), bytes === 0 ? { root: 'VARBINARY', nullable: false } : { root: 'VARBINARY', nullable: false, length: bytes, fixedLength: true });
     }
     default: {
       const ms = parseTimestamp(text.length === 10 ? `${text} 00:00:00` : text);

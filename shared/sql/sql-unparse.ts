@@ -55,7 +55,7 @@ export function unparseExpr(e: SqlExpr): string {
       return `INTERVAL ${negative ? '-' : ''}${quoteString(negative ? e.value.slice(1) : e.value)} ${unit}`;
     }
     case 'typed':
-      return `${e.type} ${quoteString(e.value)}`;
+      return e.type === 'BINARY' ? `X${quoteString(e.value)}` : `${e.type} ${quoteString(e.value)}`;
     case 'bin': {
       const p = PRECEDENCE[e.op] ?? 3;
       const left = operand(e.left, p, false);

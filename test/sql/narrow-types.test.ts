@@ -181,6 +181,9 @@ describe('BYTES, VARBINARY(n) and BINARY(n)', () => {
     ["CAST(CAST('añ' AS BYTES) AS STRING)", 'añ', 'STRING NOT NULL'],
     ["TYPEOF(CAST('a' AS BINARY))", 'BINARY(1) NOT NULL', 'STRING NOT NULL'],
     ["UNHEX('01') < UNHEX('0100')", 'true', 'BOOLEAN'],
+    ["X'466C696E6B'", "x'466c696e6b'", 'BINARY(5) NOT NULL'],
+    ["DECODE(X'466C696E6B', 'UTF-8')", 'Flink', 'STRING NOT NULL'],
+    ["X'0102' = UNHEX('0102')", 'true', 'BOOLEAN'],
   ];
 
   it('compute, type and print as Flink does', async () => {
@@ -227,6 +230,7 @@ INSERT INTO blob_out SELECT b, MIN(k), COUNT(*), MAX(b), DECODE(b, 'UTF-8') FROM
       `blobs.jsonl:4: ${BAD_BLOB}`,
     ]);
     expect(sqlError(() => compileSql('SELECT CAST(1 AS BYTES)')).message).toMatch(/cannot cast INT to BYTES/);
+    expect(sqlError(() => compileSql("SELECT X'ABC'")).message).toBe("line 1:8: cannot read X'ABC': a binary literal is an even number of hexadecimal digits");
   });
 
   it('(the AWS runtime again, for the JSON codec of the exchange)', async () => {

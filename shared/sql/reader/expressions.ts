@@ -236,6 +236,15 @@ export abstract class ExpressionReader extends TypeReader {
           return { k: 'typed', type: 'TIMESTAMP_LTZ', value: this.next().text, pos: at };
         }
         break;
+      case 'X': {
+        // A binary literal X'466C' (the quote right after the X, as in Calcite).
+        const quoted = this.peek(1);
+        if (quoted.kind === 'string' && quoted.offset === t.end) {
+          this.i += 2;
+          return { k: 'typed', type: 'BINARY', value: quoted.text, pos: at };
+        }
+        break;
+      }
       case 'ARRAY':
       case 'MAP':
         if (this.isOp('[', 1)) {
