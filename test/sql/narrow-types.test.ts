@@ -78,13 +78,14 @@ const SOURCE = `CREATE TABLE readings (k STRING, t TINYINT, s SMALLINT, f FLOAT,
   WITH ('connector' = 'filesystem', 'path' = '${readings}', 'format' = 'json', 'scan.parallelism' = '1');`;
 
 // Grouped by k: the sums keep the argument types and wrap (100 + 27 + 1 = 128 is -128 as a
-// TINYINT, 32768 is -32768 as a SMALLINT), the FLOAT sum adds in single precision.
+// TINYINT, 32768 is -32768 as a SMALLINT), the FLOAT sum adds in single precision; AVG keeps the
+// type too, summing a FLOAT in DOUBLE (Flink's FloatAvgAggFunction) and a TINYINT in BIGINT.
 const SUMS = `${SOURCE}
-CREATE TABLE sums (k STRING, st TINYINT, ss SMALLINT, sf FLOAT, mt TINYINT, xf FLOAT, tt STRING) WITH ('connector' = 'print');
-INSERT INTO sums SELECT k, SUM(t), SUM(s), SUM(f), MIN(t), MAX(f), TYPEOF(SUM(t)) FROM readings GROUP BY k;`;
+CREATE TABLE sums (k STRING, st TINYINT, ss SMALLINT, sf FLOAT, mt TINYINT, xf FLOAT, tt STRING, af FLOAT, at TINYINT) WITH ('connector' = 'print');
+INSERT INTO sums SELECT k, SUM(t), SUM(s), SUM(f), MIN(t), MAX(f), TYPEOF(SUM(t)), AVG(f), AVG(t) FROM readings GROUP BY k;`;
 const SUMS_ROWS = [
-  '{"k":"a","st":-128,"ss":-32768,"sf":3.3000002,"mt":1,"xf":2.2,"tt":"TINYINT"}',
-  '{"k":"b","st":-5,"ss":7,"sf":0.1,"mt":-5,"xf":0.1,"tt":"TINYINT"}',
+  '{"k":"a","st":-128,"ss":-32768,"sf":3.3000002,"mt":1,"xf":2.2,"tt":"TINYINT","af":1.6500001,"at":42}',
+  '{"k":"b","st":-5,"ss":7,"sf":0.1,"mt":-5,"xf":0.1,"tt":"TINYINT","af":0.1,"at":-5}',
 ];
 const DEAD = "readings.jsonl:5: field 't' (TINYINT): expected an integer between -128 and 127, got 300";
 
@@ -139,6 +140,36 @@ describe('TINYINT, SMALLINT, FLOAT and CHAR columns read from JSON', () => {
     expect(sqlError(() => compileSql(insert('TINYINT', 's'))).message).toMatch(/column 'x' is SMALLINT but the sink column 'n' is TINYINT, which SMALLINT does not cast to implicitly/);
     expect(sqlError(() => compileSql(insert('INT', 'f'))).message).toMatch(/column 'x' is FLOAT but the sink column 'n' is INT/);
     expect(sqlError(() => compileSql(insert('FLOAT', 'CAST(f AS DOUBLE)'))).message).toMatch(/column 'x' is DOUBLE but the sink column 'n' is FLOAT/);
+  });
+});
+
+const ticks = files.file('ticks', [
+  { t: 100, f: 0.1, ts: '2024-01-01 10:00:01' },
+  { t: 100, f: 0.2, ts: '2024-01-01 10:00:02' },
+  { t: 1, f: 0.7, ts: '2024-01-01 10:00:07' },
+]);
+const TICKS = `CREATE TABLE ticks (t TINYINT, f FLOAT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+  WITH ('connector' = 'filesystem', 'path' = '${ticks}', 'format' = 'json', 'scan.parallelism' = '1');`;
+
+// A window aggregate and an OVER aggregate sum a TINYINT and a FLOAT in their own types too.
+const WINDOWED = `${TICKS}
+CREATE TABLE w (window_start TIMESTAMP(3), st TINYINT, sf FLOAT) WITH ('connector' = 'print');
+INSERT INTO w SELECT window_start, SUM(t), SUM(f) FROM TABLE(TUMBLE(TABLE ticks, DESCRIPTOR(ts), INTERVAL '5' SECOND)) GROUP BY window_start, window_end;`;
+const WINDOWS = ['{"window_start":"2024-01-01 10:00:00.000","st":-56,"sf":0.3}', '{"window_start":"2024-01-01 10:00:05.000","st":1,"sf":0.7}'];
+const RUNNING = `${TICKS}
+CREATE TABLE r (ts TIMESTAMP(3), st TINYINT) WITH ('connector' = 'print');
+INSERT INTO r SELECT ts, SUM(t) OVER (ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM ticks;`;
+const RUNNING_ROWS = ['{"ts":"2024-01-01 10:00:01.000","st":100}', '{"ts":"2024-01-01 10:00:02.000","st":-56}', '{"ts":"2024-01-01 10:00:07.000","st":-55}'];
+
+describe('TINYINT and FLOAT sums in windows', () => {
+  it('wrap in a TUMBLE window aggregate and an OVER aggregate (embedded)', async () => {
+    expect((await runEmbeddedSql(WINDOWED)).rows).toEqual(WINDOWS);
+    expect((await runEmbeddedSql(RUNNING)).rows).toEqual(RUNNING_ROWS);
+  });
+
+  it('… and on the AWS runtime', async () => {
+    expect((await runLocalSql(WINDOWED)).rows).toEqual(WINDOWS);
+    expect((await runLocalSql(RUNNING)).rows).toEqual(RUNNING_ROWS);
   });
 });
 
