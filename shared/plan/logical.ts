@@ -383,7 +383,7 @@ export interface WindowTableFunctionNode extends NodeBase {
   readonly type: 'WindowTableFunction';
   readonly input: LogicalNode;
   readonly window: WindowSpec;
-  /** SESSION only: sessions by arrival time. @default 'event' */
+  /** `'processing'`: windows (sessions) by the time rows are processed. @default 'event' */
   readonly timeDomain?: 'event' | 'processing';
   readonly lateSink?: LateSinkSpec;
 }
