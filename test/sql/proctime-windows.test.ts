@@ -158,6 +158,17 @@ describe('ORDER BY a PROCTIME() attribute with LIMIT: a Top-N over its materiali
     expect(kept.get('d')!).toBeGreaterThan(kept.get('c')!);
   });
 
+  it('through a view’s PROCTIME() select item and SELECT *: the latest row, with its time at its place', async () => {
+    const { clock, last } = creepingClock();
+    const run = await runEmbeddedSql(`${BID}\nCREATE VIEW v AS SELECT item, PROCTIME() AS p, price FROM Bid;\nSELECT * FROM v ORDER BY p DESC LIMIT 1;`, { batchSize: 1, clock });
+    // A Top-1 is Flink's FastTop1Function: the new first row updates the old one.
+    expect(run.changes.map((c) => `${c.kind} ${String(c.row.item)}`)).toEqual(['+I a', '-U a', '+U b', '-U b', '+U c', '-U c', '+U d', '-U d', '+U e']);
+    const final = run.changes.at(-1)!.row;
+    expect(Object.keys(final)).toEqual(['item', 'p', 'price']);
+    expect(final.p as number).toBeGreaterThanOrEqual(T0);
+    expect(final.p as number).toBeLessThanOrEqual(last());
+  });
+
   it('ASC alone stays the first rows to arrive (Flink’s Limit, no Top-N)', () => {
     const explain = compileSql(`${BID}\nSELECT item FROM Bid ORDER BY pt LIMIT 2;`).pipeline.explain();
     expect(explain).toContain('Limit(');
