@@ -246,12 +246,6 @@ export function buildJoin(left: JoinInput, right: JoinInput, request: JoinReques
     const isStart = (k: JoinKeyPair): boolean => k.left === lw.start && k.right === rw.start;
     const isEnd = (k: JoinKeyPair): boolean => k.left === lw.end && k.right === rw.end;
     if (request.keys.some(isStart) && request.keys.some(isEnd)) {
-      // The window join fires on window_end read as an instant; windows cut on another zone's
-      // wall clock would fire off by the zone's offset, so they are refused rather than wrong.
-      const zone = lw.window.timeZone ?? rw.window.timeZone;
-      if (zone !== undefined && zone !== 'UTC') {
-        throw new PlanError(`${what}: a window join over windows aligned in the time zone '${zone}' (a TIMESTAMP_LTZ time column) is not supported yet; join in 'UTC' or window a TIMESTAMP column`);
-      }
       const keys = request.keys.filter((k) => !isStart(k) && !isEnd(k));
       const spec = {
         joinType: request.type,

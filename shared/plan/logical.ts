@@ -479,7 +479,7 @@ export interface WindowJoinNode extends JoinNodeBase {
   readonly leftWindowEndColumn: string;
   readonly rightWindowStartColumn: string;
   readonly rightWindowEndColumn: string;
-  /** The windows the inputs carry, when known (explain only). */
+  /** The windows the inputs carry, when known: explained, and their time zone fires the join. */
   readonly leftWindow?: WindowSpec;
   readonly rightWindow?: WindowSpec;
 }
