@@ -20,7 +20,7 @@ import type { Field, Row, Schema } from '../core/types.ts';
 import { inferType } from '../plan/expr-types.ts';
 import type { Expr } from '../plan/expr.ts';
 import type { LogicalNode, WindowSpec } from '../plan/logical.ts';
-import { windowEmitsUpdates } from '../plan/window-planning.ts';
+import { SESSION_NOT_SUPPORTED, windowEmitsUpdates } from '../plan/window-planning.ts';
 import { joinedFieldNames, joinedSchema, keyTypeProblem, type JoinType, type OuterJoinType } from '../operators/join/join-spec.ts';
 import { intervalJoinOutputSchema } from '../operators/join/interval-join.ts';
 import { streamingJoinOutputSchema } from '../operators/join/streaming-join.ts';
@@ -68,8 +68,9 @@ export function windowPropertiesOf(node: LogicalNode): WindowProperties | undefi
   switch (node.type) {
     case 'WindowTableFunction':
       // A SESSION table function's rows carry per-partition sessions, which no window join or
-      // window Top-N after it plans by (they take the aligned windows).
-      return node.window.type === 'SESSION' ? undefined : { window: node.window, start: 'window_start', end: 'window_end' };
+      // window Top-N after it plans by (they take the aligned windows); a processing-time one's
+      // windows end on the clock, which the window join (firing on the watermark) does not follow.
+      return node.window.type === 'SESSION' || node.timeDomain === 'processing' ? undefined : { window: node.window, start: 'window_start', end: 'window_end' };
     case 'WindowAggregate':
       return node.timeDomain !== 'processing' && !windowEmitsUpdates(node) ? { window: node.window, start: 'window_start', end: 'window_end' } : undefined;
     case 'WindowRank':
@@ -88,6 +89,18 @@ export function windowPropertiesOf(node: LogicalNode): WindowProperties | undefi
     default:
       return undefined;
   }
+}
+
+/**
+ * True when a node's rows come straight from a SESSION window table function (through
+ * projections keeping both window columns): a window join there is not supported, as in Flink.
+ */
+function isSessionTableFunction(node: LogicalNode): boolean {
+  if (node.type === 'WindowTableFunction') return node.window.type === 'SESSION';
+  if (node.type === 'Exchange') return isSessionTableFunction(node.input);
+  if (node.type !== 'Calc') return false;
+  const keeps = (c: string): boolean => node.projection.some((p) => p.expr.kind === 'ref' && p.expr.name === c);
+  return keeps('window_start') && keeps('window_end') && isSessionTableFunction(node.input);
 }
 
 function sameWindow(a: WindowSpec, b: WindowSpec): boolean {
@@ -225,16 +238,14 @@ export function buildJoin(left: JoinInput, right: JoinInput, request: JoinReques
 
   const lw = windowPropertiesOf(left.node);
   const rw = windowPropertiesOf(right.node);
+  if (isSessionTableFunction(left.node) && isSessionTableFunction(right.node)) {
+    const windowKey = (c: string): boolean => request.keys.some((k) => k.left === c && k.right === c);
+    if (windowKey('window_start') && windowKey('window_end')) throw new PlanError(SESSION_NOT_SUPPORTED.join);
+  }
   if (lw && rw && nullSafeKeys === undefined && sameWindow(lw.window, rw.window)) {
     const isStart = (k: JoinKeyPair): boolean => k.left === lw.start && k.right === rw.start;
     const isEnd = (k: JoinKeyPair): boolean => k.left === lw.end && k.right === rw.end;
     if (request.keys.some(isStart) && request.keys.some(isEnd)) {
-      // The window join fires on window_end read as an instant; windows cut on another zone's
-      // wall clock would fire off by the zone's offset, so they are refused rather than wrong.
-      const zone = lw.window.timeZone ?? rw.window.timeZone;
-      if (zone !== undefined && zone !== 'UTC') {
-        throw new PlanError(`${what}: a window join over windows aligned in the time zone '${zone}' (a TIMESTAMP_LTZ time column) is not supported yet; join in 'UTC' or window a TIMESTAMP column`);
-      }
       const keys = request.keys.filter((k) => !isStart(k) && !isEnd(k));
       const spec = {
         joinType: request.type,

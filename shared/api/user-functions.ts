@@ -225,7 +225,7 @@ export type UserFunctionDefinition = ScalarFunction | TableFunction | AggregateF
 export interface UserAggregateOptions {
   /** Only rows for which this predicate is TRUE contribute (SQL `FILTER (WHERE …)`). */
   readonly filter?: Expr;
-  /** Each distinct argument value once (SQL `f(DISTINCT x)`; one argument only). */
+  /** Each distinct argument value once (SQL `f(DISTINCT x)`), or each distinct tuple of several arguments (`f(DISTINCT a, b)`). */
   readonly distinct?: boolean;
 }
 

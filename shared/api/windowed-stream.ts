@@ -23,7 +23,7 @@ import { windowDeduplicateOutputSchema } from '../operators/window-rank/window-d
 import { windowRankOutputSchema } from '../operators/window-rank/window-rank.ts';
 import { windowTableFunctionOutputSchema } from '../operators/window-rank/window-table-function.ts';
 import type { AggCall, LateSinkSpec, LogicalNode, SinkConnector, WindowSpec, WindowTiming } from '../plan/logical.ts';
-import { WINDOW_END_COLUMN, WINDOW_START_COLUMN, windowEmitsUpdates } from '../plan/window-planning.ts';
+import { SESSION_NOT_SUPPORTED, WINDOW_END_COLUMN, WINDOW_START_COLUMN, windowEmitsUpdates } from '../plan/window-planning.ts';
 import type { AggregateSpec } from './aggregates.ts';
 import { aggregateInput, requireColumn } from './aggregate-input.ts';
 import type { RowOf, SchemaSpec } from './schema-spec.ts';
@@ -200,7 +200,7 @@ export class WindowedStream<T> {
    * @throws PlanError when the windows differ, or as {@link Stream.join}.
    */
   join<U>(other: WindowedStream<U>, options: WindowJoinOptions<T, U>): Stream<Row> {
-    if (this.window.type === 'SESSION') throw new PlanError('window join over SESSION windows is not supported yet: join on TUMBLE, HOP or CUMULATE windows');
+    if (this.window.type === 'SESSION') throw new PlanError(SESSION_NOT_SUPPORTED.join);
     if (JSON.stringify(this.window) !== JSON.stringify({ ...other.window, timeColumn: this.window.timeColumn })) {
       throw new PlanError('window join: both sides must use the same window (type, size, slide or step, offset)');
     }
@@ -221,25 +221,23 @@ export class WindowedStream<T> {
 
   /**
    * The window table function alone: every row with the window columns. TUMBLE, HOP and
-   * CUMULATE assign each row all its windows as it passes (event time only; lateness is the
-   * operators' after it). A SESSION holds each partition's rows until their session closes (the
+   * CUMULATE assign each row all its windows as it passes (by its time column, or in processing
+   * time by the clock when it is processed; lateness is the operators' after it). A SESSION holds each partition's rows until their session closes (the
    * watermark passes `window_end - 1`, or the processing-time clock does), then emits them in
    * arrival order, each with its kind, so it takes updating input too; a row whose session has
    * closed already is late: it goes to `lateSink`, or is counted and dropped.
    *
-   * @throws PlanError for processing time or a late sink with an aligned window, or a late sink
-   *   in processing time.
+   * @throws PlanError for a late sink with an aligned window, or a late sink in processing time.
    */
   withWindowColumns(options: { readonly lateSink?: LateSinkOption } = {}): Stream<T & WindowColumns> {
     const session = this.window.type === 'SESSION';
     if (!session) {
-      this.requireEventTime('window table function');
       if (options.lateSink !== undefined) throw new PlanError(`window table function: ${this.window.type} windows have no late rows of their own (lateSink is for SESSION)`);
     } else if (options.lateSink !== undefined && this.options.timeDomain === 'processing') {
       throw new PlanError(`window table function: lateSink '${typeof options.lateSink === 'string' ? options.lateSink : options.lateSink.name}' needs event time; processing-time sessions are never late`);
     }
     const input = this.stream;
-    const timeDomain = session ? this.options.timeDomain : undefined;
+    const timeDomain = this.options.timeDomain;
     const spec = { window: this.window, ...(timeDomain !== undefined ? { timeDomain } : {}) };
     const schema = windowTableFunctionOutputSchema(spec, input.schema);
     const lateSink = this.lateSinkOf(options.lateSink);
@@ -261,9 +259,8 @@ export class WindowedStream<T> {
   rank<R extends string | undefined = undefined>(
     options: WindowRankOptions<T> & { readonly rankNumber?: R },
   ): Stream<(R extends string ? T & { [P in R]: number } : T) & WindowColumns> {
-    if (this.window.type === 'SESSION') {
-      throw new PlanError('window rank over SESSION windows is not supported: aggregate the session first, then rank its rows by window_start, window_end');
-    }
+    if (this.window.type === 'SESSION') throw new PlanError(SESSION_NOT_SUPPORTED.rank);
+    this.requireEventTime('window rank');
     // The TVF assigns every row its windows; lateness is the rank's (its late rows go to lateSink).
     const lateSink = this.lateSinkOf(options.lateSink);
     const tvf = this.withWindowColumns();
@@ -284,7 +281,8 @@ export class WindowedStream<T> {
    * and partition, emitted when the window ends.
    */
   deduplicate(options: WindowDeduplicateOptions<T>): Stream<T & WindowColumns> {
-    if (this.window.type === 'SESSION') throw new PlanError('window deduplication over SESSION windows is not supported');
+    if (this.window.type === 'SESSION') throw new PlanError(SESSION_NOT_SUPPORTED.deduplicate);
+    this.requireEventTime('window deduplication');
     const lateSink = this.lateSinkOf(options.lateSink);
     const input = this.withWindowColumns();
     const partitionBy = [...(options.partitionBy ?? [])];
@@ -349,7 +347,7 @@ export class WindowedStream<T> {
 
   private requireEventTime(what: string): void {
     if (this.options.timeDomain === 'processing') {
-      throw new PlanError(`${what}: processing-time windows are supported by aggregate() and process() only (window Top-N and deduplication use event time)`);
+      throw new PlanError(`${what}: processing-time windows are supported by aggregate(), process() and withWindowColumns() only (window Top-N and deduplication use event time)`);
     }
   }
 }
@@ -395,7 +393,7 @@ function timingSpec(t: WindowTiming): Pick<WindowAggregateSpec, 'timeDomain' | '
 export function windowOfNode(node: LogicalNode): WindowSpec | undefined {
   switch (node.type) {
     case 'WindowTableFunction':
-      return node.window.type === 'SESSION' ? undefined : node.window;
+      return node.window.type === 'SESSION' || node.timeDomain === 'processing' ? undefined : node.window;
     case 'WindowAggregate':
       return node.timeDomain !== 'processing' && !windowEmitsUpdates(node) ? node.window : undefined;
     case 'Calc': {

@@ -32,6 +32,11 @@
  *   `json.timestamp-format.standard` 'SQL': `YYYY-MM-DD HH:MM:SS[.fff]Z` in UTC (the `Z` may be
  *   left out, `T` may separate date and time, as in the 'ISO-8601' standard), or an integer of
  *   epoch milliseconds.
+ * - With a `json.timestamp-format.standard` given ({@link JsonCodecOptions}), TIMESTAMP and
+ *   TIMESTAMP_LTZ text must have that standard's form, as Flink's parsers require ('SQL':
+ *   `yyyy-MM-dd HH:mm:ss[.fraction]`; 'ISO-8601': `yyyy-MM-ddTHH:mm[:ss[.fraction]]`; a
+ *   TIMESTAMP_LTZ ends in `Z`), and values are written as Flink's writer writes them (the
+ *   fraction without trailing zeros).
  * - DATE: `YYYY-MM-DD` (Flink's json DATE); TIME(p): `HH:MM:SS[.fff]`, the fraction cut to p
  *   digits.
  * - Numeric strings (BIGINT, INT, DOUBLE, DECIMAL, BOOLEAN) may have surrounding whitespace,
@@ -273,38 +278,84 @@ function booleanConverter(field: Field): Converter {
   };
 }
 
-/** TIMESTAMP(3): timestamp text or an integer of epoch milliseconds, within years 0000–9999. */
-function timestampConverter(field: Field): Converter {
+/**
+ * Flink's json `json.timestamp-format.standard`: how TIMESTAMP and TIMESTAMP_LTZ values are
+ * written and which texts are read (JsonToRowDataConverters / RowDataToJsonConverters with
+ * Flink's TimeFormats). Without the option the codec reads either separator with an optional
+ * `Z` and writes `yyyy-MM-dd HH:mm:ss.SSS` (Flambda's changelog lines).
+ */
+export type JsonTimestampStandard = 'SQL' | 'ISO-8601';
+
+/** The values of `json.timestamp-format.standard`, as Flink lists them. */
+export const JSON_TIMESTAMP_STANDARDS: readonly JsonTimestampStandard[] = ['SQL', 'ISO-8601'];
+
+/** Options of the JSON codec (Flink's json format options). */
+export interface JsonCodecOptions {
+  /** `json.timestamp-format.standard`; absent: the lenient reading and fixed `.SSS` writing above. */
+  readonly timestampStandard?: JsonTimestampStandard;
+}
+
+// Flink's SQL_TIMESTAMP_FORMAT (`yyyy-MM-dd HH:mm:ss` and an optional fraction) and
+// ISO8601_TIMESTAMP_FORMAT (ISO_LOCAL_DATE_TIME: `yyyy-MM-ddTHH:mm`, seconds and fraction
+// optional); the _WITH_LOCAL_TIMEZONE_ forms end in a literal `Z`.
+const SQL_TIMESTAMP_TEXT = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{1,9})?$/;
+const ISO_TIMESTAMP_TEXT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?$/;
+
+/** Reads timestamp text in a standard's form (`Z`-suffixed for an instant); undefined when it is not one. */
+function parseStandardTimestamp(text: string, standard: JsonTimestampStandard, instant: boolean): number | undefined {
+  if (instant !== text.endsWith('Z')) return undefined;
+  const body = instant ? text.slice(0, -1) : text;
+  if (standard === 'SQL') return SQL_TIMESTAMP_TEXT.test(body) ? parseTimestamp(body) : undefined;
+  if (!ISO_TIMESTAMP_TEXT.test(body)) return undefined;
+  return parseTimestamp(body.length === 16 ? `${body}:00` : body);
+}
+
+/** The text forms a standard reads, for errors. */
+function standardForm(standard: JsonTimestampStandard | undefined, instant: boolean): string {
+  const z = instant ? 'Z' : '';
+  if (standard === 'ISO-8601') return `'YYYY-MM-DDTHH:MM[:SS[.fff]]${z}'${instant ? ' (UTC)' : ''}`;
+  if (standard === 'SQL') return `'YYYY-MM-DD HH:MM:SS[.fff]${z}'${instant ? ' (UTC)' : ''}`;
+  return instant ? "an instant 'YYYY-MM-DD HH:MM:SS[.fff]Z' (UTC)" : "a timestamp 'YYYY-MM-DD HH:MM:SS[.fff]'";
+}
+
+/**
+ * TIMESTAMP(3) (`instant` false) and TIMESTAMP_LTZ(3) (true, UTC text): timestamp text or an
+ * integer of epoch milliseconds, within years 0000–9999. Under a `json.timestamp-format.standard`
+ * the text must have that standard's form, as Flink's parsers require.
+ */
+function timestampTextConverter(field: Field, options: JsonCodecOptions, instant: boolean): Converter {
+  const standard = options.timestampStandard;
+  const parse = standard === undefined ? parseTimestamp : (text: string): number | undefined => parseStandardTimestamp(text, standard, instant);
+  const expected = standard === undefined ? standardForm(undefined, instant) : `${instant ? 'an instant' : 'a timestamp'} ${standardForm(standard, instant)}`;
   return (raw, position) => {
     if (typeof raw === 'string') {
-      const ms = parseTimestamp(raw);
+      const ms = parse(raw);
       if (ms !== undefined) return ms;
     } else if (typeof raw === 'number' && isTimestampInRange(raw)) {
       return raw === 0 ? 0 : raw;
     }
-    throw fieldError(
-      field,
-      `expected a timestamp 'YYYY-MM-DD HH:MM:SS[.fff]' or epoch milliseconds (years 0000-9999), got ${show(raw)}`,
-      position,
-    );
+    throw fieldError(field, `expected ${expected} or epoch milliseconds (years 0000-9999), got ${show(raw)}`, position);
   };
 }
 
-/** TIMESTAMP_LTZ(3): UTC timestamp text (an optional `Z`) or an integer of epoch milliseconds. */
-function timestampLtzConverter(field: Field): Converter {
-  return (raw, position) => {
-    if (typeof raw === 'string') {
-      const ms = parseTimestamp(raw);
-      if (ms !== undefined) return ms;
-    } else if (typeof raw === 'number' && isTimestampInRange(raw)) {
-      return raw === 0 ? 0 : raw;
-    }
-    throw fieldError(
-      field,
-      `expected an instant 'YYYY-MM-DD HH:MM:SS[.fff]Z' (UTC) or epoch milliseconds (years 0000-9999), got ${show(raw)}`,
-      position,
-    );
-  };
+/** TIMESTAMP(3): see {@link timestampTextConverter}. */
+function timestampConverter(field: Field, options: JsonCodecOptions): Converter {
+  return timestampTextConverter(field, options, false);
+}
+
+/** TIMESTAMP_LTZ(3): UTC text (an optional `Z` without a standard) or epoch milliseconds. */
+function timestampLtzConverter(field: Field, options: JsonCodecOptions): Converter {
+  return timestampTextConverter(field, options, true);
+}
+
+/**
+ * A timestamp as Flink's json writer formats it under a standard: `yyyy-MM-dd HH:mm:ss` (SQL) or
+ * `yyyy-MM-ddTHH:mm:ss` (ISO-8601), the fraction as Java's `appendFraction(NANO, 0, 9)` prints
+ * it (no trailing zeros, none at all when zero), `Z` after an instant's UTC reading.
+ */
+function standardTimestampText(ms: number, standard: JsonTimestampStandard, instant: boolean): string {
+  const text = formatTimestamp(ms).replace(/\.?0+$/, '');
+  return `${standard === 'ISO-8601' ? text.replace(' ', 'T') : text}${instant ? 'Z' : ''}`;
 }
 
 /** DATE: `YYYY-MM-DD` text. */
@@ -333,8 +384,8 @@ function jsonTimeText(msOfDay: number): string {
 }
 
 /** A nested value's converter with null handling (NOT NULL nested types reject nulls). */
-function nullableConverter(field: Field): Converter {
-  const convert = converterFor(field);
+function nullableConverter(field: Field, options: JsonCodecOptions): Converter {
+  const convert = converterFor(field, options);
   const nullable = field.type.nullable;
   return (raw, position) => {
     if (raw === undefined || raw === null) {
@@ -351,11 +402,11 @@ function objectOf(raw: unknown): Record<string, unknown> | undefined {
 }
 
 /** ROW<…>: a JSON object with the fields by name (others ignored), as Flink's json format reads rows. */
-function rowConverter(field: Field): Converter {
+function rowConverter(field: Field, options: JsonCodecOptions): Converter {
   const fields = (field.type.fields ?? []).map((f) => ({
     name: f.name,
     inherited: f.name in Object.prototype,
-    convert: nullableConverter({ name: `${field.name}.${f.name}`, type: f.type }),
+    convert: nullableConverter({ name: `${field.name}.${f.name}`, type: f.type }, options),
   }));
   return (raw, position) => {
     const record = objectOf(raw);
@@ -367,8 +418,8 @@ function rowConverter(field: Field): Converter {
 }
 
 /** ARRAY<T>: a JSON array. */
-function arrayConverter(field: Field): Converter {
-  const element = nullableConverter({ name: `${field.name}[]`, type: field.type.element ?? { root: 'STRING', nullable: true } });
+function arrayConverter(field: Field, options: JsonCodecOptions): Converter {
+  const element = nullableConverter({ name: `${field.name}[]`, type: field.type.element ?? { root: 'STRING', nullable: true } }, options);
   return (raw, position) => {
     if (!Array.isArray(raw)) throw fieldError(field, `expected a JSON array, got ${show(raw)}`, position);
     return raw.map((item: unknown) => element(item, position));
@@ -376,8 +427,8 @@ function arrayConverter(field: Field): Converter {
 }
 
 /** MAP<STRING, V>: a JSON object from key to value. */
-function mapConverter(field: Field): Converter {
-  const value = nullableConverter({ name: `${field.name}[]`, type: field.type.value ?? { root: 'STRING', nullable: true } });
+function mapConverter(field: Field, options: JsonCodecOptions): Converter {
+  const value = nullableConverter({ name: `${field.name}[]`, type: field.type.value ?? { root: 'STRING', nullable: true } }, options);
   return (raw, position) => {
     const record = objectOf(raw);
     if (record === undefined) throw fieldError(field, `expected a JSON object, got ${show(raw)}`, position);
@@ -401,8 +452,8 @@ function countOf(raw: unknown): number | undefined {
  * strings; each key is read as a T), or an array of `[element, count]` pairs (how elements
  * without a text form — nested ones, NULL — are written).
  */
-function multisetConverter(field: Field): Converter {
-  const element = nullableConverter({ name: `${field.name}[]`, type: field.type.element ?? { root: 'STRING', nullable: true } });
+function multisetConverter(field: Field, options: JsonCodecOptions): Converter {
+  const element = nullableConverter({ name: `${field.name}[]`, type: field.type.element ?? { root: 'STRING', nullable: true } }, options);
   return (raw, position) => {
     const entries: MultisetEntry[] = [];
     const add = (item: unknown, count: unknown): void => {
@@ -425,16 +476,16 @@ function multisetConverter(field: Field): Converter {
 }
 
 /** The converter for a column's type, without null handling. */
-function converterFor(field: Field): Converter {
+function converterFor(field: Field, options: JsonCodecOptions): Converter {
   switch (field.type.root) {
     case 'ROW':
-      return rowConverter(field);
+      return rowConverter(field, options);
     case 'ARRAY':
-      return arrayConverter(field);
+      return arrayConverter(field, options);
     case 'MAP':
-      return mapConverter(field);
+      return mapConverter(field, options);
     case 'MULTISET':
-      return multisetConverter(field);
+      return multisetConverter(field, options);
     case 'BIGINT':
       return bigintConverter(field);
     case 'INT':
@@ -453,9 +504,9 @@ function converterFor(field: Field): Converter {
     case 'BOOLEAN':
       return booleanConverter(field);
     case 'TIMESTAMP':
-      return timestampConverter(field);
+      return timestampConverter(field, options);
     case 'TIMESTAMP_LTZ':
-      return timestampLtzConverter(field);
+      return timestampLtzConverter(field, options);
     case 'DATE':
       return dateConverter(field);
     case 'TIME':
@@ -488,14 +539,14 @@ function checkSchema(schema: Schema): void {
  *   breaks the rules in this module's header; the message names the field, its type, the
  *   offending value and the position.
  */
-export function createRowDecoder(schema: Schema): RowDecoder {
+export function createRowDecoder(schema: Schema, options: JsonCodecOptions = {}): RowDecoder {
   checkSchema(schema);
   const steps: DecodeStep[] = schema.fields.map((field) => ({
     name: field.name,
     field,
     nullable: field.type.nullable,
     inherited: field.name in Object.prototype,
-    convert: converterFor(field),
+    convert: converterFor(field, options),
   }));
   const count = steps.length;
   return (json, position) => {
@@ -550,17 +601,17 @@ function wrongRepresentation(field: Field, value: Value, expected: string): neve
 }
 
 /** Encodes a nested value (null stays null). */
-function nestedEncoder(field: Field): ValueEncoder {
-  const encode = valueEncoderFor(field);
+function nestedEncoder(field: Field, options: JsonCodecOptions = {}): ValueEncoder {
+  const encode = valueEncoderFor(field, options);
   return (value) => (value === null || value === undefined ? null : encode === undefined ? (value as JsonValue) : encode(value));
 }
 
 /** The output conversion for a column, or `undefined` when values are written as they are. */
-function valueEncoderFor(field: Field): ValueEncoder | undefined {
+function valueEncoderFor(field: Field, options: JsonCodecOptions): ValueEncoder | undefined {
   const type: LogicalType = field.type;
   switch (type.root) {
     case 'ROW': {
-      const fields = (type.fields ?? []).map((f) => ({ name: f.name, encode: nestedEncoder({ name: `${field.name}.${f.name}`, type: f.type }) }));
+      const fields = (type.fields ?? []).map((f) => ({ name: f.name, encode: nestedEncoder({ name: `${field.name}.${f.name}`, type: f.type }, options) }));
       return (value) => {
         if (typeof value !== 'object' || value === null || Array.isArray(value)) return wrongRepresentation(field, value, 'object');
         const row = value as Row;
@@ -570,11 +621,11 @@ function valueEncoderFor(field: Field): ValueEncoder | undefined {
       };
     }
     case 'ARRAY': {
-      const element = nestedEncoder({ name: `${field.name}[]`, type: type.element ?? { root: 'STRING', nullable: true } });
+      const element = nestedEncoder({ name: `${field.name}[]`, type: type.element ?? { root: 'STRING', nullable: true } }, options);
       return (value) => (Array.isArray(value) ? (value as readonly Value[]).map(element) : wrongRepresentation(field, value, 'array'));
     }
     case 'MAP': {
-      const entry = nestedEncoder({ name: `${field.name}[]`, type: type.value ?? { root: 'STRING', nullable: true } });
+      const entry = nestedEncoder({ name: `${field.name}[]`, type: type.value ?? { root: 'STRING', nullable: true } }, options);
       return (value) => {
         if (typeof value !== 'object' || value === null || Array.isArray(value)) return wrongRepresentation(field, value, 'object');
         const out: Record<string, JsonValue> = {};
@@ -586,7 +637,7 @@ function valueEncoderFor(field: Field): ValueEncoder | undefined {
     }
     case 'MULTISET': {
       const elementType = type.element ?? { root: 'STRING', nullable: true };
-      const element = nestedEncoder({ name: `${field.name}[]`, type: elementType });
+      const element = nestedEncoder({ name: `${field.name}[]`, type: elementType }, options);
       const textKeys = !['ROW', 'ARRAY', 'MAP', 'MULTISET'].includes(elementType.root);
       return (value) => {
         if (!Array.isArray(value)) return wrongRepresentation(field, value, 'array');
@@ -604,9 +655,12 @@ function valueEncoderFor(field: Field): ValueEncoder | undefined {
       return (value) => (typeof value === 'bigint' ? formatDecimal(value, scale) : wrongRepresentation(field, value, 'bigint'));
     }
     case 'TIMESTAMP':
-      return (value) => (typeof value === 'number' ? formatTimestamp(value) : wrongRepresentation(field, value, 'number'));
-    case 'TIMESTAMP_LTZ':
-      return (value) => (typeof value === 'number' ? `${formatTimestamp(value)}Z` : wrongRepresentation(field, value, 'number'));
+    case 'TIMESTAMP_LTZ': {
+      const instant = type.root === 'TIMESTAMP_LTZ';
+      const standard = options.timestampStandard;
+      if (standard !== undefined) return (value) => (typeof value === 'number' ? standardTimestampText(value, standard, instant) : wrongRepresentation(field, value, 'number'));
+      return (value) => (typeof value === 'number' ? `${formatTimestamp(value)}${instant ? 'Z' : ''}` : wrongRepresentation(field, value, 'number'));
+    }
     case 'DATE':
       return (value) => (typeof value === 'number' ? formatDate(value) : wrongRepresentation(field, value, 'number'));
     case 'TIME':
@@ -638,12 +692,12 @@ interface EncodeStep {
  * @throws FlambdaError (internal) from the returned function when a DECIMAL value is not a
  *   bigint or a TIMESTAMP value not a number; RecordError for a TIMESTAMP outside years 0000–9999.
  */
-export function createRowEncoder(schema: Schema): RowEncoder {
+export function createRowEncoder(schema: Schema, options: JsonCodecOptions = {}): RowEncoder {
   checkSchema(schema);
   const steps: EncodeStep[] = schema.fields.map((field) => ({
     name: field.name,
     inherited: field.name in Object.prototype,
-    encode: valueEncoderFor(field),
+    encode: valueEncoderFor(field, options),
   }));
   const count = steps.length;
   return (row) => {

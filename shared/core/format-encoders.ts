@@ -2,7 +2,8 @@
  * Record formats of sinks: how one changelog row becomes one record's text (a file line, a
  * Kinesis record), the inverse of formats.ts.
  *
- * - `json` (no format given): the changelog line `{"op":"+I", …columns}` of the JSON codec.
+ * - `json` (no format given): the changelog line `{"op":"+I", …columns}` of the JSON codec, its
+ *   timestamps in the `json.timestamp-format.standard` the table sets (Flink's writer's texts).
  * - `csv` (Flink's CsvRowDataSerializationSchema, which writes inserts only: the planner rejects
  *   an updating query into a csv sink as Flink does): the fields in schema order, separated by
  *   `csv.field-delimiter`, NULL as `csv.null-literal` (empty by default); numbers and booleans
@@ -40,8 +41,11 @@ export function createChangeEncoder(schema: Schema, format: RecordFormat | undef
   const encode = createRowEncoder(schema);
   switch (format?.type) {
     case undefined:
-    case 'json':
-      return (change) => JSON.stringify({ op: change.kind, ...encode(change.row) });
+    case 'json': {
+      const standard = format?.type === 'json' ? format.timestampStandard : undefined;
+      const encodeJson = standard === undefined ? encode : createRowEncoder(schema, { timestampStandard: standard });
+      return (change) => JSON.stringify({ op: change.kind, ...encodeJson(change.row) });
+    }
     case 'debezium-json':
       return (change) => {
         const image = encode(change.row);

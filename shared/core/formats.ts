@@ -1,7 +1,8 @@
 /**
  * Record formats of sources: how one line (a file line, a Kinesis record) becomes a row.
  *
- * - `json` (Flink's `json` format): the JSON codec (codec.ts).
+ * - `json` (Flink's `json` format): the JSON codec (codec.ts), with Flink's
+ *   `json.timestamp-format.standard` ('SQL' or 'ISO-8601') when the table sets it.
  * - `csv` (Flink's `csv` format), one record per line, parsed by `csv-parse`: fields in schema
  *   order, separated by `csv.field-delimiter` (`,`), quoted with `csv.quote-character` (`"`,
  *   a doubled quote inside is a quote; `csv.disable-quote-character` turns quoting off). Each
@@ -16,7 +17,7 @@
  * - `debezium-json` (Flink's format of Debezium change events): see {@link ChangeDecoder}.
  */
 import { parse } from 'csv-parse/sync';
-import { createRowDecoder, decodeJsonLine, type RowDecoder } from './codec.ts';
+import { createRowDecoder, decodeJsonLine, type JsonTimestampStandard, type RowDecoder } from './codec.ts';
 import { PlanError, RecordError } from './errors.ts';
 import { formatType } from './type-parse.ts';
 import type { ChangeRow } from './row.ts';
@@ -37,8 +38,20 @@ export interface CsvFormat {
   readonly allowComments?: boolean;
 }
 
+/** Flink's json format options that Flambda reads. */
+export interface JsonFormat {
+  readonly type: 'json';
+  /** `json.timestamp-format.standard`; absent: the codec's own (lenient) timestamp texts. */
+  readonly timestampStandard?: JsonTimestampStandard;
+}
+
 /** How a source's records are encoded. */
-export type RecordFormat = { readonly type: 'json' } | CsvFormat | { readonly type: 'debezium-json' };
+export type RecordFormat = JsonFormat | CsvFormat | { readonly type: 'debezium-json' };
+
+/** True for the plain json format (no option set), which sources and sinks leave implicit. */
+export function isPlainJson(format: RecordFormat): boolean {
+  return format.type === 'json' && format.timestampStandard === undefined;
+}
 
 /** True for formats whose records are changes (`debezium-json`), not rows to insert. */
 export function isChangelogFormat(format: RecordFormat | undefined): boolean {
@@ -116,7 +129,7 @@ export type LineDecoder = (line: string, position?: string) => Row | undefined;
 export function createLineDecoder(schema: Schema, format: RecordFormat = { type: 'json' }): LineDecoder {
   if (format.type === 'debezium-json') throw new PlanError("'debezium-json' records are changes: read them with createChangeDecoder");
   if (format.type === 'json') {
-    const decoder = createRowDecoder(schema);
+    const decoder = createRowDecoder(schema, format.timestampStandard !== undefined ? { timestampStandard: format.timestampStandard } : {});
     return (line, position) => decodeJsonLine(line, decoder, position);
   }
   return createCsvDecoder(schema, format);

@@ -35,6 +35,7 @@
  * Not reproduced: one nexmark-flink revision adds FIRST_PERSON_ID to the bidder twice (bidders
  * 2000 above the person ids); we add it once, as Beam and the other revisions do.
  */
+import { fmix32 } from '../core/mix32.ts';
 import { JavaRandom } from './java-random.ts';
 import {
   FIRST_AUCTION_ID,
@@ -146,15 +147,6 @@ function nextBase0AuctionId(config: NexmarkConfig, eventId: number, random: Java
   return minAuction + nextLong(random, maxAuction - minAuction + 1 + AUCTION_ID_LEAD);
 }
 
-/** MurmurHash3's 32-bit finalizer: every input bit affects every output bit. */
-function fmix32(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
 
 /** Java's `Integer.reverse` then `Math.abs` (which leaves MIN_VALUE negative, as Java does). */
 function reverseBitsAbs(x: number): number {

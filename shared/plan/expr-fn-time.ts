@@ -233,7 +233,26 @@ function parseEvaluator(text: FnArg, format: FnArg | undefined, convert: (local:
   });
 }
 
-const now = (): number => Date.now();
+/** The clock the current-time functions read while an operator evaluates them (see {@link withClock}). */
+let clock: (() => number) | undefined;
+
+/**
+ * Runs `fn` with the current-time functions (CURRENT_TIMESTAMP, NOW, LOCALTIMESTAMP, …, and so a
+ * PROCTIME() attribute materialized as one) reading `processingTime`: the runtime's
+ * processing-time clock, which is the wall clock in a job and a controlled one in tests, as
+ * Flink's PROCTIME_MATERIALIZE reads its operator's timer service. Outside, they read Date.now.
+ */
+export function withClock<T>(processingTime: () => number, fn: () => T): T {
+  const previous = clock;
+  clock = processingTime;
+  try {
+    return fn();
+  } finally {
+    clock = previous;
+  }
+}
+
+const now = (): number => (clock ?? Date.now)();
 
 /** A current-time function: `type`, from the current instant read in the call's zone. */
 function currentTime(type: LogicalType, fromInstant: (instant: number, zone: TimeZone) => number): Builtin {

@@ -494,8 +494,15 @@ function joinOperator(node: TwoInputNode, common: Omit<JobOperator, 'type' | 'sp
           ...(node.stateTtlMs !== undefined ? { stateTtlMs: node.stateTtlMs } : {}),
         },
       };
-    case 'WindowJoin':
-      return { ...common, type: 'WindowJoin', spec: { ...base, joinType: node.joinType, leftWindowEndColumn: node.leftWindowEndColumn, rightWindowEndColumn: node.rightWindowEndColumn } };
+    case 'WindowJoin': {
+      // Both windows are the same (the join rule checks), so one zone serves both inputs.
+      const timeZone = node.leftWindow?.timeZone ?? node.rightWindow?.timeZone;
+      return {
+        ...common,
+        type: 'WindowJoin',
+        spec: { ...base, joinType: node.joinType, leftWindowEndColumn: node.leftWindowEndColumn, rightWindowEndColumn: node.rightWindowEndColumn, ...(timeZone !== undefined ? { timeZone } : {}) },
+      };
+    }
     case 'Union':
       return { ...common, type: 'Union', spec: { schema: node.schema } };
   }

@@ -383,7 +383,7 @@ export interface WindowTableFunctionNode extends NodeBase {
   readonly type: 'WindowTableFunction';
   readonly input: LogicalNode;
   readonly window: WindowSpec;
-  /** SESSION only: sessions by arrival time. @default 'event' */
+  /** `'processing'`: windows (sessions) by the time rows are processed. @default 'event' */
   readonly timeDomain?: 'event' | 'processing';
   readonly lateSink?: LateSinkSpec;
 }
@@ -479,7 +479,7 @@ export interface WindowJoinNode extends JoinNodeBase {
   readonly leftWindowEndColumn: string;
   readonly rightWindowStartColumn: string;
   readonly rightWindowEndColumn: string;
-  /** The windows the inputs carry, when known (explain only). */
+  /** The windows the inputs carry, when known: explained, and their time zone fires the join. */
   readonly leftWindow?: WindowSpec;
   readonly rightWindow?: WindowSpec;
 }

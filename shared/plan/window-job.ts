@@ -66,7 +66,7 @@ export function windowOperator(node: WindowNode, common: OperatorCommon, needsUp
       if (node.window.type === 'SESSION') {
         return { ...common, type: 'UnalignedWindowTableFunction', spec: { window: node.window, ...(node.timeDomain !== undefined ? { timeDomain: node.timeDomain } : {}) } };
       }
-      return { ...common, type: 'WindowTableFunction', spec: { window: node.window } };
+      return { ...common, type: 'WindowTableFunction', spec: { window: node.window, ...(node.timeDomain !== undefined ? { timeDomain: node.timeDomain } : {}) } };
     }
     case 'WindowRank':
       return {

@@ -81,3 +81,15 @@ export function checkWindowInput(node: LogicalNode, inputTraits: NodeTraits | un
       : 'the window aggregate before it must not use allowedLateness, early firing or a count trigger (they emit updates); use rank() for an updating input';
   throw new PlanError(`${node.type} #${node.id} needs an insert-only input, but its input emits updates [${mode.join(', ')}]: ${hint}`);
 }
+
+/**
+ * What Flink does not run directly after a SESSION window table function, with the "Limitation"
+ * section of its documentation page that says so (window-topn, window-deduplication, window-join).
+ */
+export const SESSION_NOT_SUPPORTED = {
+  rank:
+    'window Top-N directly after a SESSION window table function is not supported, as in Flink (window-topn "Limitation": TUMBLE, HOP and CUMULATE only); ' +
+    'aggregate the sessions first (GROUP BY window_start, window_end), then rank the aggregate',
+  deduplicate: 'window deduplication directly after a SESSION window table function is not supported, as in Flink (window-deduplication "Limitation": TUMBLE, HOP or CUMULATE only)',
+  join: 'window join directly after a SESSION window table function is not supported, as in Flink (window-join "Limitation": TUMBLE, HOP or CUMULATE only)',
+} as const;

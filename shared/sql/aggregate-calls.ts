@@ -41,10 +41,11 @@ export function aggregateSpecOf(e: CallExpr, scope: Scope, containsAggregate: (e
   if (user) {
     const missingMerge = windowType === undefined ? undefined : missingMergeError(e.name, userAggregateDefinition(e.name), windowType);
     if (missingMerge !== undefined) throw new SqlError(e.pos, missingMerge);
-    // Flink passes every argument to accumulate(acc, a, b, …); DISTINCT keeps each value once.
+    // Flink passes every argument to accumulate(acc, a, b, …); DISTINCT keeps each value (each
+    // tuple of values, for several arguments) once.
     if (e.star) throw new SqlError(e.pos, `${e.name}(*) is not valid: an aggregate user function takes its arguments by value`);
     if (e.withinGroup) throw new SqlError(e.pos, `${e.name}(…) WITHIN GROUP (ORDER BY …) is not supported`);
-    if (e.distinct && e.args.length !== 1) throw new SqlError(e.pos, `${e.name}(DISTINCT …) of ${e.args.length === 0 ? 'no argument' : 'several arguments'} is not supported yet: DISTINCT takes one argument here`);
+    if (e.distinct && e.args.length === 0) throw new SqlError(e.pos, `${e.name}(DISTINCT) needs an argument`);
     const compiled = e.args.map((a) => {
       if (containsAggregate(a)) throw new SqlError(a.pos, 'aggregate calls cannot be nested');
       return compileExpr(a, scope);

@@ -3,7 +3,8 @@
  * SourceConnector / SinkConnector types of the plan; lookup (dimension) tables and `datagen`
  * have no plan type yet, so they are described here (see {@link LookupTableSpec}).
  */
-import type { RecordFormat } from '../core/formats.ts';
+import { JSON_TIMESTAMP_STANDARDS } from '../core/codec.ts';
+import { isPlainJson, type RecordFormat } from '../core/formats.ts';
 import type { Schema } from '../core/types.ts';
 import type { LookupCacheSpec } from '../lookup/cache-spec.ts';
 import { parseJdbcUrl } from '../lookup/jdbc-config.ts';
@@ -115,8 +116,8 @@ export function readConnector(table: string, options: TableOptions, at: SqlPosit
       const format = readFormat(table, options, at);
       return {
         name: connector,
-        source: { type: 'kinesis', ...(name ? { streamName: name } : {}), ...(arn ? { streamArn: arn } : {}), ...(format.type !== 'json' ? { format } : {}) },
-        sink: { type: 'kinesis', ...(name ? { streamName: name } : arn ? { streamName: arn.split('/').pop() as string } : {}), ...(format.type !== 'json' ? { format } : {}) },
+        source: { type: 'kinesis', ...(name ? { streamName: name } : {}), ...(arn ? { streamArn: arn } : {}), ...(!isPlainJson(format) ? { format } : {}) },
+        sink: { type: 'kinesis', ...(name ? { streamName: name } : arn ? { streamName: arn.split('/').pop() as string } : {}), ...(!isPlainJson(format) ? { format } : {}) },
       };
     }
     case 'filesystem': {
@@ -126,10 +127,13 @@ export function readConnector(table: string, options: TableOptions, at: SqlPosit
         // A csv or debezium-json file is read and written (core/format-encoders.ts); the lookup store reads JSON lines only.
         return { name: connector, source: { type: 'jsonl', ...(path ? { path } : {}), format }, ...(path ? { sink: { type: 'jsonl', path, format } } : {}) };
       }
+      // A json table with its timestamp standard set reads and writes with it; as a lookup table
+      // its timestamps read in either standard (the codec's lenient texts).
+      const json = isPlainJson(format) ? {} : { format };
       return {
         name: connector,
-        source: { type: 'jsonl', ...(path ? { path } : {}) },
-        ...(path ? { sink: { type: 'jsonl', path } } : {}),
+        source: { type: 'jsonl', ...(path ? { path } : {}), ...json },
+        ...(path ? { sink: { type: 'jsonl', path, ...json } } : {}),
         lookup: { store: { type: 'jsonl', ...(path ? { path } : {}) }, ...lookupOptions(table, options, at) },
       };
     }
@@ -248,7 +252,7 @@ export function lookupOptions(table: string, options: TableOptions, at: SqlPosit
 function readFormat(table: string, options: TableOptions, at: SqlPosition): RecordFormat {
   const format = options.get('format') ?? options.get('value.format');
   const name = format?.value.toLowerCase() ?? 'json';
-  if (name === 'json') return { type: 'json' };
+  if (name === 'json') return readJsonFormat(table, options);
   if (name === 'debezium-json') return { type: 'debezium-json' };
   if (name !== 'csv') throw new SqlError(format?.pos ?? at, `table '${table}': 'format' = '${format?.value}' is not supported (use 'json', 'csv' or 'debezium-json')`);
   const text = (key: string): string | undefined => options.get(`csv.${key}`)?.value;
@@ -285,6 +289,25 @@ function readFormat(table: string, options: TableOptions, at: SqlPosition): Reco
     ...(comments !== undefined ? { allowComments: comments } : {}),
   };
 }
+
+/**
+ * The json format's options: `json.timestamp-format.standard`, 'SQL' or 'ISO-8601' (exactly, as
+ * Flink's JsonFormatOptionsUtil checks); Flink's other json options are accepted and not read.
+ *
+ * @throws SqlError for another value of the standard, at the option.
+ */
+function readJsonFormat(table: string, options: TableOptions): RecordFormat {
+  const option = options.get(JSON_TIMESTAMP_STANDARD) ?? options.get(`value.${JSON_TIMESTAMP_STANDARD}`);
+  if (option === undefined) return { type: 'json' };
+  const standard = JSON_TIMESTAMP_STANDARDS.find((s) => s === option.value);
+  if (standard === undefined) {
+    throw new SqlError(option.pos, `table '${table}': Unsupported value '${option.value}' for ${JSON_TIMESTAMP_STANDARD}. Supported values are [${JSON_TIMESTAMP_STANDARDS.join(', ')}].`);
+  }
+  return { type: 'json', timestampStandard: standard };
+}
+
+/** Flink's json option naming the timestamp texts. */
+const JSON_TIMESTAMP_STANDARD = 'json.timestamp-format.standard';
 
 /** The csv options read (Flink's names without the `csv.` prefix). */
 const CSV_OPTIONS = ['field-delimiter', 'quote-character', 'disable-quote-character', 'ignore-parse-errors', 'allow-comments', 'null-literal'];

@@ -12,6 +12,7 @@
  */
 import type { GeneratorFunction } from '../api/pipeline.ts';
 import { PlanError } from '../core/errors.ts';
+import { fmix32 } from '../core/mix32.ts';
 import { formatType } from '../core/type-parse.ts';
 import type { Field, Row, Schema, Value } from '../core/types.ts';
 import type { DatagenSpec } from './connectors.ts';
@@ -100,7 +101,7 @@ function columnValue(field: Field, options: ReadonlyMap<string, string> | undefi
 
 /** The random numbers of row `index`: xorshift32 seeded by mixing the table's seed with the index. */
 function rowRandom(seed: number, index: number): () => number {
-  let state = mix((seed >>> 0) ^ mix((index >>> 0) ^ mix(Math.floor(index / 4294967296))));
+  let state = fmix32((seed >>> 0) ^ fmix32((index >>> 0) ^ fmix32(Math.floor(index / 4294967296))));
   if (state === 0) state = 1;
   return () => {
     state ^= state << 13;
@@ -112,12 +113,3 @@ function rowRandom(seed: number, index: number): () => number {
   };
 }
 
-/** MurmurHash3's 32-bit finalizer: spreads nearby seeds over the whole range. */
-function mix(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}

@@ -17,8 +17,11 @@
  *                       ELSE FALSE END
  * ```
  *
- * When neither `x` nor `y` can be NULL the counts cannot change the answer and the first join is
- * left out (`i IS NOT NULL`). The counts of an uncorrelated subquery are one global row, which
+ * `(x1, x2) IN (S.y1, S.y2)` joins on every pair and counts as `ck` the rows with no NULL value
+ * (Calcite's `COUNT(y1, y2)`); a NULL among the x's is NULL once S has a row — Calcite's rewrite,
+ * which Flink runs, even where the standard's row comparison would find another pair unequal and
+ * say FALSE (`(NULL, 1) IN ((2, 2))`). When neither the x's nor the y's can be NULL the counts
+ * cannot change the answer and the first join is left out (`i IS NOT NULL`). The counts of an uncorrelated subquery are one global row, which
  * Calcite INNER-joins; in streaming that aggregate has no row while the subquery's table is empty,
  * so, as in Flink's streaming mode, the outer rows wait for the table's first row (Flink's batch
  * mode, where the global aggregate of nothing is a row of zeros, gives FALSE). NOT IN is NOT of IN.
@@ -45,8 +48,8 @@ type Marked = Extract<SqlExpr, { k: 'inQuery' } | { k: 'exists' }>;
  * documentation) and returns the joined relation (its scope still `input`'s columns) and the
  * predicate's three-valued value over its rows; `hooks` compile the outer side's expressions.
  *
- * @throws SqlError for an IN of several columns, sides of different widths, or a correlation that
- *   is not an equality with a subquery column.
+ * @throws SqlError for sides of different widths, or a correlation that is not an equality with a
+ *   subquery column.
  */
 export function markJoin(input: Relation, e: Marked, jc: JoinContext, hooks: ExprHooks = {}): { relation: Relation; value: Expr } {
   const what = e.k === 'exists' ? 'EXISTS' : 'IN';
@@ -54,9 +57,6 @@ export function markJoin(input: Relation, e: Marked, jc: JoinContext, hooks: Exp
   const operands = e.k === 'inQuery' ? inOperands(e) : [];
   if (operands.length !== rows.items.length) {
     throw new SqlError(e.pos, `IN compares ${operands.length} column${operands.length === 1 ? '' : 's'} with a subquery of ${rows.items.length} column${rows.items.length === 1 ? '' : 's'}`);
-  }
-  if (operands.length > 1) {
-    throw new SqlError(e.pos, '(a, b) IN (SELECT …) inside an expression is not supported yet: it is supported as a condition of its own in WHERE or HAVING (a semi join)');
   }
   const correlation = correlationKeys(input, rows.sub, rows.correlated, hooks);
   const odd = correlation.residual[0];
@@ -78,40 +78,64 @@ export function markJoin(input: Relation, e: Marked, jc: JoinContext, hooks: Exp
     return { relation: relationOf(stream), value: call('IS NOT NULL', col(rightName(left.relation.stream, dt.stream, dt.marker))) };
   }
 
-  const x = left.columns[keys.length] as string;
-  const y = items.columns[0] as string;
-  const xType = typeOf(left.relation.stream, x);
-  const yType = typeOf(items.relation.stream, y);
+  const xs = left.columns.slice(keys.length);
+  const ys = items.columns;
+  const xTypes = xs.map((x) => typeOf(left.relation.stream, x));
+  const yTypes = ys.map((y) => typeOf(items.relation.stream, y));
   let marked = left.relation.stream;
   let counts: { c: string; ck: string } | undefined;
-  if (xType.nullable || yType.nullable) {
-    const c = freeName('c', subKeys);
-    const ck = freeName('ck', [...subKeys, c]);
-    const source = prune(items.relation, new Set([...subKeys, y])).stream;
-    const ct = atPosition(e.query.pos, () => source.groupBy(...(subKeys as never[])).aggregate({ [c]: count(), [ck]: count(y) }) as unknown as Stream<Row>);
+  if (xTypes.some((t) => t.nullable) || yTypes.some((t) => t.nullable)) {
+    const c = freeName('c', [...subKeys, ...ys]);
+    const ck = freeName('ck', [...subKeys, ...ys, c]);
+    let source = prune(items.relation, new Set([...subKeys, ...ys])).stream;
+    // Calcite's COUNT(y1, y2, …): the rows whose values are all non-NULL, counted through a
+    // column that is TRUE on those rows and NULL on the others.
+    let counted = ys[0] as string;
+    if (ys.length > 1) {
+      counted = freeName('nn', [...subKeys, ...ys, c, ck]);
+      const allKnown = ys.map((y) => call('IS NOT NULL', col(y))).reduce((a, b) => call('AND', a, b));
+      const current = source;
+      source = atPosition(e.query.pos, () =>
+        current.calc([...subKeys.map((k) => ({ name: k, expr: col(k) as Expr })), { name: counted, expr: call('CASE', allKnown, lit(true), lit(null, 'BOOLEAN')) }]),
+      );
+    }
+    const counting = source;
+    const ct = atPosition(e.query.pos, () => counting.groupBy(...(subKeys as never[])).aggregate({ [c]: count(), [ck]: count(counted) }) as unknown as Stream<Row>);
     const before = marked;
     // Uncorrelated, the counts are one global row: INNER-joined, as Calcite's SubQueryRemoveRule does.
     marked = join(before, ct, keys, undefined, keys.length === 0 ? 'INNER' : 'LEFT');
     counts = { c: rightName(before, ct, c), ck: rightName(before, ct, ck) };
   }
-  const dt = distinctMarked(items.relation.stream, subKeys.includes(y) ? subKeys : [...subKeys, y], e.query.pos);
-  const problem = keyTypeProblem(xType, yType);
+  const dt = distinctMarked(items.relation.stream, [...new Set([...subKeys, ...ys])], e.query.pos);
   const names = joinedFieldNames(marked.schema, dt.stream.schema).right;
-  const yJoined = names[dt.stream.schema.fields.findIndex((f) => f.name === y)] as string;
+  const joinedName = (y: string): string => names[dt.stream.schema.fields.findIndex((f) => f.name === y)] as string;
+  // Each operand pair is a join key, or (types the join cannot key on together) a condition.
+  const pairKeys: JoinKeyPair[] = [];
+  const pairConditions: Expr[] = [];
+  xs.forEach((x, n) => {
+    const y = ys[n] as string;
+    if (keyTypeProblem(xTypes[n] as LogicalType, yTypes[n] as LogicalType) === undefined) pairKeys.push({ left: x, right: y });
+    else pairConditions.push(call('=', col(x), col(joinedName(y))));
+  });
   const before = marked;
-  marked = join(before, dt.stream, problem === undefined ? [...keys, { left: x, right: y }] : keys, problem === undefined ? undefined : call('=', col(x), col(yJoined)));
+  const pairCondition = pairConditions.length === 0 ? undefined : pairConditions.reduce((a, b) => call('AND', a, b));
+  marked = join(before, dt.stream, [...keys, ...pairKeys], pairCondition);
   const i = col(rightName(before, dt.stream, dt.marker));
   let value: Expr = call('IS NOT NULL', i);
   if (counts !== undefined) {
     const c = col(counts.c);
     const unknown = lit(null, 'BOOLEAN');
+    // Calcite's rewriteIn: a NULL among the operands is UNKNOWN unless there are no rows at all,
+    // whether or not another operand already differs from every row.
+    const nullableXs = xs.filter((_, n) => (xTypes[n] as LogicalType).nullable);
+    const anyNull = nullableXs.length === 0 ? lit(false) : nullableXs.map((x) => call('IS NULL', col(x))).reduce((a, b) => call('OR', a, b));
     value = call(
       'CASE',
       call('OR', call('IS NULL', c), call('=', c, lit(0, 'BIGINT'))),
       lit(false),
       call('IS NOT NULL', i),
       lit(true),
-      call('IS NULL', col(x)),
+      anyNull,
       unknown,
       call('<', col(counts.ck), c),
       unknown,

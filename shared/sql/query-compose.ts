@@ -171,7 +171,8 @@ export function compileSetOp(query: Extract<SqlQuery, { k: 'setOp' }>, ctx: Quer
  *
  * - `ORDER BY … LIMIT n [OFFSET m]`: a Top-N over the whole stream (Flink's SortLimit: an
  *   updating result of the first rows); by a PROCTIME() attribute ascending alone it is the first
- *   rows to arrive, as below.
+ *   rows to arrive, as below; by one otherwise (`ORDER BY pt DESC LIMIT n`: the latest rows) a
+ *   Top-N over it materialized.
  * - `LIMIT n [OFFSET m]` without ORDER BY: the first rows to arrive (Flink's Limit), on one shard.
  * - `ORDER BY time [ASC] [, …]` without LIMIT: a temporal sort (Flink's TemporalSort) by a rowtime
  *   or PROCTIME() attribute; any other first key, or DESC, gets Flink's error.
@@ -241,11 +242,12 @@ export function compileOrderBy(query: Extract<SqlQuery, { k: 'ordered' }>, ctx: 
       // attribute ascending, whose AppendOnlyFirstNFunction keeps the same first rows).
       stream = atPosition(query.limit?.pos ?? query.pos, () => input.stream.limit(limit, { offset: offset ?? 0 }));
     } else {
-      if (first.timeAttribute === 'proctime') {
-        throw new SqlError(first.pos, `ORDER BY the PROCTIME() attribute '${first.label}' with LIMIT is supported ascending and alone (the first rows to arrive)`);
-      }
-      const sortFields = secondary(orderBy);
-      stream = atPosition(query.pos, () => input.stream.rank({ partitionBy: [], orderBy: sortFields, range, rankType: 'ROW_NUMBER' })) as Stream<Row>;
+      // Any other sort by a PROCTIME() attribute (DESC: the latest rows to arrive, or among other
+      // keys) is Flink's Rank over the attribute materialized: the time each row is processed.
+      const proctime = orderBy.some((k) => k.timeAttribute === 'proctime');
+      const ranked = proctime ? materializeProctime(input, query.pos) : input.stream;
+      const sortFields = proctime ? orderBy.map(sortField) : secondary(orderBy);
+      stream = atPosition(query.pos, () => ranked.rank({ partitionBy: [], orderBy: sortFields, range, rankType: 'ROW_NUMBER' })) as Stream<Row>;
     }
   }
   if (hidden.length === 0) return { stream, scope: scopeOf(stream.schema, 'query', []) };
@@ -256,6 +258,18 @@ export function compileOrderBy(query: Extract<SqlQuery, { k: 'ordered' }>, ctx: 
   const all = stream;
   const visible = atPosition(query.pos, () => all.calc(kept));
   return { stream: visible, scope: scopeOf(visible.schema, 'query', []) };
+}
+
+/**
+ * The relation's rows with its PROCTIME() attributes materialized (Flink's PROCTIME_MATERIALIZE):
+ * each a TIMESTAMP_LTZ(3) column of the time the row is processed, at its place in the select list.
+ */
+function materializeProctime(input: Relation, pos: SqlExpr['pos']): Stream<Row> {
+  const proctime = input.scope.columns.filter((c) => c.proctime).map((c) => c.name);
+  const order = input.selectOrder ?? [...input.stream.schema.fields.map((f) => ({ column: f.name })), ...proctime.map((name) => ({ proctime: name }))];
+  const now: Expr = { kind: 'call', fn: 'CURRENT_TIMESTAMP', args: [] };
+  const projection = order.map((o) => ('column' in o ? { name: o.column, expr: { kind: 'ref', name: o.column } as Expr } : { name: o.proctime, expr: now }));
+  return atPosition(pos, () => input.stream.calc(projection));
 }
 
 /**

@@ -522,6 +522,9 @@ function compileTopN(outer: SqlSelect, inner: SqlSelect, rankIndex: number, ctx:
   let stream: Stream<Row>;
   const win = base.window;
   const byWindow = partitionBy.includes('window_start') && partitionBy.includes('window_end');
+  if (win?.proctime === true && byWindow) {
+    throw new SqlError(rankSel.pos, `a window Top-N over a ${win.spec.type} window of a PROCTIME() attribute is not supported yet: rank by event time (a rowtime attribute)`);
+  }
   if (win && byWindow && over.name === 'ROW_NUMBER' && !rankNumberUsed && orderBy.length === 1 && range.type === 'constant' && range.start === 1 && range.end === 1 && orderBy[0]?.column === win.spec.timeColumn) {
     // Window deduplication (Flink's WindowDeduplicate): first/last row per key and window.
     const keep = orderBy[0]?.direction === 'ASC' ? 'first' : 'last';
@@ -711,21 +714,22 @@ function mentionsWindowColumn(e: SqlExpr): boolean {
  *   all; by default the table function over `base`.
  */
 function windowRelation(spec: WindowSpec, base: Stream<Row>, baseScope: Scope, description: string, qualifiers: readonly string[], proctime = false, alone?: () => Stream<Row>): Relation {
-  // A SESSION table function alone runs in either time domain (Flink's unaligned one); an
-  // aligned one over a PROCTIME() attribute only under a window aggregate.
-  const runsAlone = !proctime || spec.type === 'SESSION';
-  const ts = { root: 'TIMESTAMP', nullable: false, precision: 3 } as const;
-  // Over an instant (TIMESTAMP_LTZ, as a materialized PROCTIME() is) window_time is one too.
-  const instant = base.schema.fields.find((f) => f.name === spec.timeColumn)?.type.root === 'TIMESTAMP_LTZ';
-  const windowTime = instant ? ({ root: 'TIMESTAMP_LTZ', nullable: false, precision: 3 } as const) : ts;
-  const schema: Schema = runsAlone
-    ? windowTableFunctionOutputSchema({ window: spec, ...(proctime ? { timeDomain: 'processing' as const } : {}) }, base.schema)
-    : { fields: [...base.schema.fields, { name: 'window_start', type: ts }, { name: 'window_end', type: ts }, { name: 'window_time', type: windowTime, timeAttribute: 'rowtime' }] };
+  // Alone, the table function runs in either time domain: over a PROCTIME() attribute each row
+  // gets its windows from the time it is processed (Flink's WindowTableFunctionOperator asks its
+  // processing-time service), and window_time is no rowtime.
+  const schema: Schema = windowTableFunctionOutputSchema({ window: spec, ...(proctime ? { timeDomain: 'processing' as const } : {}) }, base.schema);
+  const build = (): Stream<Row> => {
+    const tvf = base.window(spec, proctime ? { timeDomain: 'processing' } : {}).withWindowColumns() as unknown as Stream<Row>;
+    if (!proctime) return tvf;
+    // There window_time is a PROCTIME() attribute, which Flink materializes after the function
+    // (PROCTIME_MATERIALIZE(window_time)): the time the row is processed, not window_end - 1.
+    const now: Expr = { kind: 'call', fn: 'CURRENT_TIMESTAMP', args: [] };
+    return tvf.calc(tvf.schema.fields.map((f) => ({ name: f.name, expr: f.name === 'window_time' ? now : ({ kind: 'ref', name: f.name } as Expr) })));
+  };
   let built: Stream<Row> | undefined;
   return {
     get stream(): Stream<Row> {
-      if (!runsAlone) throw new SqlError({ line: 1, column: 1 }, `a ${spec.type} window over a PROCTIME() attribute is supported under GROUP BY window_start, window_end (a processing-time window aggregate) only`);
-      built ??= alone ? alone() : (base.window(spec, proctime ? { timeDomain: 'processing' } : {}).withWindowColumns() as unknown as Stream<Row>);
+      built ??= alone ? alone() : build();
       return built;
     },
     scope: scopeOf(schema, description, qualifiers),

@@ -42,14 +42,22 @@ describe('the SESSION table function on its own', () => {
     expect(p.explain({ changelogMode: true })).toContain('GroupAggregate(groupBy=[auction], select=[auction, MAX(date_time) AS last], changelogMode=[I,UB,UA,D])');
   });
 
-  it('runs in processing time too; aligned windows alone stay event-time, and have no late sink', () => {
+  it('runs in processing time too, as aligned windows alone do; only SESSION has a late sink', () => {
     const p = new Pipeline('p');
     bids(p).window(session('date_time', '10 s'), { timeDomain: 'processing' }).withWindowColumns().sinkTo('out');
     expect(p.explain()).toContain('WindowTableFunction(window=[SESSION(time_col=[PROCTIME(date_time)], gap=[10 s])])');
     expect(operators(p).find((o) => o.type === 'UnalignedWindowTableFunction')?.spec).toMatchObject({ timeDomain: 'processing' });
     expect(() => bids(new Pipeline('q')).window(session('date_time', '10 s'), { timeDomain: 'processing' }).withWindowColumns({ lateSink: 'l' })).toThrow(/needs event time/);
     expect(() => bids(new Pipeline('q')).window(tumble('date_time', '10 s')).withWindowColumns({ lateSink: 'l' })).toThrow(/no late rows of their own/);
-    expect(() => bids(new Pipeline('q')).window(session('date_time', '10 s')).join(bids(new Pipeline('q')).window(session('date_time', '10 s')), { on: 'auction' })).toThrow(/SESSION windows is not supported yet/);
+    expect(() => bids(new Pipeline('q')).window(session('date_time', '10 s')).join(bids(new Pipeline('q')).window(session('date_time', '10 s')), { on: 'auction' })).toThrow(
+      /window join directly after a SESSION window table function is not supported, as in Flink \(window-join "Limitation"/,
+    );
+    const aligned = new Pipeline('a');
+    bids(aligned).window(tumble('date_time', '10 s'), { timeDomain: 'processing' }).withWindowColumns().sinkTo('out');
+    expect(aligned.explain()).toContain('WindowTableFunction(window=[TUMBLE(time_col=[PROCTIME(date_time)], size=[10 s])])');
+    const tvf = aligned.jobGraph({ parallelism: 2 }).stages.flatMap((s) => s.operators).find((o) => o.type === 'WindowTableFunction');
+    expect(tvf?.spec).toMatchObject({ timeDomain: 'processing' });
+    expect(() => bids(new Pipeline('r')).window(tumble('date_time', '10 s'), { timeDomain: 'processing' }).topN(3, { orderBy: ['price DESC'] })).toThrow(/window rank: processing-time windows are supported by aggregate\(\), process\(\) and withWindowColumns\(\) only/);
   });
 });
 

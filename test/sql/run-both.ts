@@ -55,11 +55,15 @@ const shortLetter = (position: string | undefined, reason: string): string => {
   return text.replace(/^[^:]*\/([^/:]+:)/, '$1');
 };
 
-/** Options of a run: tasks per stage, rows per batch, the user functions CREATE FUNCTION names. */
+/**
+ * Options of a run: tasks per stage, rows per batch, the user functions CREATE FUNCTION names,
+ * and the processing-time clock (PROCTIME(), processing-time windows; default Date.now).
+ */
 export interface SqlRunOptions {
   parallelism?: number;
   batchSize?: number;
   functions?: ReadonlyMap<string, UserFunctionDefinition>;
+  clock?: () => number;
 }
 
 /** Runs the script's job on the embedded runtime. */
@@ -73,6 +77,7 @@ export async function runEmbeddedSql(text: string, options: SqlRunOptions = {}):
     code: { functions: program.pipeline.userFunctions, generators: program.pipeline.generators },
     observers: new Map([[graph.sinks[0]!.name, [{ write: (rows: readonly ChangeRow[]) => void changes.push(...rows) }]]]),
     batchSize: options.batchSize ?? 1,
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   return { rows: finalRows(graph, changes), changes, deadLetters };
 }
@@ -102,6 +107,7 @@ export async function runLocalSql(text: string, options: SqlRunOptions = {}): Pr
     },
     batchSize: options.batchSize ?? 2,
     env: {},
+    ...(options.clock ? { handlerSetup: { options: { clock: options.clock } } } : {}),
   });
   if (result.errors.length > 0) throw new Error(`handler errors: ${result.errors.map(String).join('; ')}`);
   return { rows: finalRows(graph, changes), changes, deadLetters };

@@ -140,13 +140,6 @@ describe('window Top-N over TIMESTAMP_LTZ windows in Asia/Shanghai (fires on the
   it('on the AWS runtime', async () => {
     expect((await runLocalSql(TOP_ITEM, { batchSize: 1 })).rows).toEqual(TOP);
   }, 120_000);
-
-  it('a window join over them is refused, not fired on the wrong clock', () => {
-    const join = `${TOP_ITEM.split('CREATE TABLE top1')[0]}SELECT L.item FROM (SELECT * FROM TABLE(TUMBLE(TABLE MyTable3, DESCRIPTOR(ts_ltz), INTERVAL '10' MINUTES))) L
-  JOIN (SELECT * FROM TABLE(TUMBLE(TABLE MyTable3, DESCRIPTOR(ts_ltz), INTERVAL '10' MINUTES))) R
-  ON L.item = R.item AND L.window_start = R.window_start AND L.window_end = R.window_end;`;
-    expect(sqlError(() => compileSql(join)).message).toContain("a window join over windows aligned in the time zone 'Asia/Shanghai' (a TIMESTAMP_LTZ time column) is not supported yet");
-  });
 });
 
 describe('TUMBLE over a TIMESTAMP_LTZ rowtime against a batch recomputation on the wall clock', () => {

@@ -81,8 +81,8 @@ export interface LocalHandlerSetup {
   readonly dynamoDb?: (client: DynamoDBClient, stageId: string) => DynamoDbSender;
   /** Wraps the Kinesis client of a stage's handler (exchange output, shard lookups). */
   readonly kinesis?: (client: KinesisClient, stageId: string) => KinesisClient;
-  /** Extra handler settings. */
-  readonly options?: Pick<StageHandlerOptions, 'stateStore' | 'checkpoint' | 'commit'>;
+  /** Extra handler settings (`clock`: the processing-time clock of every stage, as tests control it). */
+  readonly options?: Pick<StageHandlerOptions, 'stateStore' | 'checkpoint' | 'commit' | 'clock'>;
   /** Called after every invocation with its measured duration. */
   readonly onInvocation?: (stageId: string, records: number, durationMs: number) => void;
   /**

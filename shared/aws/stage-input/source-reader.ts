@@ -131,7 +131,8 @@ export class SourceInputReader extends InputReaderBase implements StageInputRead
   /** @throws PlanError for bad options or a watermark column that is not a TIMESTAMP of the schema. */
   constructor(options: SourceInputReaderOptions) {
     super(options);
-    this.decoder = createRowDecoder(options.schema);
+    const standard = options.format?.type === 'json' ? options.format.timestampStandard : undefined;
+    this.decoder = createRowDecoder(options.schema, standard !== undefined ? { timestampStandard: standard } : {});
     this.csv = options.format?.type === 'csv' ? createLineDecoder(options.schema, options.format) : undefined;
     this.changes = options.format?.type === 'debezium-json' ? createChangeDecoder(options.schema, options.format) : undefined;
     this.heartbeats = new BundleCodec(options.schema);

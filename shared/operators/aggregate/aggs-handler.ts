@@ -87,9 +87,11 @@ interface DistinctSlot {
   readonly calls: readonly number[];
 }
 
-/** The distinct calls over one argument column. */
+/** The distinct calls over one argument column, or over one tuple of argument columns. */
 interface DistinctGroup {
   readonly arg: string;
+  /** A user aggregate's several arguments, distinct as one tuple (NULLs included, as Flink keys them). */
+  readonly tuple?: readonly string[];
   readonly slots: readonly DistinctSlot[];
 }
 
@@ -103,7 +105,9 @@ interface DistinctGroup {
  * value to the number of rows carrying it; when such calls have different FILTERs the map keeps
  * one count per filter (Flink's `long[]` map value). A call accumulates a value only when its
  * count goes 0 → 1 and retracts it only when the count goes 1 → 0. NULL arguments are not
- * tracked: every supported aggregate ignores NULL, so they could never change a result.
+ * tracked: every supported aggregate ignores NULL, so they could never change a result. A user
+ * aggregate's `DISTINCT a, b` tracks the tuple of its arguments, as Flink keys its distinct map
+ * by the row of the arguments: a tuple holding a NULL is a value like any other.
  */
 export class AggsHandler {
   /** Output column names of the calls, in order. */
@@ -140,7 +144,7 @@ export class AggsHandler {
       if (spec.user) {
         resultTypes.push(spec.user.resultType);
         const tuple = spec.arg === undefined || (spec.extraArgs?.length ?? 0) > 0 ? [...(spec.arg === undefined ? [] : [spec.arg]), ...(spec.extraArgs ?? [])] : undefined;
-        if (tuple !== undefined && spec.distinct) throw new PlanError(`DISTINCT over ${tuple.length === 0 ? 'no argument' : 'several arguments'} is not supported yet (${display})`);
+        if (tuple !== undefined && tuple.length === 0 && spec.distinct) throw new PlanError(`DISTINCT over no argument is not valid (${display})`);
         const columns = tuple ?? [spec.arg!];
         const bound = bindUdfCall(spec.user.name, spec.user.input, columns.map((c) => ({ type: requireField(inputSchema, c, display).type, text: c })));
         calls.push({ fn: userAggFunction(spec.user, display, functions, tuple !== undefined, bound), arg: spec.arg, ...(tuple !== undefined ? { tuple } : {}), filter: spec.filterField });
@@ -149,8 +153,11 @@ export class AggsHandler {
         calls.push({ fn: createAggFunction(spec.fn, argType, display, spec), arg: spec.arg, filter: spec.filterField });
       }
       if (spec.distinct && spec.arg !== undefined) {
-        let slots = groups.get(spec.arg);
-        if (slots === undefined) groups.set(spec.arg, (slots = new Map()));
+        const tuple = calls[index]!.tuple;
+        // A tuple's group key cannot be a column name: column names hold no NUL.
+        const groupKey = tuple === undefined ? spec.arg : `\u0000${JSON.stringify(tuple)}`;
+        let slots = groups.get(groupKey);
+        if (slots === undefined) groups.set(groupKey, (slots = new Map()));
         let slotCalls = slots.get(spec.filterField);
         if (slotCalls === undefined) slots.set(spec.filterField, (slotCalls = []));
         slotCalls.push(index);
@@ -163,10 +170,14 @@ export class AggsHandler {
     this.calls = calls;
     this.plain = plain;
     this.checked = plain.filter((i) => calls[i]!.fn.check !== undefined);
-    this.distinctGroups = [...groups].map(([arg, slots]) => ({
-      arg,
-      slots: [...slots].map(([filter, slotCalls]) => ({ filter, calls: slotCalls })),
-    }));
+    this.distinctGroups = [...groups.values()].map((slots) => {
+      const first = calls[[...slots.values()][0]![0]!]!;
+      return {
+        arg: first.arg!,
+        ...(first.tuple !== undefined ? { tuple: first.tuple } : {}),
+        slots: [...slots].map(([filter, slotCalls]) => ({ filter, calls: slotCalls })),
+      };
+    });
   }
 
   /** Whether a call can reject a row (see {@link AggFunction.check}). */
@@ -200,10 +211,10 @@ export class AggsHandler {
     }
     for (let g = 0; g < this.distinctGroups.length; g++) {
       const group = this.distinctGroups[g]!;
-      const value = row[group.arg] ?? null;
+      const value = distinctValue(row, group);
       if (value === null) continue;
       const map = acc.distinct[g]!;
-      const key = distinctKey(value);
+      const key = distinctKey(value, group);
       let counts = map[key];
       for (let s = 0; s < group.slots.length; s++) {
         const slot = group.slots[s]!;
@@ -227,10 +238,10 @@ export class AggsHandler {
     }
     for (let g = 0; g < this.distinctGroups.length; g++) {
       const group = this.distinctGroups[g]!;
-      const value = row[group.arg] ?? null;
+      const value = distinctValue(row, group);
       if (value === null) continue;
       const map = acc.distinct[g]!;
-      const key = distinctKey(value);
+      const key = distinctKey(value, group);
       const counts = map[key];
       // A value this group never counted: nothing of it reached the calls, so nothing to undo.
       if (counts === undefined) continue;
@@ -261,6 +272,11 @@ function argValue(row: Row, call: CompiledCall): Value {
   return call.arg === undefined ? null : (row[call.arg] ?? null);
 }
 
-function distinctKey(value: Value): string {
-  return '#' + encodeKey([value]);
+/** The value a distinct group tracks in a row: its argument's, or the tuple of its arguments. */
+function distinctValue(row: Row, group: DistinctGroup): Value {
+  return group.tuple === undefined ? (row[group.arg] ?? null) : group.tuple.map((c) => row[c] ?? null);
+}
+
+function distinctKey(value: Value, group: DistinctGroup): string {
+  return '#' + encodeKey(group.tuple === undefined ? [value] : (value as Value[]));
 }

@@ -12,6 +12,7 @@ import { findField, schemaFromFields } from '../../core/type-parse.ts';
 import type { Field, Row, Schema, TimeAttribute, Value } from '../../core/types.ts';
 import type { Evaluator, UdfRegistry } from '../../plan/expr-compile.ts';
 import { compileExpr, compilePredicate } from '../../plan/expr-compile.ts';
+import { withClock } from '../../plan/expr-fn-time.ts';
 import type { Expr } from '../../plan/expr.ts';
 import { printExpr } from '../../plan/expr-print.ts';
 import { typeName } from '../../plan/expr-type-rules.ts';
@@ -81,21 +82,21 @@ export function createCalcOperator(spec: CalcSpec, inputSchema: Schema, udfs: Ud
   const keep = spec.condition === undefined ? undefined : compilePredicate(spec.condition, inputSchema, udfs);
 
   if (isIdentityProjection(spec, inputSchema)) {
-    return {
-      open() {},
-      rowwise: true,
-      processBatch:
-        keep === undefined
-          ? (batch: readonly ChangeRow[], out: Output) => {
-              for (let i = 0; i < batch.length; i++) out.emit(batch[i]!);
-            }
-          : (batch: readonly ChangeRow[], out: Output) => {
-              for (let i = 0; i < batch.length; i++) {
-                const change = batch[i]!;
-                if (keep(change.row)) out.emit(change);
-              }
-            },
-    };
+    if (keep === undefined) {
+      return {
+        open() {},
+        rowwise: true,
+        processBatch: (batch: readonly ChangeRow[], out: Output) => {
+          for (let i = 0; i < batch.length; i++) out.emit(batch[i]!);
+        },
+      };
+    }
+    return withProcessingClock((batch, out) => {
+      for (let i = 0; i < batch.length; i++) {
+        const change = batch[i]!;
+        if (keep(change.row)) out.emit(change);
+      }
+    });
   }
 
   const names = spec.projection.map((p) => p.name);
@@ -107,15 +108,30 @@ export function createCalcOperator(spec: CalcSpec, inputSchema: Schema, udfs: Ud
     for (let i = 0; i < width; i++) projected[names[i]!] = evaluators[i]!(row);
     return projected;
   };
+  return withProcessingClock((batch, out) => {
+    for (let i = 0; i < batch.length; i++) {
+      const change = batch[i]!;
+      if (keep !== undefined && !keep(change.row)) continue;
+      out.emit({ kind: change.kind, row: project(change.row) });
+    }
+  });
+}
+
+/**
+ * A row-wise operator whose expressions' current-time functions (a materialized PROCTIME()
+ * attribute among them) read the runtime's processing-time clock, as the processing-time windows
+ * and timers do: the wall clock in a job, a controlled one in tests.
+ */
+function withProcessingClock(processBatch: (batch: readonly ChangeRow[], out: Output) => void): Operator {
+  let processingTime: (() => number) | undefined;
   return {
-    open() {},
+    open(ctx) {
+      processingTime = () => ctx.timers.currentProcessingTime();
+    },
     rowwise: true,
-    processBatch(batch: readonly ChangeRow[], out: Output) {
-      for (let i = 0; i < batch.length; i++) {
-        const change = batch[i]!;
-        if (keep !== undefined && !keep(change.row)) continue;
-        out.emit({ kind: change.kind, row: project(change.row) });
-      }
+    processBatch(batch, out) {
+      if (processingTime === undefined) processBatch(batch, out);
+      else withClock(processingTime, () => processBatch(batch, out));
     },
   };
 }

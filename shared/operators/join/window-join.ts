@@ -12,18 +12,26 @@
  * side output. Results are final: the output is insert-only. SEMI emits the left rows with a
  * match, ANTI those without (`IN` / `EXISTS`, `NOT IN` / `NOT EXISTS` over window TVFs).
  *
+ * Windows aligned in a session time zone (over a TIMESTAMP_LTZ rowtime, `timeZone` set) carry
+ * wall-clock `window_end` values while the watermark and timers run on instants: as Flink's
+ * operator with its `shiftTimeZone`, a window fires (and rows for it count as late) once the
+ * watermark reaches the instant of its wall-clock `window_end - 1` (`toInstant`, Flink's
+ * `TimeWindowUtil.toEpochMillsForTimer`), the same instant the window aggregate fires it at. The
+ * timer's namespace holds the wall-clock window end, so the state is found without converting back.
+ *
  * Within a window rows are emitted in the order of their state entries (by their values), not by
  * arrival as Flink's list state does; the rows are the same.
  */
 import { PlanError } from '../../core/errors.ts';
 import type { ChangeRow } from '../../core/row.ts';
+import { toInstant, timeZoneOf, UTC_ZONE_ID } from '../../core/time-zone.ts';
 import { requireField } from '../../core/type-parse.ts';
 import type { Row, Schema, Value } from '../../core/types.ts';
 import { compilePredicate, type UdfRegistry } from '../../plan/expr-compile.ts';
 import { decodeKey, encodeKey, encodeSortKey } from '../../partition/key-encoding.ts';
 import type { SortedMapState } from '../../state/state.ts';
 import type { InputSide, Operator, OperatorContext, Output } from '../operator.ts';
-import { DEFAULT_LATE_OUTPUT_TAG, LATE_RECORDS_METRIC, isWindowFired } from '../window-rank/late-data.ts';
+import { DEFAULT_LATE_OUTPUT_TAG, LATE_RECORDS_METRIC } from '../window-rank/late-data.ts';
 import { JoinKeyReader, RowJoiner, joinOutputSchema, joinedSchema, leftIsOuter, rightIsOuter, validateJoinSpec, type JoinBaseSpec } from './join-spec.ts';
 
 /** The spec of a window join (plain data in the job graph). */
@@ -32,6 +40,8 @@ export interface WindowJoinSpec extends JoinBaseSpec {
   readonly leftWindowEndColumn: string;
   /** The right input's `window_end` column. */
   readonly rightWindowEndColumn: string;
+  /** The session time zone the windows align in (a TIMESTAMP_LTZ rowtime); absent: UTC. */
+  readonly timeZone?: string;
 }
 
 /** State names of the operator. */
@@ -80,6 +90,9 @@ export function createWindowJoinOperator(spec: WindowJoinSpec, udfs: UdfRegistry
   const rightKeys = new JoinKeyReader(spec.rightKeys);
   const leftFields = spec.leftSchema.fields.map((f) => f.name);
   const rightFields = spec.rightSchema.fields.map((f) => f.name);
+  const zone = spec.timeZone === undefined || spec.timeZone === UTC_ZONE_ID ? undefined : timeZoneOf(spec.timeZone);
+  /** The instant a window fires at: its last millisecond, on the zone's wall clock. */
+  const fireTime = (windowEnd: number): number => (zone === undefined ? windowEnd - 1 : toInstant(windowEnd - 1, zone));
   let context: OperatorContext | undefined;
   let leftState: SortedMapState<Kept> | undefined;
   let rightState: SortedMapState<Kept> | undefined;
@@ -136,7 +149,7 @@ export function createWindowJoinOperator(spec: WindowJoinSpec, udfs: UdfRegistry
     const slot = windowPrefix(windowEnd) + encodeKey(values);
     const known = state.get(key, slot);
     state.put(key, slot, known === undefined ? { w: windowEnd, r: row } : { w: windowEnd, r: known.r, c: (known.c ?? 1) + 1 });
-    context!.timers.registerEventTimeTimer(key, String(windowEnd), windowEnd - 1);
+    context!.timers.registerEventTimeTimer(key, String(windowEnd), fireTime(windowEnd));
   };
 
   const processRows = (batch: readonly ChangeRow[], keys: readonly (string | undefined)[], ends: readonly number[], isLeft: boolean): void => {
@@ -168,7 +181,8 @@ export function createWindowJoinOperator(spec: WindowJoinSpec, udfs: UdfRegistry
           throw new PlanError(`WindowJoin doesn't support consuming update and delete changes, but got a ${change.kind} row: its inputs must be insert-only`);
         }
         const end = change.row[endColumn];
-        if (typeof end !== 'number' || isWindowFired(end, watermark)) {
+        // Flink's TimeWindowUtil.isWindowFired with the shift time zone.
+        if (typeof end !== 'number' || fireTime(end) <= watermark) {
           context!.metrics.increment(LATE_RECORDS_METRIC);
           context!.metrics.increment(isLeft ? WINDOW_JOIN_METRICS.leftLate : WINDOW_JOIN_METRICS.rightLate);
           out.emitSide(DEFAULT_LATE_OUTPUT_TAG, change.row);
@@ -187,7 +201,7 @@ export function createWindowJoinOperator(spec: WindowJoinSpec, udfs: UdfRegistry
       processRows(batch, keys, ends, isLeft);
     },
     onTimer(timer, out) {
-      const windowEnd = timer.timestamp + 1;
+      const windowEnd = Number(timer.namespace);
       const nullKey = spec.leftKeys.length > 0 && decodeKey(timer.key).includes(null);
       join(take(leftState!, timer.key, windowEnd), take(rightState!, timer.key, windowEnd), nullKey, out);
     },

@@ -17,14 +17,17 @@ import { requireField, schemaFromFields } from '../../core/type-parse.ts';
 import { timeZoneOf, toInstant, toLocalMillis, UTC_ZONE_ID } from '../../core/time-zone.ts';
 import type { Field, LogicalType, Row, Schema, Value } from '../../core/types.ts';
 import type { WindowSpec } from '../../plan/logical.ts';
-import type { Operator, Output } from '../operator.ts';
+import type { Operator, OperatorContext, Output } from '../operator.ts';
 import { createWindowAssigner } from '../window/assigners.ts';
 
 /** Plain-data spec of a window table function, as it travels in the job graph. */
 export interface WindowTableFunctionSpec {
-  /** TUMBLE, HOP or CUMULATE over an event-time column (this operator); SESSION (the unaligned one). */
+  /** TUMBLE, HOP or CUMULATE (this operator); SESSION (the unaligned one). */
   readonly window: WindowSpec;
-  /** SESSION only: windows by arrival time on the processing-time clock. @default 'event' */
+  /**
+   * `'processing'`: each row's windows by the time it is processed, on the processing-time clock
+   * (the time column only names the window, as a PROCTIME() attribute does). @default 'event'
+   */
   readonly timeDomain?: 'event' | 'processing';
 }
 
@@ -42,21 +45,18 @@ const TIMESTAMP_LTZ_3: LogicalType = { root: 'TIMESTAMP_LTZ', nullable: false, p
  * The output schema: the input columns, the time column demoted to a plain TIMESTAMP (Flink
  * moves the rowtime attribute to `window_time`), then `window_start`, `window_end` and
  * `window_time`, all `TIMESTAMP(3) NOT NULL` — over a TIMESTAMP_LTZ time column `window_time` is a
- * `TIMESTAMP_LTZ(3) NOT NULL` instant, as in Flink. A processing-time SESSION's `window_time` is
+ * `TIMESTAMP_LTZ(3) NOT NULL` instant, as in Flink. A processing-time window's `window_time` is
  * no rowtime: no watermark follows it.
  *
  * @throws PlanError for an invalid window (see {@link createWindowAssigner}), a time column
- *   that is missing, not a TIMESTAMP or a processing-time attribute, processing time for an
- *   aligned window, or an input that already has one of the window columns.
+ *   that is missing, not a TIMESTAMP or a processing-time attribute, or an input that already
+ *   has one of the window columns.
  */
 export function windowTableFunctionOutputSchema(spec: WindowTableFunctionSpec, inputSchema: Schema): Schema {
   createWindowAssigner(spec.window, { tableFunction: true });
   const timeDomain = spec.timeDomain ?? 'event';
   if (timeDomain !== 'event' && timeDomain !== 'processing') {
     throw new PlanError(`${spec.window.type}: timeDomain must be 'event' or 'processing', got ${JSON.stringify(timeDomain)}`);
-  }
-  if (timeDomain === 'processing' && spec.window.type !== 'SESSION') {
-    throw new PlanError(`${spec.window.type}: a window table function on its own over processing time is supported for SESSION windows only`);
   }
   const timeColumn = spec.window.timeColumn;
   const time = requireField(inputSchema, timeColumn, `${spec.window.type} time column`);
@@ -76,14 +76,14 @@ export function windowTableFunctionOutputSchema(spec: WindowTableFunctionSpec, i
   fields.push({ name: WINDOW_START, type: TIMESTAMP_3 });
   fields.push({ name: WINDOW_END, type: TIMESTAMP_3 });
   // Over an instant (TIMESTAMP_LTZ, as a materialized PROCTIME() is) window_time is one too, as in
-  // Flink; a processing-time SESSION's is no rowtime.
+  // Flink; a processing-time window's is no rowtime.
   const windowTime = time.type.root === 'TIMESTAMP_LTZ' ? TIMESTAMP_LTZ_3 : TIMESTAMP_3;
   fields.push(timeDomain === 'event' ? { name: WINDOW_TIME, type: windowTime, timeAttribute: 'rowtime' } : { name: WINDOW_TIME, type: windowTime });
   return schemaFromFields(fields);
 }
 
 /**
- * Creates the operator (stateless).
+ * Creates the operator (stateless; in processing time it reads the processing-time clock).
  *
  * @throws PlanError for an invalid spec (see {@link windowTableFunctionOutputSchema}). At run
  *   time, a row that is not `+I` fails the batch (the planner only puts a TVF over insert-only
@@ -99,6 +99,10 @@ export function createWindowTableFunctionOperator(spec: WindowTableFunctionSpec,
   const zone = timeZoneOf(spec.window.timeZone ?? UTC_ZONE_ID);
   const zoned = schema.fields.find((f) => f.name === WINDOW_TIME)?.type.root === 'TIMESTAMP_LTZ' && zone.id !== UTC_ZONE_ID;
   const windowTime = (end: number): number => (zoned ? toInstant(end - 1, zone) : end - 1);
+  // Processing time (Flink's operator asks its processing-time service): every row of a batch
+  // is processed at the clock's current time, cut on the session zone's wall clock like an instant.
+  const processing = spec.timeDomain === 'processing';
+  let context: OperatorContext | undefined;
 
   const timestampOf = (row: Row): number => {
     const value: Value | undefined = row[timeColumn];
@@ -110,11 +114,11 @@ export function createWindowTableFunctionOperator(spec: WindowTableFunctionSpec,
     return zoned ? toLocalMillis(value, zone) : value;
   };
 
-  const checkedTimestamp = (input: ChangeRow): number => {
+  const checkedTimestamp = (input: ChangeRow, now: number): number => {
     if (input.kind !== '+I') {
       throw new PlanError(`${spec.window.type}: a window table function takes insert-only input, got a ${input.kind} row`);
     }
-    return timestampOf(input.row);
+    return processing ? now : timestampOf(input.row);
   };
 
   const processRow = (row: Row, timestamp: number, out: Output): void => {
@@ -127,10 +131,13 @@ export function createWindowTableFunctionOperator(spec: WindowTableFunctionSpec,
   };
 
   return {
-    open() {},
+    open(ctx) {
+      context = ctx;
+    },
     processBatch(batch, out) {
+      const now = processing ? (zoned ? toLocalMillis(context!.timers.currentProcessingTime(), zone) : context!.timers.currentProcessingTime()) : 0;
       // Validate the whole batch first, so that a bad row fails it before anything is emitted.
-      const timestamps = batch.map(checkedTimestamp);
+      const timestamps = batch.map((r) => checkedTimestamp(r, now));
       for (let i = 0; i < batch.length; i++) processRow(batch[i]!.row, timestamps[i]!, out);
     },
   };

@@ -24,6 +24,32 @@ function localOf(instant: number, zone: TimeZone): number {
   return Number.isFinite(instant) ? toLocalMillis(instant, zone) : instant;
 }
 
+/**
+ * The watermark on the zone's wall clock: the latest reading whose instant it has reached, so
+ * that a window fires (and rows for it are late) exactly when the watermark reaches the instant of
+ * its last millisecond, as Flink's `TimeWindowUtil.isWindowFired` compares. That is the reading
+ * of the instant, except in the hour a fall-back repeats: once the clock has been set back, the
+ * readings of the repeated hour have all passed at their earlier offset (their windows fired at
+ * those instants), so the watermark reads the last millisecond before the repeated hour's end.
+ */
+export function wallClockWatermark(instant: number, zone: TimeZone): number {
+  if (!Number.isFinite(instant)) return instant;
+  const local = toLocalMillis(instant, zone);
+  const before = local - toInstant(local, zone);
+  const after = local - instant;
+  if (before <= after) return local;
+  // The reading repeats: the clock went back from offset `before` to `after` at an instant T in
+  // (instant - (before - after), instant]; the repeated readings end at T + before.
+  let lo = instant - (before - after);
+  let hi = instant;
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (zone.offsetAt(mid) === after) hi = mid;
+    else lo = mid;
+  }
+  return hi + before - 1;
+}
+
 /** The instant of a wall-clock reading; sentinels stay as they are. */
 function instantOf(local: number, zone: TimeZone): number {
   return Number.isFinite(local) ? toInstant(local, zone) : local;
@@ -36,7 +62,7 @@ export function zonedTimerService(inner: TimerService, zone: TimeZone): TimerSer
     deleteEventTimeTimer: (key, namespace, time) => inner.deleteEventTimeTimer(key, namespace, instantOf(time, zone)),
     registerProcessingTimeTimer: (key, namespace, time) => inner.registerProcessingTimeTimer(key, namespace, instantOf(time, zone)),
     deleteProcessingTimeTimer: (key, namespace, time) => inner.deleteProcessingTimeTimer(key, namespace, instantOf(time, zone)),
-    currentWatermark: () => localOf(inner.currentWatermark(), zone),
+    currentWatermark: () => wallClockWatermark(inner.currentWatermark(), zone),
     currentProcessingTime: () => localOf(inner.currentProcessingTime(), zone),
   };
 }
@@ -77,7 +103,7 @@ export function zonedWindowOperator(inner: Operator, zone: TimeZone, columns: Zo
   return {
     open: (context) => inner.open({ ...context, timers: zonedTimerService(context.timers, zone) }),
     processBatch: (batch, out, side) => inner.processBatch(batch.map(toLocalRow), outOf(out), side),
-    ...(inner.onWatermark ? { onWatermark: (watermark: number, out: Output) => inner.onWatermark!(localOf(watermark, zone), outOf(out)) } : {}),
+    ...(inner.onWatermark ? { onWatermark: (watermark: number, out: Output) => inner.onWatermark!(wallClockWatermark(watermark, zone), outOf(out)) } : {}),
     ...(inner.onTimer ? { onTimer: (timer: Timer, out: Output) => inner.onTimer!({ ...timer, timestamp: localOf(timer.timestamp, zone) }, outOf(out)) } : {}),
     ...(inner.finish ? { finish: (out: Output) => inner.finish!(outOf(out)) } : {}),
     ...(inner.close ? { close: () => inner.close!() } : {}),

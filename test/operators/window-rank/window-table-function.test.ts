@@ -45,11 +45,11 @@ describe('windowTableFunctionOutputSchema', () => {
     ]);
   });
 
-  it('is the same for SESSION, whose processing-time window_time is no rowtime; aligned windows need event time', () => {
+  it('is the same for SESSION; a processing-time window_time is no rowtime', () => {
     const session: WindowSpec = { type: 'SESSION', timeColumn: 't', gapMs: 5, partitionBy: ['id'] };
     expect(windowTableFunctionOutputSchema({ window: session }, INPUT)).toEqual(windowTableFunctionOutputSchema({ window: { type: 'TUMBLE', timeColumn: 't', sizeMs: 10 } }, INPUT));
     expect(windowTableFunctionOutputSchema({ window: session, timeDomain: 'processing' }, INPUT).fields.at(-1)).toEqual({ name: 'window_time', type: { root: 'TIMESTAMP', nullable: false, precision: 3 } });
-    expect(() => windowTableFunctionOutputSchema({ window: { type: 'TUMBLE', timeColumn: 't', sizeMs: 10 }, timeDomain: 'processing' }, INPUT)).toThrow(/SESSION windows only/);
+    expect(windowTableFunctionOutputSchema({ window: { type: 'TUMBLE', timeColumn: 't', sizeMs: 10 }, timeDomain: 'processing' }, INPUT).fields.at(-1)).toEqual({ name: 'window_time', type: { root: 'TIMESTAMP', nullable: false, precision: 3 } });
     expect(() => windowTableFunctionOutputSchema({ window: { ...session, partitionBy: ['nope'] } }, INPUT)).toThrow(/Column 'nope' not found/);
   });
 
@@ -105,6 +105,26 @@ describe('createWindowTableFunctionOperator', () => {
     await h.processWatermark(9);
     await h.processElement(insert(R(1, 7)));
     expect(h.extractOutput()).toEqual([W(1, 7, 5, 15), W(1, 7, 0, 10)]);
+  });
+
+  it('in processing time: windows by the clock when the batch is processed, whatever the time column holds', async () => {
+    const spec: WindowTableFunctionSpec = { window: { type: 'HOP', timeColumn: 't', sizeMs: 10, slideMs: 5 }, timeDomain: 'processing' };
+    const h = await OperatorHarness.open(() => createWindowTableFunctionOperator(spec, INPUT));
+    await h.setProcessingTime(7);
+    await h.processBatch([insert(R(1, 100)), insert({ id: 2, t: null })]);
+    await h.setProcessingTime(12);
+    await h.processElement(insert(R(3, 0)));
+    expect(h.extractOutput()).toEqual([W(1, 100, 5, 15), W(1, 100, 0, 10), insert({ id: 2, t: null, window_start: 5, window_end: 15, window_time: 14 }), insert({ id: 2, t: null, window_start: 0, window_end: 10, window_time: 9 }), W(3, 0, 10, 20), W(3, 0, 5, 15)]);
+  });
+
+  it('in processing time over an instant: windows on the zone’s wall clock, window_time the instant of window_end - 1', async () => {
+    const ltz: Schema = { fields: [{ name: 'id', type: { root: 'INT', nullable: false } }, { name: 't', type: { root: 'TIMESTAMP_LTZ', nullable: false, precision: 3 } }] };
+    const spec: WindowTableFunctionSpec = { window: { type: 'TUMBLE', timeColumn: 't', sizeMs: 3_600_000, timeZone: 'GMT+08:00' }, timeDomain: 'processing' };
+    const h = await OperatorHarness.open(() => createWindowTableFunctionOperator(spec, ltz));
+    // 2024-01-01 10:30 UTC is 18:30 at GMT+08:00: the window [18:00, 19:00) local.
+    await h.setProcessingTime(Date.UTC(2024, 0, 1, 10, 30));
+    await h.processElement(insert({ id: 1, t: 0 }));
+    expect(h.extractOutput()).toEqual([insert({ id: 1, t: 0, window_start: Date.UTC(2024, 0, 1, 18), window_end: Date.UTC(2024, 0, 1, 19), window_time: Date.UTC(2024, 0, 1, 11) - 1 })]);
   });
 
   it('fails a batch with a null time (dead letter) or a non-insert row before emitting anything', async () => {

@@ -10,6 +10,7 @@ import { CATALOG_CASES } from './catalog-cases.ts';
 
 import { MORE_CASES, MORE_NOT_SUPPORTED } from './cases-more.ts';
 import { TYPES_CASES } from './cases-types.ts';
+import { WINDOW_CASES } from './cases-windows.ts';
 
 /** One example. */
 export interface ConformanceCase {
@@ -781,7 +782,7 @@ const TEMPORAL_CASES: ConformanceCase[] = [
 ];
 
 /** Every case. */
-export const CASES: readonly ConformanceCase[] = [...QUERIES, ...STATEMENTS, ...CATALOG_CASES, ...FUNCTION_CASES, ...USER_FUNCTIONS, ...MORE_CASES, ...TIMEZONE_CASES, ...TEMPORAL_CASES, ...TYPES_CASES];
+export const CASES: readonly ConformanceCase[] = [...QUERIES, ...STATEMENTS, ...CATALOG_CASES, ...FUNCTION_CASES, ...USER_FUNCTIONS, ...MORE_CASES, ...TIMEZONE_CASES, ...TEMPORAL_CASES, ...TYPES_CASES, ...WINDOW_CASES];
 
 /**
  * What Flink runs and Flambda does not (yet), by case name → the message Flambda gives (up to
