@@ -532,19 +532,18 @@ function compileTopN(outer: SqlSelect, inner: SqlSelect, rankIndex: number, ctx:
   let stream: Stream<Row>;
   const win = base.window;
   const byWindow = partitionBy.includes('window_start') && partitionBy.includes('window_end');
-  if (win?.proctime === true && byWindow) {
-    throw new SqlError(rankSel.pos, `a window Top-N over a ${win.spec.type} window of a PROCTIME() attribute is not supported yet: rank by event time (a rowtime attribute)`);
-  }
   if (win && byWindow && over.name === 'ROW_NUMBER' && !rankNumberUsed && orderBy.length === 1 && range.type === 'constant' && range.start === 1 && range.end === 1 && orderBy[0]?.column === win.spec.timeColumn) {
     // Window deduplication (Flink's WindowDeduplicate): first/last row per key and window.
     const keep = orderBy[0]?.direction === 'ASC' ? 'first' : 'last';
     const keys = partitionBy.filter((k) => !WINDOW_COLUMNS.has(k));
     stream = atPosition(rankSel.pos, () => win.base.window(win.spec).deduplicate({ partitionBy: keys, keep })) as unknown as Stream<Row>;
   } else if (win && byWindow && range.type === 'constant') {
-    // Window Top-N straight over the TVF's input, as the API's window(…).rank(…) builds it.
+    // Window Top-N straight over the TVF's input, as the API's window(…).rank(…) builds it. Over
+    // a PROCTIME() attribute the windows are cut and fire on the processing-time clock (Flink's
+    // window rank over a processing-time windowing strategy).
     const keys = partitionBy.filter((k) => !WINDOW_COLUMNS.has(k));
     stream = atPosition(rankSel.pos, () =>
-      win.base.window(win.spec).rank({
+      win.base.window(win.spec, win.proctime === true ? { timeDomain: 'processing' } : {}).rank({
         partitionBy: keys,
         orderBy: orderBy.map((o) => ({ column: o.column, direction: o.direction, ...(o.nulls ? { nulls: o.nulls } : {}) })),
         range: range.start === 1 ? { atMost: range.end } : { between: [range.start, range.end] },
@@ -552,6 +551,13 @@ function compileTopN(outer: SqlSelect, inner: SqlSelect, rankIndex: number, ctx:
         ...(rankNumberUsed ? { rankNumber: rankName } : {}),
       }),
     ) as unknown as Stream<Row>;
+    if (win.proctime === true) {
+      // window_time is a PROCTIME() attribute there, which Flink materializes after the rank
+      // (PROCTIME_MATERIALIZE(window_time)): the time the row comes out, as after the table function alone.
+      const now: Expr = { kind: 'call', fn: 'CURRENT_TIMESTAMP', args: [] };
+      const ranked = stream;
+      stream = atPosition(rankSel.pos, () => ranked.calc(ranked.schema.fields.map((f) => ({ name: f.name, expr: f.name === 'window_time' ? now : ({ kind: 'ref', name: f.name } as Expr) }))));
+    }
   } else if (dedup) {
     const keep = orderBy[0]?.direction === 'ASC' ? 'first' : 'last';
     stream = atPosition(rankSel.pos, () => base.stream.deduplicate({ keys: partitionBy, keep, orderBy: orderBy[0]?.column as string, ...stateTtl(ctx) }));
