@@ -532,7 +532,14 @@ function compileTopN(outer: SqlSelect, inner: SqlSelect, rankIndex: number, ctx:
   let stream: Stream<Row>;
   const win = base.window;
   const byWindow = partitionBy.includes('window_start') && partitionBy.includes('window_end');
-  if (win && byWindow && over.name === 'ROW_NUMBER' && !rankNumberUsed && orderBy.length === 1 && range.type === 'constant' && range.start === 1 && range.end === 1 && orderBy[0]?.column === win.spec.timeColumn) {
+  const windowDedup = win !== undefined && byWindow && over.name === 'ROW_NUMBER' && !rankNumberUsed && orderBy.length === 1 && range.type === 'constant' && range.start === 1 && range.end === 1 && orderBy[0]?.column === win.spec.timeColumn;
+  if (win?.proctime === true && windowDedup) {
+    // Flink's window deduplication orders by event time only (window-deduplication
+    // "Limitation on time attribute of order key"); by the PROCTIME() attribute it is the
+    // processing-time deduplication of the table function's rows, keyed by the window too.
+    const keep = orderBy[0]?.direction === 'ASC' ? 'first' : 'last';
+    stream = atPosition(rankSel.pos, () => base.stream.deduplicate({ keys: partitionBy, keep, ...stateTtl(ctx) }));
+  } else if (win && windowDedup) {
     // Window deduplication (Flink's WindowDeduplicate): first/last row per key and window.
     const keep = orderBy[0]?.direction === 'ASC' ? 'first' : 'last';
     const keys = partitionBy.filter((k) => !WINDOW_COLUMNS.has(k));

@@ -328,6 +328,21 @@ WHERE r <= ${n};`;
     }
   }, 120_000);
 
+  it('ROW_NUMBER() = 1 by the attribute itself is no window deduplication (event time only in Flink): the first row to arrive per window, as the processing-time deduplication keyed by the window', async () => {
+    const sql = `${ARRIVALS}
+SELECT window_start, window_end, item, price FROM (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY pt) AS r
+  FROM TABLE(TUMBLE(TABLE Arrival, DESCRIPTOR(pt), INTERVAL '5' MINUTES)) WHERE arrive(at))
+WHERE r = 1;`;
+    const explain = compileSql(sql, { functions: new Map([['clock.ts#arrive', scalarFunction('BOOLEAN', { input: ['DOUBLE'] }, () => true)]]) }).pipeline.explain();
+    expect(explain).toContain('Deduplicate(keep=[FirstRow], key=[window_start, window_end], order=[PROCTIME])');
+    expect(explain).not.toContain('WindowDeduplicate');
+    const first = (start: string, end: string, item: string, price: number): string => `+I${JSON.stringify({ window_start: at(start), window_end: at(end), item, price })}`;
+    for (const run of await arriving(sql)) {
+      expect(changelog(run)).toEqual([first('10:00', '10:05', 'a', 3), first('10:05', '10:10', 'd', 1), first('10:10', '10:15', 'g', 7)]);
+    }
+  }, 120_000);
+
   it('after a processing-time window aggregate: the top totals of each window, insert-only', async () => {
     // The aggregate runs after an exchange by item, so the clock stays put here (10:07:30) and
     // every row falls in [10:05, 10:10): its totals reach the rank when processing time ends with
