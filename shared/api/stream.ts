@@ -268,7 +268,7 @@ export class Stream<T> {
     // Top-N: final insert-only results per window, and state dropped when the window ends.
     const window = windowOfNode(this.node);
     if (window && partitionBy.includes('window_start' as never) && partitionBy.includes('window_end' as never) && !('atMostColumn' in options.range)) {
-      return windowRank(this, window, options) as never;
+      return windowRank(this, window.window, options, undefined, window.timeDomain) as never;
     }
     for (const k of partitionBy) requireColumn(this.schema, k, 'rank partitionBy');
     if (options.orderBy.length === 0) throw new PlanError('rank needs at least one orderBy column');

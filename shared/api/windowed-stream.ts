@@ -260,12 +260,12 @@ export class WindowedStream<T> {
     options: WindowRankOptions<T> & { readonly rankNumber?: R },
   ): Stream<(R extends string ? T & { [P in R]: number } : T) & WindowColumns> {
     if (this.window.type === 'SESSION') throw new PlanError(SESSION_NOT_SUPPORTED.rank);
-    this.requireEventTime('window rank');
     // The TVF assigns every row its windows; lateness is the rank's (its late rows go to lateSink).
+    // Processing-time windows fire on the processing-time clock, as Flink's window rank does.
     const lateSink = this.lateSinkOf(options.lateSink);
     const tvf = this.withWindowColumns();
     const { lateSink: _late, ...rankOptions } = options;
-    return windowRank(tvf, this.window, rankOptions as WindowRankOptions<T & WindowColumns>, lateSink) as never;
+    return windowRank(tvf, this.window, rankOptions as WindowRankOptions<T & WindowColumns>, lateSink, this.options.timeDomain) as never;
   }
 
   /** `rank` with the range `1..n`: the top `n` rows of each window (and partition). */
@@ -347,7 +347,7 @@ export class WindowedStream<T> {
 
   private requireEventTime(what: string): void {
     if (this.options.timeDomain === 'processing') {
-      throw new PlanError(`${what}: processing-time windows are supported by aggregate(), process() and withWindowColumns() only (window Top-N and deduplication use event time)`);
+      throw new PlanError(`${what}: processing-time windows are supported by aggregate(), process(), rank() and withWindowColumns() only (window deduplication uses event time)`);
     }
   }
 }
@@ -388,14 +388,17 @@ function timingSpec(t: WindowTiming): Pick<WindowAggregateSpec, 'timeDomain' | '
 /**
  * The window a stream's rows carry in `window_start` / `window_end` as final, insert-only
  * results — the output of a window table function or of a window aggregate that fires once —
- * looking through projections that keep both columns. Undefined otherwise.
+ * looking through projections that keep both columns, with its time domain (a window Top-N over
+ * processing-time windows fires on the processing-time clock). Undefined otherwise.
  */
-export function windowOfNode(node: LogicalNode): WindowSpec | undefined {
+export function windowOfNode(node: LogicalNode): { readonly window: WindowSpec; readonly timeDomain?: 'processing' } | undefined {
+  const processing = { timeDomain: 'processing' } as const;
   switch (node.type) {
     case 'WindowTableFunction':
-      return node.window.type === 'SESSION' || node.timeDomain === 'processing' ? undefined : node.window;
+      if (node.window.type === 'SESSION') return undefined;
+      return { window: node.window, ...(node.timeDomain === 'processing' ? processing : {}) };
     case 'WindowAggregate':
-      return node.timeDomain !== 'processing' && !windowEmitsUpdates(node) ? node.window : undefined;
+      return windowEmitsUpdates(node) ? undefined : { window: node.window, ...(node.timeDomain === 'processing' ? processing : {}) };
     case 'Calc': {
       const keeps = (name: string): boolean => node.projection.some((p) => p.name === name && p.expr.kind === 'ref' && p.expr.name === name);
       return keeps(WINDOW_START_COLUMN) && keeps(WINDOW_END_COLUMN) ? windowOfNode(node.input) : undefined;
@@ -411,7 +414,7 @@ export function windowOfNode(node: LogicalNode): WindowSpec | undefined {
  *
  * @throws PlanError for unknown columns, an empty ORDER BY, or a non-constant range.
  */
-export function windowRank<T>(input: Stream<T>, window: WindowSpec | undefined, options: WindowRankOptions<T>, lateSink?: LateSinkSpec): Stream<Row> {
+export function windowRank<T>(input: Stream<T>, window: WindowSpec | undefined, options: WindowRankOptions<T>, lateSink?: LateSinkSpec, timeDomain?: 'event' | 'processing'): Stream<Row> {
   const partitionBy = [...(options.partitionBy ?? [])].filter((k) => k !== WINDOW_START_COLUMN && k !== WINDOW_END_COLUMN);
   for (const k of partitionBy) requireColumn(input.schema, k, 'window rank partitionBy');
   if (options.orderBy.length === 0) throw new PlanError('window rank needs at least one orderBy column');
@@ -433,6 +436,7 @@ export function windowRank<T>(input: Stream<T>, window: WindowSpec | undefined, 
     input: input.node,
     ...spec,
     ...(window ? { window } : {}),
+    ...(timeDomain === 'processing' ? { timeDomain } : {}),
     ...(lateSink ? { lateSink } : {}),
     schema: windowRankOutputSchema(spec, input.schema),
   });

@@ -402,6 +402,8 @@ export interface WindowRankNode extends NodeBase {
   readonly windowEndColumn: string;
   /** The window the input rows carry, when known (explain only). */
   readonly window?: WindowSpec;
+  /** `'processing'`: the windows fire on the processing-time clock. @default 'event' */
+  readonly timeDomain?: 'event' | 'processing';
   readonly lateSink?: LateSinkSpec;
 }
 

@@ -81,6 +81,7 @@ export function windowOperator(node: WindowNode, common: OperatorCommon, needsUp
           windowStartColumn: node.windowStartColumn,
           windowEndColumn: node.windowEndColumn,
           ...(node.window?.timeZone !== undefined ? { timeZone: node.window.timeZone } : {}),
+          ...(node.timeDomain !== undefined ? { timeDomain: node.timeDomain } : {}),
         },
       };
     case 'WindowDeduplicate':

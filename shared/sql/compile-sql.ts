@@ -29,7 +29,7 @@ import { SqlError, atPosition, type SqlPosition } from './errors.ts';
 import { compileExpr, scopeOf } from './expressions.ts';
 import { readScript } from './reader/read-script.ts';
 import { compileQuery } from './query.ts';
-import type { QueryContext, Relation, SelectedColumn } from './relation.ts';
+import { streamColumnOrder, type QueryContext, type Relation, type SelectedColumn } from './relation.ts';
 import type { SqlHint, SqlQuery, SqlStatement } from './ast.ts';
 import { createDatagen } from './datagen.ts';
 import { settingWarning } from './settings.ts';
@@ -289,6 +289,8 @@ function printConnector(): SinkConnector {
  * processed (its PROCTIME_MATERIALIZE), and so does this Calc, at their places in the select list.
  */
 function resultOf(query: SqlQuery, r: Relation): Relation {
+  // A WITH query's result is its body's.
+  while (query.k === 'with') query = query.body;
   if (query.k !== 'select') return r;
   const order = selectedColumns(r);
   if (!order.some((o) => 'proctime' in o)) return r;
@@ -301,10 +303,9 @@ function resultOf(query: SqlQuery, r: Relation): Relation {
 
 /** A relation's columns as its select list orders them, its virtual PROCTIME() attributes included. */
 function selectedColumns(r: Relation): readonly SelectedColumn[] {
-  const virtual = r.scope.columns.filter((c) => c.proctime).map((c) => c.name);
   const columns = r.stream.schema.fields.map((f) => ({ column: f.name }));
-  if (virtual.length === 0) return columns;
-  return r.selectOrder ?? [...columns, ...virtual.map((name) => ({ proctime: name }))];
+  if (!r.scope.columns.some((c) => c.proctime)) return columns;
+  return r.selectOrder ?? streamColumnOrder(r);
 }
 
 /**
@@ -359,15 +360,21 @@ function declareSource(ctx: QueryContext, name: string, pos: SqlPosition, source
     }),
   ) as unknown as Stream<Row>;
   sources.push(stream.node as SourceNode);
+  // The columns in their declared order, as Flink's `*` takes them: computed columns and
+  // PROCTIME() attributes at their places among the physical ones.
+  const order = table.definition.columns.map((col) => col.name);
+  const place = (n: string): number => order.indexOf(n);
   let rel: Relation = { stream, scope: scopeOf(stream.schema, `table '${name}'`, [name], table.proctime) };
   if (table.computed.length > 0) {
     const projection: CalcColumn[] = stream.schema.fields.map((f) => ({ name: f.name, expr: { kind: 'ref', name: f.name } }));
     for (const col of computedExprs) {
       projection.push(col.expr === rowtimeExpr ? { ...col, timeAttribute: 'rowtime' } : col);
     }
+    projection.sort((a, b) => place(a.name) - place(b.name));
     const computed = atPosition(table.pos, () => stream.calc(projection));
     rel = { stream: computed, scope: scopeOf(computed.schema, `table '${name}'`, [name], table.proctime) };
   }
+  rel = { ...rel, scope: { ...rel.scope, columns: [...rel.scope.columns].sort((a, b) => place(a.name) - place(b.name)) } };
   ctx.usedSources.set(key, rel);
   return rel;
 }

@@ -14,7 +14,7 @@ import type { SqlCte, SqlExpr, SqlQuery, SqlSelectItem } from './ast.ts';
 import type { CatalogView } from './catalog.ts';
 import { SqlError, atPosition } from './errors.ts';
 import { compileExpr, isAggregateCall, scopeOf } from './expressions.ts';
-import { distinct, stateTtl, type QueryContext, type Relation } from './relation.ts';
+import { distinct, stateTtl, streamColumnOrder, type QueryContext, type Relation } from './relation.ts';
 import { intersectOrExcept, type IntersectOrExcept } from './set-operations.ts';
 import { NON_TIME_SORT_MESSAGE } from '../api/time-order.ts';
 
@@ -265,8 +265,7 @@ export function compileOrderBy(query: Extract<SqlQuery, { k: 'ordered' }>, ctx: 
  * each a TIMESTAMP_LTZ(3) column of the time the row is processed, at its place in the select list.
  */
 function materializeProctime(input: Relation, pos: SqlExpr['pos']): Stream<Row> {
-  const proctime = input.scope.columns.filter((c) => c.proctime).map((c) => c.name);
-  const order = input.selectOrder ?? [...input.stream.schema.fields.map((f) => ({ column: f.name })), ...proctime.map((name) => ({ proctime: name }))];
+  const order = input.selectOrder ?? streamColumnOrder(input);
   const now: Expr = { kind: 'call', fn: 'CURRENT_TIMESTAMP', args: [] };
   const projection = order.map((o) => ('column' in o ? { name: o.column, expr: { kind: 'ref', name: o.column } as Expr } : { name: o.proctime, expr: now }));
   return atPosition(pos, () => input.stream.calc(projection));

@@ -32,7 +32,7 @@ import { aggregateStateTtl, compileJoin, compileTemporalJoin, type JoinContext }
 import { isSubqueryCondition } from './subqueries.ts';
 import { containsSubquery, joinExpressionSubqueries, semiAntiJoin, subqueryConjuncts } from './expression-subqueries.ts';
 import { compileOrderBy, compileSetOp, compileValues, withCtes } from './query-compose.ts';
-import { distinct, relation, stateTtl, topNCacheSize, type QueryContext, type Relation } from './relation.ts';
+import { columnOrder, distinct, inColumnOrder, relation, rewrap, stateTtl, topNCacheSize, type QueryContext, type Relation, type SelectedColumn } from './relation.ts';
 
 /** Compiles a query (SELECT, set operation, VALUES, WITH, ORDER BY / LIMIT) into a stream. */
 export function compileQuery(query: SqlQuery, ctx: QueryContext): Relation {
@@ -101,21 +101,24 @@ function joinContext(hints: SqlSelect['hints'], ctx: QueryContext): JoinContext 
   return { ctx, hints, compileFrom: (from) => compileFrom(from, hints, ctx), filter, compileQuery: (query) => compileQuery(query, ctx) };
 }
 
-/** The PROCTIME() attributes a relation carries (they live in the scope, not in the rows). */
-function proctimeOf(r: Relation): string[] {
-  return r.scope.columns.filter((c) => c.proctime).map((c) => c.name);
-}
-
-/** Renames a relation's columns by position (`AS t (a, b)`, a view's column list). */
+/**
+ * Renames a relation's columns by position (`AS t (a, b)`, a view's column list), its PROCTIME()
+ * attributes included at their places (they stay attributes under their new names).
+ */
 export function renameColumns(r: Relation, names: readonly (string | { readonly name: string })[], pos: SqlPosition, what: string): Relation {
   const fields = r.stream.schema.fields;
+  const order = columnOrder(r);
+  const current = order.map((o) => ('column' in o ? o.column : o.proctime));
   const list = names.map((n) => (typeof n === 'string' ? n : n.name));
-  if (list.length !== fields.length) {
-    throw new SqlError(pos, `${what} names ${list.length} columns (${list.join(', ')}) but the query has ${fields.length} (${fields.map((f) => f.name).join(', ')})`);
+  if (list.length !== order.length) {
+    throw new SqlError(pos, `${what} names ${list.length} columns (${list.join(', ')}) but the query has ${order.length} (${current.join(', ')})`);
   }
-  if (fields.every((f, i) => f.name === list[i])) return r;
-  const stream = atPosition(pos, () => r.stream.calc(fields.map((f, i) => ({ name: list[i] as string, expr: { kind: 'ref', name: f.name } as Expr }))));
-  return relation(stream, r.scope.columns[0]?.qualifiers ?? [], r.scope.description, proctimeOf(r));
+  if (current.every((name, i) => name === list[i])) return r;
+  const renamed = new Map(current.map((name, i) => [name, list[i] as string]));
+  const stream = atPosition(pos, () => r.stream.calc(fields.map((f) => ({ name: renamed.get(f.name) ?? f.name, expr: { kind: 'ref', name: f.name } as Expr }))));
+  const proctime = order.filter((o) => 'proctime' in o).map((o) => renamed.get(o.proctime) as string);
+  const out = relation(stream, r.scope.columns[0]?.qualifiers ?? [], r.scope.description, proctime);
+  return inColumnOrder(out, list.map((name, i) => ('proctime' in (order[i] as SelectedColumn) ? { proctime: name } : { column: name })));
 }
 
 function compileFrom(from: SqlFrom, hints: SqlSelect['hints'], ctx: QueryContext): Relation {
@@ -128,7 +131,7 @@ function compileFrom(from: SqlFrom, hints: SqlSelect['hints'], ctx: QueryContext
         let r = inViewScope(ctx.catalog, view, () => compileQuery(view.query, ctx));
         if (view.columns) r = renameColumns(r, view.columns, view.pos, `view '${from.name}'`);
         if (from.columns) r = renameColumns(r, from.columns, from.pos, `alias '${from.alias ?? from.name}'`);
-        return relation(r.stream, [from.alias ?? from.name], `view '${from.name}'`, proctimeOf(r));
+        return rewrap(r, [from.alias ?? from.name], `view '${from.name}'`);
       }
       let r = ctx.source(key, from.pos, from.hints);
       if (from.columns) r = renameColumns(r, from.columns, from.pos, `alias '${from.alias ?? from.name}'`);
@@ -138,7 +141,7 @@ function compileFrom(from: SqlFrom, hints: SqlSelect['hints'], ctx: QueryContext
     case 'subquery': {
       let r = compileQuery(from.query, ctx);
       if (from.columns) r = renameColumns(r, from.columns, from.pos, `alias '${from.alias ?? 'subquery'}'`);
-      return relation(r.stream, from.alias ? [from.alias] : [], from.alias ? `subquery '${from.alias}'` : 'subquery', proctimeOf(r));
+      return rewrap(r, from.alias ? [from.alias] : [], from.alias ? `subquery '${from.alias}'` : 'subquery');
     }
     case 'tvf':
       return compileWindowTvf(from, hints, ctx);
@@ -195,7 +198,7 @@ function project(input: Relation, items: readonly SqlSelectItem[], pos: SqlPosit
   const projection: { name: string; expr: Expr }[] = [];
   // `SELECT *` keeps the input's PROCTIME() attributes (virtual: no column to project), as
   // Flink's star expands to them, so a deduplication over the subquery can order by one.
-  const proctime = items.some((i) => i.expr.k === 'star' && i.expr.qualifier === undefined) ? proctimeOf(input) : [];
+  const proctime: string[] = [];
   // Where each selected column goes (projection indexes, PROCTIME() attributes by name), for a
   // statement's result to materialize the attributes in place.
   const order: ({ index: number } | { proctime: string })[] = [];
@@ -210,13 +213,19 @@ function project(input: Relation, items: readonly SqlSelectItem[], pos: SqlPosit
     }
     if (item.expr.k === 'star') {
       const q = item.expr.qualifier;
-      const cols = input.scope.columns.filter((c) => !c.proctime && (q === undefined ? !c.qualifiedOnly : c.qualifiers.includes(q)));
+      // In the scope's order: a PROCTIME() attribute at its place in the view's select list or
+      // the table's declaration, as Flink's star expands it.
+      const cols = input.scope.columns.filter((c) => (q === undefined ? !c.qualifiedOnly : c.qualifiers.includes(q)));
       if (q !== undefined && cols.length === 0) throw new SqlError(item.pos, `unknown table or alias '${q}'`);
       for (const c of cols) {
+        if (c.proctime) {
+          proctime.push(c.name);
+          order.push({ proctime: c.name });
+          continue;
+        }
         order.push({ index: projection.length });
         projection.push({ name: c.name, expr: { kind: 'ref', name: c.field } });
       }
-      if (q === undefined) for (const name of proctimeOf(input)) order.push({ proctime: name });
       return;
     }
     order.push({ index: projection.length });
@@ -233,10 +242,11 @@ function project(input: Relation, items: readonly SqlSelectItem[], pos: SqlPosit
   // The scope's schema, not the stream's: reading `stream` would materialize a pending window TVF.
   const fields = input.scope.schema.fields;
   const identity = projection.length === fields.length && projection.every((p, i) => p.expr.kind === 'ref' && p.expr.name === fields[i]?.name && p.name === p.expr.name);
-  const selectOrder = proctime.length === 0 ? {} : { selectOrder: order.map((o) => ('index' in o ? { column: projection[o.index]!.name } : o)) };
-  if (identity) return input.window ? input : { ...relation(input.stream, input.scope.columns[0]?.qualifiers ?? [], input.scope.description, proctime), ...selectOrder };
+  const selected: SelectedColumn[] = order.map((o) => ('index' in o ? { column: projection[o.index]!.name } : o));
+  const selectOrder = proctime.length === 0 ? {} : { selectOrder: selected };
+  if (identity) return input.window ? input : { ...inColumnOrder(relation(input.stream, input.scope.columns[0]?.qualifiers ?? [], input.scope.description, proctime), selected), ...selectOrder };
   const stream = atPosition(pos, () => input.stream.calc(projection));
-  return { ...relation(stream, [], 'query', proctime), ...selectOrder };
+  return { ...inColumnOrder(relation(stream, [], 'query', proctime), selected), ...selectOrder };
 }
 
 /** `PROCTIME()`, or a reference to a PROCTIME() attribute of the scope. */
@@ -522,19 +532,25 @@ function compileTopN(outer: SqlSelect, inner: SqlSelect, rankIndex: number, ctx:
   let stream: Stream<Row>;
   const win = base.window;
   const byWindow = partitionBy.includes('window_start') && partitionBy.includes('window_end');
-  if (win?.proctime === true && byWindow) {
-    throw new SqlError(rankSel.pos, `a window Top-N over a ${win.spec.type} window of a PROCTIME() attribute is not supported yet: rank by event time (a rowtime attribute)`);
-  }
-  if (win && byWindow && over.name === 'ROW_NUMBER' && !rankNumberUsed && orderBy.length === 1 && range.type === 'constant' && range.start === 1 && range.end === 1 && orderBy[0]?.column === win.spec.timeColumn) {
+  const windowDedup = win !== undefined && byWindow && over.name === 'ROW_NUMBER' && !rankNumberUsed && orderBy.length === 1 && range.type === 'constant' && range.start === 1 && range.end === 1 && orderBy[0]?.column === win.spec.timeColumn;
+  if (win?.proctime === true && windowDedup) {
+    // Flink's window deduplication orders by event time only (window-deduplication
+    // "Limitation on time attribute of order key"); by the PROCTIME() attribute it is the
+    // processing-time deduplication of the table function's rows, keyed by the window too.
+    const keep = orderBy[0]?.direction === 'ASC' ? 'first' : 'last';
+    stream = atPosition(rankSel.pos, () => base.stream.deduplicate({ keys: partitionBy, keep, ...stateTtl(ctx) }));
+  } else if (win && windowDedup) {
     // Window deduplication (Flink's WindowDeduplicate): first/last row per key and window.
     const keep = orderBy[0]?.direction === 'ASC' ? 'first' : 'last';
     const keys = partitionBy.filter((k) => !WINDOW_COLUMNS.has(k));
     stream = atPosition(rankSel.pos, () => win.base.window(win.spec).deduplicate({ partitionBy: keys, keep })) as unknown as Stream<Row>;
   } else if (win && byWindow && range.type === 'constant') {
-    // Window Top-N straight over the TVF's input, as the API's window(…).rank(…) builds it.
+    // Window Top-N straight over the TVF's input, as the API's window(…).rank(…) builds it. Over
+    // a PROCTIME() attribute the windows are cut and fire on the processing-time clock (Flink's
+    // window rank over a processing-time windowing strategy).
     const keys = partitionBy.filter((k) => !WINDOW_COLUMNS.has(k));
     stream = atPosition(rankSel.pos, () =>
-      win.base.window(win.spec).rank({
+      win.base.window(win.spec, win.proctime === true ? { timeDomain: 'processing' } : {}).rank({
         partitionBy: keys,
         orderBy: orderBy.map((o) => ({ column: o.column, direction: o.direction, ...(o.nulls ? { nulls: o.nulls } : {}) })),
         range: range.start === 1 ? { atMost: range.end } : { between: [range.start, range.end] },
@@ -542,6 +558,13 @@ function compileTopN(outer: SqlSelect, inner: SqlSelect, rankIndex: number, ctx:
         ...(rankNumberUsed ? { rankNumber: rankName } : {}),
       }),
     ) as unknown as Stream<Row>;
+    if (win.proctime === true) {
+      // window_time is a PROCTIME() attribute there, which Flink materializes after the rank
+      // (PROCTIME_MATERIALIZE(window_time)): the time the row comes out, as after the table function alone.
+      const now: Expr = { kind: 'call', fn: 'CURRENT_TIMESTAMP', args: [] };
+      const ranked = stream;
+      stream = atPosition(rankSel.pos, () => ranked.calc(ranked.schema.fields.map((f) => ({ name: f.name, expr: f.name === 'window_time' ? now : ({ kind: 'ref', name: f.name } as Expr) }))));
+    }
   } else if (dedup) {
     const keep = orderBy[0]?.direction === 'ASC' ? 'first' : 'last';
     stream = atPosition(rankSel.pos, () => base.stream.deduplicate({ keys: partitionBy, keep, orderBy: orderBy[0]?.column as string, ...stateTtl(ctx) }));

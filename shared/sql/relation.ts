@@ -16,7 +16,7 @@ import type { Catalog } from './catalog.ts';
 import type { SqlHint } from './ast.ts';
 import type { LookupTableSpec } from './connectors.ts';
 import { atPosition, type SqlPosition } from './errors.ts';
-import { scopeOf, type Scope } from './expressions.ts';
+import { scopeOf, type Scope, type ScopeColumn } from './expressions.ts';
 
 /** A compiled query: its stream and what its columns are called. */
 export interface Relation {
@@ -78,6 +78,51 @@ export function topNCacheSize(ctx: QueryContext): { cacheSize?: number } {
  */
 export function relation(stream: Stream<Row>, qualifiers: readonly string[], description: string, proctime: readonly string[] = []): Relation {
   return { stream, scope: scopeOf(stream.schema, description, qualifiers, proctime) };
+}
+
+/**
+ * The relation's columns in the order `*` takes them: the scope's order, which keeps a PROCTIME()
+ * attribute at its place in the select list or table declaration (it has no column in the rows).
+ */
+export function columnOrder(r: Relation): SelectedColumn[] {
+  return r.scope.columns.filter((c) => !c.qualifiedOnly).map((c) => (c.proctime ? { proctime: c.name } : { column: c.field }));
+}
+
+/**
+ * The relation's stream columns and PROCTIME() attributes in the scope's order (stream columns
+ * the scope does not name last), for a result that materializes the attributes in place.
+ */
+export function streamColumnOrder(r: Relation): SelectedColumn[] {
+  const fields = new Set(r.stream.schema.fields.map((f) => f.name));
+  const out: SelectedColumn[] = [];
+  for (const o of columnOrder(r)) {
+    if ('proctime' in o) out.push(o);
+    else if (fields.delete(o.column)) out.push(o);
+  }
+  return [...out, ...[...fields].map((column) => ({ column }))];
+}
+
+/**
+ * `r` with its scope's columns in `order` (stream columns by field, PROCTIME() attributes by
+ * name); columns `order` does not name keep their order after those it names.
+ */
+export function inColumnOrder(r: Relation, order: readonly SelectedColumn[]): Relation {
+  const rest = [...r.scope.columns];
+  const columns: ScopeColumn[] = [];
+  for (const o of order) {
+    const i = rest.findIndex((c) => ('proctime' in o ? c.proctime === true && c.name === o.proctime : !c.proctime && !c.qualifiedOnly && c.field === o.column));
+    if (i >= 0) columns.push(...rest.splice(i, 1));
+  }
+  return { ...r, scope: { ...r.scope, columns: [...columns, ...rest] } };
+}
+
+/**
+ * A relation over `inner`'s stream under new qualifiers (a view, a subquery, an alias): the
+ * same columns in the same order, its PROCTIME() attributes where they were.
+ */
+export function rewrap(inner: Relation, qualifiers: readonly string[], description: string): Relation {
+  const proctime = inner.scope.columns.filter((c) => c.proctime).map((c) => c.name);
+  return inColumnOrder(relation(inner.stream, qualifiers, description, proctime), columnOrder(inner));
 }
 
 /** One row per distinct row of `input` (Flink plans SELECT DISTINCT as a GroupAggregate). */

@@ -57,7 +57,14 @@ describe('the SESSION table function on its own', () => {
     expect(aligned.explain()).toContain('WindowTableFunction(window=[TUMBLE(time_col=[PROCTIME(date_time)], size=[10 s])])');
     const tvf = aligned.jobGraph({ parallelism: 2 }).stages.flatMap((s) => s.operators).find((o) => o.type === 'WindowTableFunction');
     expect(tvf?.spec).toMatchObject({ timeDomain: 'processing' });
-    expect(() => bids(new Pipeline('r')).window(tumble('date_time', '10 s'), { timeDomain: 'processing' }).topN(3, { orderBy: ['price DESC'] })).toThrow(/window rank: processing-time windows are supported by aggregate\(\), process\(\) and withWindowColumns\(\) only/);
+    // A window Top-N over processing-time windows fires on the processing-time clock.
+    const ranked = new Pipeline('r');
+    bids(ranked).window(tumble('date_time', '10 s'), { timeDomain: 'processing' }).topN(3, { orderBy: ['price DESC'] }).sinkTo('out');
+    const rank = ranked.jobGraph({ parallelism: 2 }).stages.flatMap((s) => s.operators).find((o) => o.type === 'WindowRank');
+    expect(rank?.spec).toMatchObject({ timeDomain: 'processing' });
+    expect(() => bids(new Pipeline('d')).window(tumble('date_time', '10 s'), { timeDomain: 'processing' }).deduplicate({ keep: 'first' })).toThrow(
+      /window deduplication: processing-time windows are supported by aggregate\(\), process\(\), rank\(\) and withWindowColumns\(\) only/,
+    );
   });
 });
 

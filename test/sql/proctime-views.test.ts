@@ -122,3 +122,52 @@ describe('PROCTIME() written into a result: its TIMESTAMP_LTZ(3) value, as Flink
     }
   }, 120_000);
 });
+
+describe('SELECT * keeps a PROCTIME() attribute at its declared place, as Flink expands the star', () => {
+  const files = inputDir('proctime-star');
+  afterAll(() => files.cleanup());
+  const path = files.file('bids', [{ auction: 1, price: 10 }, { auction: 2, price: 20 }]);
+  const bid = (columns = 'auction BIGINT, price BIGINT'): string => `CREATE TABLE bid (${columns}) WITH ('connector' = 'filesystem', 'path' = '${path}', 'format' = 'json');\n`;
+  const view = `${bid()}CREATE VIEW v AS SELECT auction, PROCTIME() AS pt, price FROM bid;\n`;
+  // 2024-01-01 10:07:30 UTC: every read of the clock, so the materialized attribute is exact
+  // (a TIMESTAMP_LTZ(3) column, written as its instant).
+  const T = Date.UTC(2024, 0, 1, 10, 7, 30);
+  const TS = '2024-01-01 10:07:30.000Z';
+  const rows = (keys: readonly string[], value: (auction: number) => Record<string, unknown>): string[] =>
+    [1, 2].map((auction) => JSON.stringify(Object.fromEntries(keys.map((k) => [k, value(auction)[k]])))).sort();
+  const viewRow = (a: number): Record<string, unknown> => ({ auction: a, pt: TS, price: a * 10 });
+  const scripts: [string, string, string[], (auction: number) => Record<string, unknown>][] = [
+    ['a view', `${view}SELECT * FROM v;`, ['auction', 'pt', 'price'], viewRow],
+    ['a subquery over the view', `${view}SELECT * FROM (SELECT * FROM v) s;`, ['auction', 'pt', 'price'], viewRow],
+    ["the view's qualified star", `${view}SELECT v.* FROM v;`, ['auction', 'pt', 'price'], viewRow],
+    ['a WITH query', `${bid()}WITH w AS (SELECT auction, PROCTIME() AS pt, price FROM bid) SELECT * FROM w;`, ['auction', 'pt', 'price'], viewRow],
+    ['a subquery', `${bid()}SELECT * FROM (SELECT auction, PROCTIME() AS pt, price FROM bid) s;`, ['auction', 'pt', 'price'], viewRow],
+    [
+      "a view's column list, which names the attribute at its place",
+      `${bid()}CREATE VIEW v (a, p, b) AS SELECT auction, PROCTIME() AS pt, price FROM bid;\nSELECT * FROM v;`,
+      ['a', 'p', 'b'],
+      (a) => ({ a, p: TS, b: a * 10 }),
+    ],
+    [
+      'a table declaring the attribute and a computed column between its physical columns',
+      `${bid('auction BIGINT, pt AS PROCTIME(), next_auction AS auction + 1, price BIGINT')}SELECT * FROM bid;`,
+      ['auction', 'pt', 'next_auction', 'price'],
+      (a) => ({ auction: a, pt: TS, next_auction: a + 1, price: a * 10 }),
+    ],
+    [
+      'a view over that table',
+      `${bid('auction BIGINT, pt AS PROCTIME(), next_auction AS auction + 1, price BIGINT')}CREATE VIEW t AS SELECT * FROM bid;\nWITH w AS (SELECT * FROM t) SELECT * FROM w;`,
+      ['auction', 'pt', 'next_auction', 'price'],
+      (a) => ({ auction: a, pt: TS, next_auction: a + 1, price: a * 10 }),
+    ],
+  ];
+
+  it.each(scripts)('through %s (embedded and AWS runtimes)', async (_what, script, columns, row) => {
+    const sink = compileSql(script).pipeline.jobGraph({ parallelism: 1 }).sinks[0]!;
+    expect(sink.schema.fields.map((f) => f.name)).toEqual(columns);
+    for (const run of [runEmbeddedSql, runLocalSql]) {
+      const result = await run(script, { clock: () => T });
+      expect(result.rows).toEqual(rows(columns, row));
+    }
+  }, 120_000);
+});

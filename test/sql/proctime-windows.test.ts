@@ -8,9 +8,13 @@
  * - `ORDER BY pt DESC LIMIT n` (and any sort by a PROCTIME() attribute but ascending alone) is a
  *   Top-N over the attribute materialized: the latest rows to arrive, as an updating result;
  * - SESSION windows: window Top-N, deduplication and joins straight after the table function are
- *   refused as in Flink, and a window Top-N after a SESSION window aggregation runs.
+ *   refused as in Flink, and a window Top-N after a SESSION window aggregation runs;
+ * - a window Top-N straight after a TUMBLE / HOP / CUMULATE table function over a PROCTIME()
+ *   attribute, or after a processing-time window aggregate, fires each window when the
+ *   processing-time clock passes its end (Flink's window rank over processing time).
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { scalarFunction, type UserFunctionDefinition } from '../../shared/api/user-functions.ts';
 import type { ChangeRow } from '../../shared/core/row.ts';
 import { compileSql } from '../../shared/sql/compile-sql.ts';
 import { sqlError } from './helpers.ts';
@@ -109,13 +113,6 @@ SELECT item, pt, window_start, window_end, window_time FROM TABLE(TUMBLE(TABLE B
     }
   }, 120_000);
 
-  it('a window Top-N straight after one is not supported yet, named with its position', () => {
-    const query = `${BID}\nSELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY price DESC) AS r FROM TABLE(TUMBLE(TABLE Bid, DESCRIPTOR(pt), INTERVAL '5' MINUTES))) WHERE r <= 2;`;
-    expect(sqlError(() => compileSql(query)).message).toBe(
-      'line 2:26: a window Top-N over a TUMBLE window of a PROCTIME() attribute is not supported yet: rank by event time (a rowtime attribute)',
-    );
-  });
-
   it('on a clock that crosses windows, each row’s window holds the time between its pt and window_time', async () => {
     let now = Date.UTC(2024, 0, 1, 10, 0, 0) - 300;
     const sql = `${BID}
@@ -171,10 +168,10 @@ describe('ORDER BY a PROCTIME() attribute with LIMIT: a Top-N over its materiali
     // A Top-1 is Flink's FastTop1Function: the new first row updates the old one.
     expect(run.changes.map((c) => `${c.kind} ${String(c.row.item)}`)).toEqual(['+I a', '-U a', '+U b', '-U b', '+U c', '-U c', '+U d', '-U d', '+U e']);
     const final = run.changes.at(-1)!.row;
-    // The columns of the same SELECT * unsorted, the attribute materialized at its place there.
+    // Flink's declared order, sorted or not: the attribute at its place in the view's select list.
     const unsorted = compileSql(`${BID}\nCREATE VIEW v AS SELECT item, PROCTIME() AS p, price FROM Bid;\nSELECT * FROM v;`).pipeline.jobGraph({ parallelism: 1 }).sinks[0]!;
-    expect(Object.keys(final)).toEqual(unsorted.schema.fields.map((f) => f.name));
-    expect(Object.keys(final).sort()).toEqual(['item', 'p', 'price']);
+    expect(unsorted.schema.fields.map((f) => f.name)).toEqual(['item', 'p', 'price']);
+    expect(Object.keys(final)).toEqual(['item', 'p', 'price']);
     expect(final.p as number).toBeGreaterThanOrEqual(T0);
     expect(final.p as number).toBeLessThanOrEqual(last());
   });
@@ -234,5 +231,133 @@ WHERE rownum <= 1;`;
     const expected = [row('08:00', '08:08', 'd', 7), row('08:01', '08:06', 'b', 4), row('08:04', '08:09', 'c', 9), row('08:20', '08:25', 'b', 3), row('08:21', '08:26', 'a', 5), row('09:00', '09:05', 'z', 0)];
     expect(embedded.rows).toEqual(expected);
     expect(aws.rows).toEqual(embedded.rows);
+  }, 120_000);
+});
+
+// Each row says when it arrives: the filter `arrive(at)` moves the clock to T1 + at minutes before
+// the table function (or the window aggregate) reads it, on one task so that every operator sees
+// the rows in that order (the window of a row is then exact on both runtimes).
+const T1 = Date.UTC(2024, 0, 1, 10, 0, 0);
+const arrivals = files.file('arrivals', [
+  { item: 'a', price: 3, at: 1 },
+  { item: 'b', price: 5, at: 2 },
+  { item: 'c', price: 4, at: 3 },
+  { item: 'd', price: 1, at: 6 },
+  { item: 'e', price: 9, at: 7 },
+  { item: 'f', price: 2, at: 8 },
+  { item: 'g', price: 7, at: 11 },
+  { item: 'h', price: 8, at: 11.5 },
+]);
+const ARRIVALS = `CREATE TABLE Arrival (item STRING, price INT, at DOUBLE, pt AS PROCTIME()) WITH ('connector' = 'filesystem', 'path' = '${arrivals}', 'format' = 'json', 'scan.parallelism' = '1');
+CREATE FUNCTION arrive AS 'clock.ts#arrive';`;
+
+/** Runs on both runtimes, at parallelism 1, with the clock the rows move. */
+async function arriving(sql: string): Promise<[SqlRun, SqlRun]> {
+  const runs: SqlRun[] = [];
+  for (const run of [runEmbeddedSql, runLocalSql]) {
+    let now = T1;
+    const functions = new Map<string, UserFunctionDefinition>([
+      ['clock.ts#arrive', scalarFunction('BOOLEAN', { input: ['DOUBLE'] }, (at) => ((now = T1 + (at as number) * 60_000), true))],
+    ]);
+    runs.push(await run(sql, { functions, parallelism: 1, batchSize: 1, clock: () => now }));
+  }
+  return runs as [SqlRun, SqlRun];
+}
+
+/** `HH:MM` on 2024-01-01 (UTC, the session zone). */
+const at = (hhmm: string): number => Date.UTC(2024, 0, 1, Number(hhmm.slice(0, 2)), Number(hhmm.slice(3)));
+/** The changelog without window_time (the time each row comes out). */
+const ranked = (run: SqlRun): string[] => run.changes.map(({ kind, row: { window_time: _time, ...rest } }) => `${kind}${JSON.stringify(rest)}`);
+const row = (start: string, end: string, item: string, price: number, r: number): string => `+I${JSON.stringify({ window_start: at(start), window_end: at(end), item, price, r })}`;
+
+describe('a window Top-N over processing-time windows fires each window when the clock passes its end, on both runtimes', () => {
+  const topN = (tvf: string, n: number): string => `${ARRIVALS}
+SELECT window_start, window_end, item, price, r, window_time FROM (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY price DESC) AS r
+  FROM TABLE(${tvf}) WHERE arrive(at))
+WHERE r <= ${n};`;
+
+  it('TUMBLE: the top 2 of each 5-minute window, in window order (the last one when processing time ends with the input)', async () => {
+    const sql = topN("TUMBLE(TABLE Arrival, DESCRIPTOR(pt), INTERVAL '5' MINUTES)", 2);
+    const program = compileSql(sql, { functions: new Map([['clock.ts#arrive', scalarFunction('BOOLEAN', { input: ['DOUBLE'] }, () => true)]]) });
+    expect(program.pipeline.explain()).toContain('WindowRank(window=[TUMBLE(win_start=[window_start], win_end=[window_end], size=[5 min])], rankType=[ROW_NUMBER], rankRange=[rankStart=1, rankEnd=2]');
+    expect(program.pipeline.explain()).toContain('WindowTableFunction(window=[TUMBLE(time_col=[PROCTIME(pt)], size=[5 min])])');
+    // One task runs the filter, the table function and the rank in turn, so each row's window is
+    // the one its arrival says on both runtimes.
+    const stages = program.pipeline.jobGraph({ parallelism: 1 }).stages;
+    expect(stages.map((s) => s.operators.map((o) => o.type))).toEqual([['Calc', 'WindowTableFunction', 'WindowRank', 'Calc']]);
+    expect(stages[0]!.operators.find((o) => o.type === 'WindowRank')?.spec).toMatchObject({ timeDomain: 'processing' });
+    const [embedded, aws] = await arriving(sql);
+    for (const run of [embedded, aws]) {
+      expect(ranked(run)).toEqual([
+        row('10:00', '10:05', 'b', 5, 1),
+        row('10:00', '10:05', 'c', 4, 2),
+        row('10:05', '10:10', 'e', 9, 1),
+        row('10:05', '10:10', 'f', 2, 2),
+        row('10:10', '10:15', 'h', 8, 1),
+        row('10:10', '10:15', 'g', 7, 2),
+      ]);
+      // window_time is the time a row comes out: never before its window ended on the clock,
+      // unless processing time ended with the input first (the clock reads 10:11:30 then, and
+      // the window [10:10, 10:15) fires with it).
+      const last = at('10:11') + 30_000;
+      for (const c of run.changes) {
+        expect(c.row.window_time as number).toBeGreaterThanOrEqual(Math.min(c.row.window_end as number, last));
+        expect(c.row.window_time as number).toBeLessThanOrEqual(last);
+      }
+    }
+    // The embedded runtime ticks processing time between its batches: the first window fired on
+    // the clock, before g arrived at 10:11 (the AWS runtime here ticks once its input is read).
+    expect(embedded.changes[0]!.row.window_time as number).toBeLessThan(at('10:11'));
+  }, 120_000);
+
+  it('HOP: the top row of each 10-minute window sliding by 5, a row ranked in each of its windows', async () => {
+    for (const run of await arriving(topN("HOP(TABLE Arrival, DESCRIPTOR(pt), INTERVAL '5' MINUTES, INTERVAL '10' MINUTES)", 1))) {
+      expect(ranked(run)).toEqual([
+        row('09:55', '10:05', 'b', 5, 1),
+        row('10:00', '10:10', 'e', 9, 1),
+        row('10:05', '10:15', 'e', 9, 1),
+        row('10:10', '10:20', 'h', 8, 1),
+      ]);
+    }
+  }, 120_000);
+
+  it('CUMULATE: the top row of each cumulating window of the quarter', async () => {
+    for (const run of await arriving(topN("CUMULATE(TABLE Arrival, DESCRIPTOR(pt), INTERVAL '5' MINUTES, INTERVAL '15' MINUTES)", 1))) {
+      expect(ranked(run)).toEqual([row('10:00', '10:05', 'b', 5, 1), row('10:00', '10:10', 'e', 9, 1), row('10:00', '10:15', 'e', 9, 1)]);
+    }
+  }, 120_000);
+
+  it('ROW_NUMBER() = 1 by the attribute itself is no window deduplication (event time only in Flink): the first row to arrive per window, as the processing-time deduplication keyed by the window', async () => {
+    const sql = `${ARRIVALS}
+SELECT window_start, window_end, item, price FROM (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY pt) AS r
+  FROM TABLE(TUMBLE(TABLE Arrival, DESCRIPTOR(pt), INTERVAL '5' MINUTES)) WHERE arrive(at))
+WHERE r = 1;`;
+    const explain = compileSql(sql, { functions: new Map([['clock.ts#arrive', scalarFunction('BOOLEAN', { input: ['DOUBLE'] }, () => true)]]) }).pipeline.explain();
+    expect(explain).toContain('Deduplicate(keep=[FirstRow], key=[window_start, window_end], order=[PROCTIME])');
+    expect(explain).not.toContain('WindowDeduplicate');
+    const first = (start: string, end: string, item: string, price: number): string => `+I${JSON.stringify({ window_start: at(start), window_end: at(end), item, price })}`;
+    for (const run of await arriving(sql)) {
+      expect(changelog(run)).toEqual([first('10:00', '10:05', 'a', 3), first('10:05', '10:10', 'd', 1), first('10:10', '10:15', 'g', 7)]);
+    }
+  }, 120_000);
+
+  it('after a processing-time window aggregate: the top totals of each window, insert-only', async () => {
+    // The aggregate runs after an exchange by item, so the clock stays put here (10:07:30) and
+    // every row falls in [10:05, 10:10): its totals reach the rank when processing time ends with
+    // the input, a window already due, which the rank still takes and fires.
+    const sql = `${ARRIVALS}
+SELECT window_start, window_end, item, price, r FROM (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY price DESC) AS r FROM (
+    SELECT window_start, window_end, item, SUM(price) AS price FROM TABLE(TUMBLE(TABLE Arrival, DESCRIPTOR(pt), INTERVAL '5' MINUTES)) GROUP BY window_start, window_end, item))
+WHERE r <= 2;`;
+    const explain = compileSql(sql, { functions: new Map([['clock.ts#arrive', scalarFunction('BOOLEAN', { input: ['DOUBLE'] }, () => true)]]) }).pipeline.explain();
+    expect(explain).toContain('WindowRank(window=[TUMBLE(win_start=[window_start], win_end=[window_end], size=[5 min])], rankType=[ROW_NUMBER], rankRange=[rankStart=1, rankEnd=2]');
+    expect(explain).toContain('WindowAggregate(groupBy=[item], window=[TUMBLE(time_col=[PROCTIME(pt)], size=[5 min])]');
+    for (const run of [runEmbeddedSql, runLocalSql]) {
+      const result = await run(sql, { functions: new Map([['clock.ts#arrive', scalarFunction('BOOLEAN', { input: ['DOUBLE'] }, () => true)]]), clock: () => at('10:07') + 30_000 });
+      expect(changelog(result)).toEqual([row('10:05', '10:10', 'e', 9, 1), row('10:05', '10:10', 'h', 8, 2)]);
+    }
   }, 120_000);
 });

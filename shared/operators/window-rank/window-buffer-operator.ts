@@ -15,6 +15,13 @@
  * the buffer is emitted and deleted, so a fired window leaves neither state nor timers behind.
  * Rows of a window that has fired (`window_end - 1 <= watermark` when they arrive) go to the late
  * side output (late-data.ts).
+ *
+ * In processing time (windows cut from a PROCTIME() attribute) the timer is a processing-time
+ * timer at the same `window_end - 1`: the window fires when the processing-time clock passes its
+ * end, as in Flink's slicing window operators. The progress rows are late against is then, as
+ * there, the last window this instance fired (`window_end - 1`), not the clock: rows of a window
+ * aggregate that fired on the clock a moment ago are still on time, and their window, already
+ * due, fires at the next processing-time tick. Like Flink's, this progress is not checkpointed.
  */
 import { PlanError, RecordError } from '../../core/errors.ts';
 import type { ChangeRow } from '../../core/row.ts';
@@ -55,6 +62,8 @@ export interface WindowBufferConfig<B> {
    * (../window/zoned-window.ts). Absent means UTC.
    */
   readonly timeZone?: string;
+  /** `'processing'`: the windows fire on the processing-time clock. @default 'event' */
+  readonly timeDomain?: 'event' | 'processing';
   readonly logic: WindowBufferLogic<B>;
 }
 
@@ -78,6 +87,9 @@ export function checkWindowColumns(config: Omit<WindowBufferConfig<unknown>, 'lo
 export function createWindowBufferOperator<B>(config: WindowBufferConfig<B>): Operator {
   const { name, partitionBy, windowStartColumn, windowEndColumn, logic } = config;
   const tag = config.lateOutputTag ?? DEFAULT_LATE_OUTPUT_TAG;
+  const processing = config.timeDomain === 'processing';
+  /** Processing time: `window_end - 1` of the last window fired (Flink's `currentProgress`). */
+  let firedUpTo = -Infinity;
   let context: OperatorContext | undefined;
   let buffers: MapState<B> | undefined;
 
@@ -102,18 +114,21 @@ export function createWindowBufferOperator<B>(config: WindowBufferConfig<B>): Op
   const processRows = (batch: readonly ChangeRow[], places: ReturnType<typeof locate>[], out: Output): void => {
     const state = buffers!;
     const timers = context!.timers;
-    const watermark = timers.currentWatermark();
+    const progress = processing ? firedUpTo : timers.currentWatermark();
     for (let i = 0; i < batch.length; i++) {
       const row = batch[i]!.row;
       const { key, window, end } = places[i]!;
-      if (isWindowFired(end, watermark)) {
+      if (isWindowFired(end, progress)) {
         emitLate(row, tag, context!, out);
         continue;
       }
       const buffer = state.get(key, window);
       state.put(key, window, logic.add(buffer, row));
       // Registering once per window is enough: the timer service keeps one timer per (key, window, time).
-      if (buffer === undefined) timers.registerEventTimeTimer(key, window, end - 1);
+      if (buffer === undefined) {
+        if (processing) timers.registerProcessingTimeTimer(key, window, end - 1);
+        else timers.registerEventTimeTimer(key, window, end - 1);
+      }
     }
   };
 
@@ -137,6 +152,8 @@ export function createWindowBufferOperator<B>(config: WindowBufferConfig<B>): Op
       if (buffer === undefined) return;
       logic.fire(buffer, out);
       state.delete(timer.key, timer.namespace);
+      // The namespace is the window on the window columns' clock (`start,end`).
+      if (processing) firedUpTo = Math.max(firedUpTo, Number(timer.namespace.slice(timer.namespace.indexOf(',') + 1)) - 1);
     },
   };
 }

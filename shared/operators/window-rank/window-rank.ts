@@ -43,6 +43,11 @@ export interface WindowRankSpec {
   readonly timeZone?: string;
   /** Side output of rows arriving after their window fired. @default 'late' */
   readonly lateOutputTag?: string;
+  /**
+   * `'processing'`: the windows (cut from a PROCTIME() attribute) fire when the processing-time
+   * clock passes their end. @default 'event'
+   */
+  readonly timeDomain?: 'event' | 'processing';
 }
 
 /** Name of the operator's map state: (partition key, window) → buffered rows. */
@@ -59,6 +64,9 @@ function compile(spec: WindowRankSpec, inputSchema: Schema): CompiledWindowRank 
     throw new PlanError(`WindowRank: unknown rank type ${JSON.stringify(rankType)}; expected ROW_NUMBER, RANK or DENSE_RANK`);
   }
   checkWindowColumns({ name: 'WindowRank', ...spec }, inputSchema);
+  if (spec.timeDomain !== undefined && spec.timeDomain !== 'event' && spec.timeDomain !== 'processing') {
+    throw new PlanError(`WindowRank: timeDomain must be 'event' or 'processing', got ${JSON.stringify(spec.timeDomain)}`);
+  }
   if (spec.rankRange?.type === 'variable') {
     // Flink's window Top-N takes a constant range only; a per-row end would make the buffer bound unknown.
     throw new PlanError(`WindowRank: a variable rank range (<= ${spec.rankRange.endColumn}) is not supported; use a constant range`);
@@ -107,6 +115,7 @@ export function createWindowRankOperator(spec: WindowRankSpec, inputSchema: Sche
     windowStartColumn: spec.windowStartColumn,
     windowEndColumn: spec.windowEndColumn,
     ...(spec.lateOutputTag !== undefined ? { lateOutputTag: spec.lateOutputTag } : {}),
+    ...(spec.timeDomain !== undefined ? { timeDomain: spec.timeDomain } : {}),
     stateName: STATE_NAME,
     logic: {
       add: (rows, row) => topN.add(rows, row),

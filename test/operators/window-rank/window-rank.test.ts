@@ -182,3 +182,30 @@ describe('window Top-N spec validation', () => {
     expect(stateLeft(h)).toEqual({ entries: 0, timers: 0 });
   });
 });
+
+describe('window Top-N in processing time (windows cut from a PROCTIME() attribute)', () => {
+  it('fires a window when the processing-time clock passes its end, not on the watermark', async () => {
+    const h = await OperatorHarness.open(() => createWindowRankOperator({ ...rankSpec('ROW_NUMBER', 1, 2), timeDomain: 'processing' }, WINDOWED), { processingTime: 0 });
+    await h.processBatch([...TIED, I('a', 5, 50, 10, 20)]);
+    await h.processWatermark(100);
+    expect(h.extractOutput()).toEqual([]);
+    expect(await h.setProcessingTime(8)).toEqual([]);
+    expect(await h.setProcessingTime(9)).toEqual([IR('a', 2, 30, 0, 10, 1), IR('a', 4, 30, 0, 10, 2)]);
+    expect(await h.setProcessingTime(19)).toEqual([IR('a', 5, 50, 10, 20, 1)]);
+    expect({ entries: h.state.stats().entries, timers: h.timers.pendingTimers('processing') }).toEqual({ entries: 0, timers: 0 });
+  });
+
+  it('takes rows of a window already due that has not fired (a window aggregate’s results) and fires it on the next tick; rows of a fired window are late', async () => {
+    const h = await OperatorHarness.open(() => createWindowRankOperator({ ...rankSpec('ROW_NUMBER', 1, 1), timeDomain: 'processing' }, WINDOWED), { processingTime: 50 });
+    await h.processBatch([I('a', 1, 10, 0, 10), I('a', 2, 20, 0, 10)]);
+    expect(h.extractOutput()).toEqual([]);
+    expect(await h.setProcessingTime(51)).toEqual([IR('a', 2, 20, 0, 10, 1)]);
+    await h.processBatch([I('a', 3, 99, 0, 10), I('b', 4, 1, 0, 10)]);
+    expect(h.extractSideOutput('late')).toEqual([row('a', 3, 99, 0, 10), row('b', 4, 1, 0, 10)]);
+    expect(await h.setProcessingTime(60)).toEqual([]);
+  });
+
+  it('refuses an unknown time domain', () => {
+    expect(() => createWindowRankOperator({ ...rankSpec('ROW_NUMBER', 1, 1), timeDomain: 'wall' as never }, WINDOWED)).toThrow(PlanError);
+  });
+});
