@@ -11,49 +11,12 @@
  */
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { changelogs, commandArb, type R } from './two-table-changelogs.ts';
 import { inputDir, runEmbeddedSql } from './run-both.ts';
 
 const files = inputDir('subqueries-property');
 afterAll(() => files.cleanup());
 
-interface R {
-  readonly k: number | null;
-  readonly v: string | null;
-}
-
-type Command = { readonly table: 'a' | 'b'; readonly op: 'insert' | 'delete' | 'update'; readonly pick: number; readonly row: R };
-
-const rowArb: fc.Arbitrary<R> = fc.record({ k: fc.option(fc.integer({ min: 0, max: 2 }), { nil: null, freq: 4 }), v: fc.option(fc.constantFrom('x', 'y'), { nil: null, freq: 4 }) });
-const commandArb: fc.Arbitrary<Command> = fc.record({
-  table: fc.constantFrom<'a' | 'b'>('a', 'b'),
-  op: fc.constantFrom<Command['op']>('insert', 'insert', 'insert', 'delete', 'update'),
-  pick: fc.nat(),
-  row: rowArb,
-});
-
-/** Debezium events for each table (only live rows are deleted or updated) and the rows left live. */
-function changelogs(commands: readonly Command[]): { events: Record<'a' | 'b', unknown[]>; live: Record<'a' | 'b', R[]> } {
-  const live: Record<'a' | 'b', R[]> = { a: [], b: [] };
-  const events: Record<'a' | 'b', unknown[]> = { a: [], b: [] };
-  for (const c of commands) {
-    const rows = live[c.table];
-    if (c.op === 'insert' || rows.length === 0) {
-      rows.push(c.row);
-      events[c.table].push({ before: null, after: c.row, op: 'c' });
-      continue;
-    }
-    const index = c.pick % rows.length;
-    const old = rows[index] as R;
-    if (c.op === 'delete') {
-      rows.splice(index, 1);
-      events[c.table].push({ before: old, after: null, op: 'd' });
-    } else {
-      rows[index] = c.row;
-      events[c.table].push({ before: old, after: c.row, op: 'u' });
-    }
-  }
-  return { events, live };
-}
 
 const same = (x: R, y: R): boolean => x.k === y.k && x.v === y.v;
 const distinctRows = (rows: readonly R[]): R[] => rows.filter((r, i) => rows.findIndex((s) => same(r, s)) === i);
