@@ -23,6 +23,7 @@
 import { shortestFloat } from '../core/codec.ts';
 import { fitsPrecision, formatDecimal, pow10, rescaleDecimal, tryParseDecimal } from '../core/decimal.ts';
 import { RecordError } from '../core/errors.ts';
+import { javaDouble } from '../core/format-encoders.ts';
 import type { Multiset } from '../core/multiset.ts';
 import { formatDate, formatTime, formatTimestamp, parseDate, parseTime, parseTimestamp, truncateTimePrecision } from '../core/timestamp.ts';
 import { timeZoneOf, toInstant, toLocalMillis, type TimeZone } from '../core/time-zone.ts';
@@ -50,22 +51,10 @@ const POW10_NUMBER: readonly number[] = Array.from({ length: 23 }, (_, i) => 10 
 /**
  * Prints a double as Java's `Double.toString` does (which Flink uses for CAST to STRING): plain
  * notation with at least one fraction digit for 10^-3 ≤ |d| < 10^7 (`1.0`, `0.001`), otherwise
- * computerized scientific notation (`1.0E7`, `1.5E-4`), and `NaN`, `Infinity`, `-Infinity`.
+ * computerized scientific notation (`1.0E7`, `1.5E-4`), and `NaN`, `Infinity`, `-Infinity` —
+ * the csv writer's {@link javaDouble}, so a cast and a written field print alike.
  */
-export function formatDouble(value: number): string {
-  if (Number.isNaN(value)) return 'NaN';
-  if (value === Infinity) return 'Infinity';
-  if (value === -Infinity) return '-Infinity';
-  if (value === 0) return Object.is(value, -0) ? '-0.0' : '0.0';
-  const abs = Math.abs(value);
-  if (abs >= 1e-3 && abs < 1e7) {
-    const text = String(value);
-    return text.includes('.') ? text : `${text}.0`;
-  }
-  const [mantissa = '0', exponent = '0'] = value.toExponential().split('e');
-  const withPoint = mantissa.includes('.') ? mantissa : `${mantissa}.0`;
-  return `${withPoint}E${exponent.startsWith('+') ? exponent.slice(1) : exponent}`;
-}
+export const formatDouble: (value: number) => string = javaDouble;
 
 /**
  * Prints a FLOAT value (a double holding a single-precision number) as Java's `Float.toString`

@@ -76,7 +76,9 @@ export function formatPrintRow(row: ChangeRow, encode: RowEncoder, schema: Schem
     if (v === null || v === undefined) return 'NULL';
     // ROW, ARRAY and MAP print as Flink prints them: (a, b), [a, b], {k=v}; bytes as x'0a1b'.
     if (f.type.root === 'VARBINARY') return `x'${String(row.row[f.name])}'`;
-    return typeof v === 'object' || isDatetime(f.type) ? nestedText(row.row[f.name] ?? null, f.type, zone) : String(v);
+    // DOUBLE and FLOAT as Java prints them (`2.0`, `1.0E7`), as the print connector's toString does.
+    const javaText = typeof v === 'object' || isDatetime(f.type) || f.type.root === 'DOUBLE' || f.type.root === 'FLOAT';
+    return javaText ? nestedText(row.row[f.name] ?? null, f.type, zone) : String(v);
   });
   return `${row.kind}[${values.join(', ')}]`;
 }
