@@ -2,8 +2,13 @@
  * Record formats of sinks: how one changelog row becomes one record's text (a file line, a
  * Kinesis record), the inverse of formats.ts.
  *
- * - `json` (no format given): the changelog line `{"op":"+I", …columns}` of the JSON codec, its
- *   timestamps in the `json.timestamp-format.standard` the table sets (Flink's writer's texts).
+ * - no format (the TypeScript API's sinks): Flambda's changelog line `{"op":"+I", …columns}` of the
+ *   JSON codec, so that an updating result can be written and replayed.
+ * - `json` (Flink's JsonRowDataSerializationSchema, which writes inserts only: the planner rejects
+ *   an updating query into a json sink as Flink does): one object per row, the sink's columns
+ *   only; timestamps in the table's `json.timestamp-format.standard`, 'SQL' by default as in
+ *   Flink; DECIMAL as a JSON number with its scale (`12.50`) and DOUBLE / FLOAT as Java prints
+ *   them (`2.0`, `1.0E7`), as Jackson writes Flink's BigDecimal and double nodes.
  * - `csv` (Flink's CsvRowDataSerializationSchema, which writes inserts only: the planner rejects
  *   an updating query into a csv sink as Flink does): the fields in schema order, separated by
  *   `csv.field-delimiter`, NULL as `csv.null-literal` (empty by default); numbers and booleans
@@ -22,14 +27,14 @@ import { PlanError } from './errors.ts';
 import type { CsvFormat, RecordFormat } from './formats.ts';
 import { formatType } from './type-parse.ts';
 import type { ChangeRow } from './row.ts';
-import type { Schema } from './types.ts';
+import type { LogicalType, Schema } from './types.ts';
 
 /** Encodes one changelog row as one record's text. */
 export type ChangeEncoder = (change: ChangeRow) => string;
 
 /** Whether a sink in this format takes only inserts (Flink's `ChangelogMode.insertOnly()` of its encoding format). */
 export function isInsertOnlyFormat(format: RecordFormat | undefined): boolean {
-  return format?.type === 'csv';
+  return format?.type === 'csv' || format?.type === 'json';
 }
 
 /**
@@ -41,11 +46,9 @@ export function createChangeEncoder(schema: Schema, format: RecordFormat | undef
   const encode = createRowEncoder(schema);
   switch (format?.type) {
     case undefined:
-    case 'json': {
-      const standard = format?.type === 'json' ? format.timestampStandard : undefined;
-      const encodeJson = standard === undefined ? encode : createRowEncoder(schema, { timestampStandard: standard });
-      return (change) => JSON.stringify({ op: change.kind, ...encodeJson(change.row) });
-    }
+      return (change) => JSON.stringify({ op: change.kind, ...encode(change.row) });
+    case 'json':
+      return flinkJsonEncoder(schema, createRowEncoder(schema, { timestampStandard: format.timestampStandard ?? 'SQL' }));
     case 'debezium-json':
       return (change) => {
         const image = encode(change.row);
@@ -104,6 +107,46 @@ function csvEncoder(schema: Schema, format: CsvFormat, encode: (row: ChangeRow['
       .join(delimiter);
   };
 }
+
+/**
+ * Flink's json writer: the codec's JSON of each row, written with the number texts Jackson gives
+ * Flink's nodes, which JSON.stringify cannot (a DECIMAL's scale, a double's `.0`).
+ */
+function flinkJsonEncoder(schema: Schema, encode: (row: ChangeRow['row']) => Record<string, JsonValue>): ChangeEncoder {
+  const row: LogicalType = { root: 'ROW', nullable: false, fields: schema.fields };
+  return (change) => {
+    if (change.kind !== '+I' && change.kind !== '+U') throw new PlanError(`the json format writes inserts only, not a ${change.kind} change`);
+    return jacksonText(encode(change.row), row);
+  };
+}
+
+/** A JSON value of a type as Jackson writes Flink's node for it. */
+function jacksonText(value: JsonValue | undefined, type: LogicalType): string {
+  if (value === null || value === undefined) return 'null';
+  switch (type.root) {
+    case 'DECIMAL':
+      // The codec's text of a DECIMAL is its plain digits with the scale: a JSON number already.
+      return typeof value === 'string' ? value : JSON.stringify(value);
+    case 'DOUBLE':
+    case 'FLOAT':
+      // Non-finite values arrive as text ("NaN"), which Jackson quotes too.
+      return typeof value === 'number' ? javaDouble(value) : JSON.stringify(value);
+    case 'ROW': {
+      const record = value as Record<string, JsonValue>;
+      return `{${(type.fields ?? []).map((f) => `${JSON.stringify(f.name)}:${jacksonText(record[f.name], f.type)}`).join(',')}}`;
+    }
+    case 'ARRAY':
+      return Array.isArray(value) ? `[${value.map((e) => jacksonText(e, type.element ?? STRING)).join(',')}]` : JSON.stringify(value);
+    case 'MAP':
+      return typeof value === 'object' && !Array.isArray(value)
+        ? `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${jacksonText(v, type.value ?? STRING)}`).join(',')}}`
+        : JSON.stringify(value);
+    default:
+      return JSON.stringify(value);
+  }
+}
+
+const STRING: LogicalType = { root: 'STRING', nullable: true };
 
 /** A time text's fraction without trailing zeros, and without the point when nothing is left. */
 function withoutTrailingZeros(text: string): string {

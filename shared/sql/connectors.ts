@@ -114,10 +114,12 @@ export function readConnector(table: string, options: TableOptions, at: SqlPosit
       const name = stream && !stream.startsWith('arn:') ? stream : undefined;
       if (!name && !arn) throw new SqlError(at, `table '${table}': option 'stream' (a Kinesis stream name or ARN) is required`);
       const format = readFormat(table, options, at);
+      // The sink always names its format: a json sink writes Flink's rows, not the changelog
+      // lines of a sink without one (core/format-encoders.ts).
       return {
         name: connector,
         source: { type: 'kinesis', ...(name ? { streamName: name } : {}), ...(arn ? { streamArn: arn } : {}), ...(!isPlainJson(format) ? { format } : {}) },
-        sink: { type: 'kinesis', ...(name ? { streamName: name } : arn ? { streamName: arn.split('/').pop() as string } : {}), ...(!isPlainJson(format) ? { format } : {}) },
+        sink: { type: 'kinesis', ...(name ? { streamName: name } : arn ? { streamName: arn.split('/').pop() as string } : {}), format },
       };
     }
     case 'filesystem': {
@@ -127,13 +129,14 @@ export function readConnector(table: string, options: TableOptions, at: SqlPosit
         // A csv or debezium-json file is read and written (core/format-encoders.ts); the lookup store reads JSON lines only.
         return { name: connector, source: { type: 'jsonl', ...(path ? { path } : {}), format }, ...(path ? { sink: { type: 'jsonl', path, format } } : {}) };
       }
-      // A json table with its timestamp standard set reads and writes with it; as a lookup table
-      // its timestamps read in either standard (the codec's lenient texts).
+      // A json table with its timestamp standard set reads with it (and leniently without); it
+      // writes Flink's rows in its standard, 'SQL' by default; as a lookup table its timestamps
+      // read in either standard (the codec's lenient texts).
       const json = isPlainJson(format) ? {} : { format };
       return {
         name: connector,
         source: { type: 'jsonl', ...(path ? { path } : {}), ...json },
-        ...(path ? { sink: { type: 'jsonl', path, ...json } } : {}),
+        ...(path ? { sink: { type: 'jsonl', path, format } } : {}),
         lookup: { store: { type: 'jsonl', ...(path ? { path } : {}) }, ...lookupOptions(table, options, at) },
       };
     }

@@ -112,7 +112,7 @@ describe('flambda sql in a terminal', () => {
       writer = undefined;
 
       // INSERT INTO runs in the background until STOP JOB.
-      shell.type(`CREATE TABLE res (k STRING, n BIGINT) WITH ('connector' = 'filesystem', 'path' = '${tmp.file('res.jsonl')}', 'format' = 'json');\n`);
+      shell.type(`CREATE TABLE res (k STRING, n BIGINT) WITH ('connector' = 'filesystem', 'path' = '${tmp.file('res.jsonl')}', 'format' = 'debezium-json');\n`);
       await shell.waitFor(/(\[INFO\] Execute statement succeeded\.[\s\S]*){3}/);
       shell.type('INSERT INTO res SELECT k, COUNT(*) FROM live GROUP BY k;\n');
       screen = await shell.waitFor(/Job ID: ([0-9a-f]{8})/);

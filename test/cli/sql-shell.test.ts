@@ -113,7 +113,7 @@ describe('SqlSession', () => {
     expect(submitted).toMatchObject({ kind: 'info', text: expect.stringMatching(/Job ID: [0-9a-f]{8}$/) as unknown });
     await Promise.all([...session.jobs.values()].map((j) => j.done));
     expect([...session.jobs.values()].map((j) => [j.name, j.status, j.rowsWritten])).toEqual([['insert-into_totals', 'FINISHED', 3]]);
-    expect(readFileSync(out, 'utf8').trim().split('\n')).toEqual(['{"op":"+I","k":"a","v10":10}', '{"op":"+I","k":"b","v10":20}', '{"op":"+I","k":"a","v10":40}']);
+    expect(readFileSync(out, 'utf8').trim().split('\n')).toEqual(['{"k":"a","v10":10}', '{"k":"b","v10":20}', '{"k":"a","v10":40}']);
     const ddl = await session.execute(at('SHOW CREATE TABLE totals'));
     expect(ddl.kind === 'output' && ddl.text).toBe(`CREATE TABLE \`default_catalog\`.\`default_database\`.\`totals\` (\n  \`k\` VARCHAR(2147483647),\n  \`v10\` BIGINT\n) WITH (\n  'connector' = 'filesystem',\n  'path' = '${out}',\n  'format' = 'json'\n)`);
   });
@@ -159,7 +159,7 @@ describe('flambda sql with statements piped in', () => {
 
   it('runs INSERT INTO as a job, waits for it at the end of input, and runs a script first', async () => {
     const out = tmp.file('counts.jsonl');
-    const script = tmp.write('init.sql', `${KV};\nCREATE TABLE counts (k STRING, n BIGINT) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'json');\n`);
+    const script = tmp.write('init.sql', `${KV};\nCREATE TABLE counts (k STRING, n BIGINT) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'debezium-json');\n`);
     const r = await shell("SET 'sql-client.execution.result-mode' = 'changelog';\nINSERT INTO counts SELECT k, COUNT(*) FROM kv GROUP BY k;\nSELECT k, COUNT(*) AS n FROM kv GROUP BY k;\n", [script]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/\[INFO\] Job ID: [0-9a-f]{8}\n/);
@@ -167,10 +167,10 @@ describe('flambda sql with statements piped in', () => {
     expect(r.stdout).toContain('| op | k | n |\n+----+---+---+\n| +I | a | 1 |\n| +I | b | 1 |\n| -U | a | 1 |\n| +U | a | 2 |');
     expect(r.stdout).toMatch(/\[INFO\] Job [0-9a-f]{8} \(insert-into_counts\) FINISHED: 4 rows written\n/);
     expect(readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as unknown)).toEqual([
-      { op: '+I', k: 'a', n: 1 },
-      { op: '+I', k: 'b', n: 1 },
-      { op: '-U', k: 'a', n: 1 },
-      { op: '+U', k: 'a', n: 2 },
+      { before: null, after: { k: 'a', n: 1 }, op: 'c' },
+      { before: null, after: { k: 'b', n: 1 }, op: 'c' },
+      { before: { k: 'a', n: 1 }, after: null, op: 'd' },
+      { before: null, after: { k: 'a', n: 2 }, op: 'c' },
     ]);
   });
 

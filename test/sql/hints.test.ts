@@ -44,7 +44,7 @@ describe('OPTIONS (dynamic table options)', () => {
   it('overrides the options of an INSERT target', () => {
     const out = files.file('out', []);
     const program = compileSql(`${TABLE}CREATE TABLE totals (id BIGINT) WITH ('connector' = 'print');\nINSERT INTO totals /*+ OPTIONS('connector' = 'filesystem', 'path' = '${out}') */ SELECT id FROM sales`);
-    expect(program.sinks[0]?.connector).toEqual({ type: 'jsonl', path: out });
+    expect(program.sinks[0]?.connector).toEqual({ type: 'jsonl', path: out, format: { type: 'json' } });
   });
 
   it('is an error on a view, for a hint Flink does not have on tables, and for a bad option', () => {

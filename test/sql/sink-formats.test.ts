@@ -1,9 +1,10 @@
 /**
- * Writing `'format' = 'csv'` and `'format' = 'debezium-json'` (core/format-encoders.ts): the
- * exact lines Flink's writers give (Jackson's csv quoting, Java's numbers, Debezium's `c` / `d`
- * envelopes), a round trip through a filesystem table written by one job and read by the next,
- * the same files from `flambda local` (the AWS runtime on emulators), and an updating query into
- * csv rejected as Flink rejects it.
+ * Writing `'format' = 'json'`, `'format' = 'csv'` and `'format' = 'debezium-json'`
+ * (core/format-encoders.ts): the exact lines Flink's writers give (json rows with Jackson's
+ * numbers, Jackson's csv quoting, Java's numbers, Debezium's `c` / `d` envelopes), a round trip
+ * through a filesystem table written by one job and read by the next, the same files from
+ * `flambda local` (the AWS runtime on emulators), and an updating query into json or csv
+ * rejected as Flink rejects it.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -51,6 +52,50 @@ const SRC_ROWS = [
 ];
 
 const lines = (path: string): string[] => readFileSync(path, 'utf8').trimEnd().split('\n');
+
+/**
+ * The lines Flink's json writer gives for `src` (JsonRowDataSerializationSchema): the sink's
+ * columns only, DECIMAL as a number with its scale and DOUBLE as Jackson writes a Java double,
+ * timestamps in the default 'SQL' standard (no trailing zeros).
+ */
+const JSON_LINES = [
+  '{"id":1,"name":"Smith, Ann","price":2.0,"amount":12.50,"ok":true,"ts":"2024-01-01 10:00:00"}',
+  '{"id":2,"name":"Bob","price":0.5,"amount":null,"ok":false,"ts":"2024-01-01 11:00:00.25"}',
+  '{"id":3,"name":"","price":1.23456789E7,"amount":7.00,"ok":null,"ts":null}',
+  '{"id":4,"name":"say \\"hi\\"","price":1.0E-4,"amount":-3.10,"ok":true,"ts":"2024-01-01 12:30:00.123"}',
+  '{"id":5,"name":"a-name-longer-than-24-chars","price":-1.5,"amount":0.00,"ok":false,"ts":"2024-01-01 13:00:00"}',
+];
+
+describe("writing 'format' = 'json'", () => {
+  it("writes Flink's json rows and reads them back as the rows written", async () => {
+    const out = files.file('out-json', []);
+    await runEmbeddedSql(writeScript(out, 'json'), { parallelism: 1 });
+    expect(lines(out)).toEqual(JSON_LINES);
+    const back = await runEmbeddedSql(`CREATE TABLE back (${COLUMNS}) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'json'); SELECT * FROM back`);
+    expect(back.rows).toEqual(SRC_ROWS);
+    expect(back.deadLetters).toEqual([]);
+  });
+
+  it('writes nested columns with their numbers as Jackson writes them', async () => {
+    const out = files.file('out-nested', []);
+    await runEmbeddedSql(
+      `CREATE TABLE out_t (r ROW<d DECIMAL(5, 1), x DOUBLE>, a ARRAY<DOUBLE>, m MAP<STRING, DECIMAL(4, 2)>) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'json');
+       INSERT INTO out_t SELECT CAST(NULL AS ROW<d DECIMAL(5, 1), x DOUBLE>), ARRAY[1.0E0, CAST('NaN' AS DOUBLE)], MAP['k', CAST(1.5 AS DECIMAL(4, 2))]`,
+      { parallelism: 1 },
+    );
+    expect(lines(out)).toEqual(['{"r":null,"a":[1.0,"NaN"],"m":{"k":1.50}}']);
+  });
+
+  it('rejects an updating query as Flink does: the json format writes inserts only', () => {
+    const program = compileSql(`
+      CREATE TABLE kv (k STRING) WITH ('connector' = 'filesystem', 'path' = '${kv}', 'format' = 'json');
+      CREATE TABLE counts (k STRING, n BIGINT) WITH ('connector' = 'filesystem', 'path' = '${files.file('counts-json', [])}', 'format' = 'json');
+      INSERT INTO counts SELECT k, COUNT(*) FROM kv GROUP BY k`);
+    expect(() => program.pipeline.jobGraph()).toThrow(
+      /^Table sink 'counts' doesn't support consuming update and delete changes which is produced by node GroupAggregate #\d+ \(the 'json' format writes inserts only; use 'debezium-json' for a changelog\)$/,
+    );
+  });
+});
 
 describe("writing 'format' = 'csv'", () => {
   it("writes Flink's csv lines and reads them back as the rows written", async () => {
@@ -107,18 +152,22 @@ describe("writing 'format' = 'debezium-json'", () => {
     expect(back.rows).toEqual(['{"k":"a","total":2}', '{"k":"b","total":1}']);
   });
 
-  it('writes the same files on the AWS runtime (flambda local: stages on Kinesis and DynamoDB emulators)', async () => {
+  it('writes the same files on the AWS runtime (flambda local: stages on Kinesis and DynamoDB emulators; the json rows too)', async () => {
     const dbz = files.file('counts-local', []);
     const csv = files.file('out-local', []);
+    const json = files.file('out-json-local', []);
     const dbzScript = files.file('dbz-script', []).replace(/\.jsonl$/, '.sql');
     const csvScript = files.file('csv-script', []).replace(/\.jsonl$/, '.sql');
+    const jsonScript = files.file('json-script', []).replace(/\.jsonl$/, '.sql');
     writeFileSync(dbzScript, counts(dbz));
     writeFileSync(csvScript, writeScript(csv, 'csv'));
-    for (const script of [dbzScript, csvScript]) {
+    writeFileSync(jsonScript, writeScript(json, 'json'));
+    for (const script of [dbzScript, csvScript, jsonScript]) {
       const r = await runCli(['local', script, '--quiet']);
       expect(r.code, r.stderr).toBe(0);
     }
     expect(lines(dbz)).toEqual(EVENTS);
     expect(lines(csv)).toEqual(CSV_LINES);
+    expect(lines(json)).toEqual(JSON_LINES);
   }, 180_000);
 });
