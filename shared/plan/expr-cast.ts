@@ -29,7 +29,7 @@ import { formatDate, formatTime, formatTimestamp, parseDate, parseTime, parseTim
 import { timeZoneOf, toInstant, toLocalMillis, type TimeZone } from '../core/time-zone.ts';
 import type { LogicalType, Value } from '../core/types.ts';
 import { truncateCodePoints } from './expr-strings.ts';
-import { isNumeric, typeName } from './expr-type-rules.ts';
+import { isNumeric, sameType, typeName } from './expr-type-rules.ts';
 
 /** A not-null runtime value. */
 export type NonNullValue = Exclude<Value, null>;
@@ -195,11 +195,48 @@ export function castConverter(from: LogicalType, to: LogicalType, where: string,
     case 'ROW':
     case 'ARRAY':
     case 'MAP':
+      return structuralConverter(from, to, where, zone);
     case 'MULTISET':
       // castProblem admits only a cast to the same type (nullability aside).
       return undefined;
   }
   throw new Error(`internal: no conversion from ${typeName(from)} to ${typeName(to)} in ${where}`);
+}
+
+/**
+ * A ROW, ARRAY or MAP cast to one of its kind (castProblem has checked the shape): each part by
+ * its own cast, ROW fields by position into the target's names (a ROW value is an object by field
+ * name); undefined when no part changes.
+ */
+function structuralConverter(from: LogicalType, to: LogicalType, where: string, zone: TimeZone): Converter | undefined {
+  const part = (a: LogicalType, b: LogicalType): ((v: Value) => Value) | undefined => {
+    const convert = sameType(a, b) ? undefined : castConverter(a, b, where, zone);
+    return convert === undefined ? undefined : (v) => (v === null || v === undefined ? null : convert(v as NonNullValue));
+  };
+  switch (to.root) {
+    case 'ARRAY': {
+      const each = part(from.element!, to.element!);
+      return each === undefined ? undefined : (v) => (v as readonly Value[]).map(each);
+    }
+    case 'MAP': {
+      const each = part(from.value!, to.value!);
+      return each === undefined ? undefined : (v) => Object.fromEntries(Object.entries(v as Record<string, Value>).map(([k, x]) => [k, each(x)])) as Value;
+    }
+    default: {
+      const source = from.fields ?? [];
+      const fields = (to.fields ?? []).map((f, i) => ({ from: source[i]!.name, to: f.name, convert: part(source[i]!.type, f.type) }));
+      if (fields.every((f) => f.convert === undefined && f.from === f.to)) return undefined;
+      return (v) => {
+        const row = v as Record<string, Value>;
+        const out: Record<string, Value> = {};
+        for (const f of fields) {
+          const x = row[f.from] ?? null;
+          out[f.to] = f.convert === undefined ? x : f.convert(x);
+        }
+        return out;
+      };
+    }
+  }
 }
 
 /** Milliseconds since midnight of a wall-clock reading (a TIMESTAMP value). */

@@ -113,6 +113,19 @@ export function sameTypeIgnoringNull(a: LogicalType, b: LogicalType): boolean {
   return a.root === b.root && a.precision === b.precision && a.scale === b.scale && a.length === b.length && a.fixedLength === b.fixedLength;
 }
 
+/** Whether two types are the same apart from nullability, nested parts included. */
+export function sameType(a: LogicalType, b: LogicalType): boolean {
+  if (!sameTypeIgnoringNull(a, b)) return false;
+  if (a.root === 'ARRAY') return sameType(a.element!, b.element!);
+  if (a.root === 'MAP') return sameType(a.key!, b.key!) && sameType(a.value!, b.value!);
+  if (a.root === 'ROW') {
+    const x = a.fields ?? [];
+    const y = b.fields ?? [];
+    return x.length === y.length && x.every((f, i) => f.name === y[i]!.name && sameType(f.type, y[i]!.type));
+  }
+  return true;
+}
+
 function decimal(precision: number, scale: number, nullable: boolean): LogicalType {
   if (precision <= MAX_DECIMAL_PRECISION) return { root: 'DECIMAL', nullable, precision, scale };
   // Flink's adjustPrecisionScale: keep the integer digits, sacrifice scale down to min(scale, 6).
@@ -249,6 +262,30 @@ export function comparisonType(a: LogicalType, b: LogicalType): LogicalType | un
 }
 
 /**
+ * The pairs of part types a structural cast from `from` to `to` converts (ROW fields by position,
+ * ARRAY elements, MAP keys and values), or undefined when the two are not of one kind and shape.
+ */
+export function structuralParts(from: LogicalType, to: LogicalType): (readonly [LogicalType, LogicalType])[] | undefined {
+  if (from.root !== to.root) return undefined;
+  switch (from.root) {
+    case 'ROW': {
+      const a = from.fields ?? [];
+      const b = to.fields ?? [];
+      return a.length === b.length ? a.map((f, i) => [f.type, b[i]!.type] as const) : undefined;
+    }
+    case 'ARRAY':
+      return [[from.element!, to.element!]];
+    case 'MAP':
+      return [
+        [from.key!, to.key!],
+        [from.value!, to.value!],
+      ];
+    default:
+      return undefined;
+  }
+}
+
+/**
  * Why an explicit CAST from one type to another is not allowed, or `undefined` when it is.
  * Allowed: within and between numerics, anything to and from STRING, BOOLEAN with numerics,
  * among the date-time types except between DATE and TIME (Flink's LogicalTypeCasts).
@@ -257,7 +294,13 @@ export function castProblem(from: LogicalType, to: LogicalType): string | undefi
   if (isNested(from) || isNested(to)) {
     if (to.root === 'STRING' && isNested(from)) return undefined;
     if (from.root === to.root && formatType(withNullable(from, true)) === formatType(withNullable(to, true))) return undefined;
-    return 'ROW, ARRAY, MAP and MULTISET values cast only to STRING or to their own type here';
+    // Flink's LogicalTypeCasts: a ROW to a ROW of as many fields, an ARRAY or MAP to one of its
+    // kind, each part by its own cast (field names may differ: fields go by position).
+    const parts = structuralParts(from, to);
+    // MAP keys are held as their texts, so a key keeps its type.
+    if (from.root === 'MAP' && to.root === 'MAP' && !sameType(from.key!, to.key!)) return `a MAP's keys keep their type here (${typeName(from.key!)}, not ${typeName(to.key!)})`;
+    if (parts !== undefined) return parts.map(([a, b]) => castProblem(a, b)).find((p) => p !== undefined);
+    return 'a ROW casts to a ROW of as many fields, an ARRAY or MAP to one of its kind, and a MULTISET only to STRING or to its own type';
   }
   if (from.root === to.root || from.root === 'STRING' || to.root === 'STRING') return undefined;
   if ((isNumeric(from) || from.root === 'BOOLEAN') && (isNumeric(to) || to.root === 'BOOLEAN')) return undefined;

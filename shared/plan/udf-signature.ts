@@ -12,7 +12,7 @@
 import type { LogicalType } from '../core/types.ts';
 import type { Expr } from './expr.ts';
 import { printExpr } from './expr-print.ts';
-import { isExactNumeric, isIntegerType, isNested, isNumeric, sameTypeIgnoringNull, typeName } from './expr-type-rules.ts';
+import { isExactNumeric, isIntegerType, isNested, isNumeric, sameType, typeName } from './expr-type-rules.ts';
 
 /** One declared signature of a user function: its parameter types, in order. */
 export interface UdfSignature {
@@ -82,19 +82,6 @@ export function implicitlyCastable(from: LogicalType, to: LogicalType): boolean 
     default:
       return from.root === to.root;
   }
-}
-
-/** Whether two types are the same apart from nullability, nested parts included. */
-export function sameType(a: LogicalType, b: LogicalType): boolean {
-  if (!sameTypeIgnoringNull(a, b)) return false;
-  if (a.root === 'ARRAY') return sameType(a.element!, b.element!);
-  if (a.root === 'MAP') return sameType(a.key!, b.key!) && sameType(a.value!, b.value!);
-  if (a.root === 'ROW') {
-    const x = a.fields ?? [];
-    const y = b.fields ?? [];
-    return x.length === y.length && x.every((f, i) => f.name === y[i]!.name && sameType(f.type, y[i]!.type));
-  }
-  return true;
 }
 
 /** `sum_of(INT, INT)`, `sum_of(DOUBLE...)`. */

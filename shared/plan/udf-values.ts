@@ -33,8 +33,8 @@ import type { LogicalType, Value } from '../core/types.ts';
 import { isTimestampInRange, truncateTimePrecision } from '../core/timestamp.ts';
 import { canonicalMultiset, type Multiset } from '../core/multiset.ts';
 import { castConverter, decimalToDouble, type Converter, type NonNullValue } from './expr-cast.ts';
-import { typeName } from './expr-type-rules.ts';
-import { resolveUdfCall, sameType, type UdfArgument, type UdfSignature } from './udf-signature.ts';
+import { sameType, typeName } from './expr-type-rules.ts';
+import { resolveUdfCall, type UdfArgument, type UdfSignature } from './udf-signature.ts';
 
 /** A not-null value → another value (null possible only for nested parts). */
 type Convert = (value: NonNullValue) => unknown;
@@ -50,35 +50,7 @@ function orNull(convert: Convert): (value: unknown) => unknown {
 
 /** The implicit cast of a runtime value of `from` into `to`'s representation, or undefined when none is needed. */
 function implicitCast(from: LogicalType, to: LogicalType, where: string): Converter | undefined {
-  switch (to.root) {
-    case 'ARRAY': {
-      const element = implicitCast(from.element!, to.element!, where);
-      if (element === undefined) return undefined;
-      const each = orNull(element);
-      return (v) => (v as readonly Value[]).map(each) as Value[];
-    }
-    case 'MAP': {
-      const value = implicitCast(from.value!, to.value!, where);
-      if (value === undefined) return undefined;
-      const each = orNull(value);
-      return (v) => Object.fromEntries(Object.entries(v as Record<string, Value>).map(([k, x]) => [k, each(x)])) as Value;
-    }
-    case 'ROW': {
-      const target = to.fields ?? [];
-      const source = from.fields ?? [];
-      const fields = target.map((f, i) => ({ from: source[i]!.name, to: f.name, convert: implicitCast(source[i]!.type, f.type, where) }));
-      if (fields.every((f) => f.convert === undefined && f.from === f.to)) return undefined;
-      const each = fields.map((f) => ({ ...f, convert: f.convert === undefined ? (x: unknown) => x : orNull(f.convert) }));
-      return (v) => {
-        const row = v as Record<string, Value>;
-        const out: Record<string, Value> = {};
-        for (const f of each) out[f.to] = f.convert(row[f.from] ?? null) as Value;
-        return out;
-      };
-    }
-    default:
-      return sameType(from, to) ? undefined : castConverter(from, to, where);
-  }
+  return sameType(from, to) ? undefined : castConverter(from, to, where);
 }
 
 /** The JS value of a runtime value of `type` (see the module comment), or undefined when it is the same. */

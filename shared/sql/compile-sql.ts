@@ -19,6 +19,8 @@ import type { Field, LogicalType, Row, TypeRoot } from '../core/types.ts';
 import type { Expr } from '../plan/expr.ts';
 import { inTimeZone, lit } from '../plan/expr-build.ts';
 import { inferType } from '../plan/expr-types.ts';
+import { isNested, sameType, typeName } from '../plan/expr-type-rules.ts';
+import { implicitlyCastable as implicitlyCastableType } from '../plan/udf-signature.ts';
 import type { CalcColumn } from '../operators/calc/calc-operator.ts';
 import type { SinkConnector, SinkNode, SourceNode } from '../plan/logical.ts';
 import { compileTable, newCatalog, resolveName, summaryName, withDynamicOptions, type Catalog, type CatalogTable } from './catalog.ts';
@@ -448,11 +450,12 @@ function insertInto(ctx: QueryContext, stmt: Extract<SqlStatement, { k: 'insert'
   target.forEach((f, t) => {
     const index = sourceOf[t];
     const from = index === undefined ? undefined : got[index];
-    if (from && !implicitlyCastable(from.type.root, f.type.root)) {
+    if (from && !(isNested(from.type) || isNested(f.type) ? implicitlyCastableType(from.type, f.type) : implicitlyCastable(from.type.root, f.type.root))) {
+      const [a, b] = isNested(from.type) || isNested(f.type) ? [typeName(from.type), typeName(f.type)] : [from.type.root, f.type.root];
       throw new SqlError(
         stmt.query.pos,
-        `INSERT INTO ${stmt.table}: column '${from.name}' is ${from.type.root} but the sink column '${f.name}' is ${f.type.root}, ` +
-          `which ${from.type.root} does not cast to implicitly; CAST it explicitly (CAST(${from.name} AS ${f.type.root}))`,
+        `INSERT INTO ${stmt.table}: column '${from.name}' is ${a} but the sink column '${f.name}' is ${b}, ` +
+          `which ${a} does not cast to implicitly; CAST it explicitly (CAST(${from.name} AS ${b}))`,
       );
     }
   });
@@ -476,12 +479,15 @@ function insertInto(ctx: QueryContext, stmt: Extract<SqlStatement, { k: 'insert'
 }
 
 /**
- * Whether a query column's values are already the sink column's: the same root, and for DECIMAL
- * the same precision and scale (a DECIMAL value is held scaled by its type's scale, so DECIMAL(5, 0)
+ * Whether a query column's values are already the sink column's: the same root, for ROW, ARRAY
+ * and MAP the same type with the same field names, and for DECIMAL the same precision and scale (a DECIMAL value is held scaled by its type's scale, so DECIMAL(5, 0)
  * into DECIMAL(10, 2) must be cast, or 3 would read as 0.03).
  */
 function sameSinkType(from: LogicalType, to: LogicalType): boolean {
   if (from.root !== to.root) return false;
+  // A ROW's values are objects by field name, so a ROW into a ROW column is cast to its names
+  // (and nested DECIMALs to their scales), as Flink's sink writes the declared fields.
+  if (isNested(from)) return sameType(from, to);
   if (from.root === 'TIME') return (from.precision ?? 0) <= (to.precision ?? 0);
   return from.root !== 'DECIMAL' || (from.precision === to.precision && from.scale === to.scale);
 }

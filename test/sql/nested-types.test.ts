@@ -84,6 +84,18 @@ describe('nested values in queries, on both runtimes', () => {
     ]);
   }, 120_000);
 
+  it('CAST a ROW to a ROW of as many fields (by position, into its names), an ARRAY and a MAP by their parts', async () => {
+    const sql = `${T} SELECT id, CAST(info AS ROW<who STRING, labels ARRAY<STRING>>) AS r,
+      CAST(items AS ARRAY<ROW<s STRING, p DECIMAL(10, 3)>>) AS prices, CAST(MAP['n', id] AS MAP<STRING, DOUBLE>) AS m FROM t WHERE id < 3`;
+    expect(await both(sql)).toEqual([
+      '{"id":1,"r":{"who":"ann","labels":["x","y"]},"prices":[{"s":"a","p":"1.500"},{"s":"b","p":"2.000"}],"m":{"n":1}}',
+      '{"id":2,"r":{"who":"bob","labels":[]},"prices":[],"m":{"n":2}}',
+    ]);
+    expect(sqlError(() => compileSql(`${T} SELECT CAST(info AS ROW<who STRING>) FROM t`)).message).toMatch(
+      /cannot cast ROW<name STRING, tags ARRAY<STRING>> to ROW<who STRING> in .*: a ROW casts to a ROW of as many fields, an ARRAY or MAP to one of its kind/,
+    );
+  }, 120_000);
+
   it('CROSS JOIN UNNEST of a ROW field (the acceptance query) and LEFT JOIN UNNEST … ON TRUE', async () => {
     expect(await both(`${T} SELECT id, info.name, tag FROM t CROSS JOIN UNNEST(info.tags) AS u (tag)`)).toEqual([
       '{"id":1,"name":"ann","tag":"x"}',

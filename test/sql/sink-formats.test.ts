@@ -76,14 +76,23 @@ describe("writing 'format' = 'json'", () => {
     expect(back.deadLetters).toEqual([]);
   });
 
-  it('writes nested columns with their numbers as Jackson writes them', async () => {
+  it("writes nested columns with the sink's field names and numbers as Jackson writes them", async () => {
     const out = files.file('out-nested', []);
+    // The query's ROW(…) has fields EXPR$0, EXPR$1 and DECIMAL(2, 1) parts: the INSERT casts each
+    // value to the declared column, as Flink's sink writes the declared fields and scales.
     await runEmbeddedSql(
-      `CREATE TABLE out_t (r ROW<d DECIMAL(5, 1), x DOUBLE>, a ARRAY<DOUBLE>, m MAP<STRING, DECIMAL(4, 2)>) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'json');
-       INSERT INTO out_t SELECT CAST(NULL AS ROW<d DECIMAL(5, 1), x DOUBLE>), ARRAY[1.0E0, CAST('NaN' AS DOUBLE)], MAP['k', CAST(1.5 AS DECIMAL(4, 2))]`,
+      `CREATE TABLE out_t (r ROW<d DECIMAL(5, 2), x DOUBLE>, n ROW<d DECIMAL(5, 1)>, a ARRAY<DOUBLE>, rs ARRAY<ROW<p DECIMAL(4, 2)>>, m MAP<STRING, DECIMAL(4, 2)>) WITH ('connector' = 'filesystem', 'path' = '${out}', 'format' = 'json');
+       INSERT INTO out_t SELECT ROW(1.5, 2), CAST(NULL AS ROW<d DECIMAL(5, 1)>), ARRAY[1.0E0, CAST('NaN' AS DOUBLE)], ARRAY[ROW(1.5), CAST(NULL AS ROW<q DECIMAL(2, 1)>)], MAP['k', 1.5]`,
       { parallelism: 1 },
     );
-    expect(lines(out)).toEqual(['{"r":null,"a":[1.0,"NaN"],"m":{"k":1.50}}']);
+    expect(lines(out)).toEqual(['{"r":{"d":1.50,"x":2.0},"n":null,"a":[1.0,"NaN"],"rs":[{"p":1.50},null],"m":{"k":1.50}}']);
+  });
+
+  it('rejects a ROW of other arity into a ROW column, naming both types', () => {
+    const program = (): unknown =>
+      compileSql(`CREATE TABLE out_t (r ROW<a INT, b STRING>) WITH ('connector' = 'filesystem', 'path' = '${files.file('out-arity', [])}', 'format' = 'json');
+        INSERT INTO out_t SELECT ROW(1, 'x', 2)`);
+    expect(program).toThrow(/column 'EXPR\$0' is ROW<EXPR\$0 INT, EXPR\$1 STRING, EXPR\$2 INT> but the sink column 'r' is ROW<a INT, b STRING>, which .* does not cast to implicitly/);
   });
 
   it('rejects an updating query as Flink does: the json format writes inserts only', () => {
