@@ -92,15 +92,32 @@ export function windowPropertiesOf(node: LogicalNode): WindowProperties | undefi
 }
 
 /**
- * True when a node's rows come straight from a SESSION window table function (through
- * projections keeping both window columns): a window join there is not supported, as in Flink.
+ * The window table function or window aggregate a node's rows come straight from (through
+ * exchanges and projections keeping both window columns), or undefined.
  */
-function isSessionTableFunction(node: LogicalNode): boolean {
-  if (node.type === 'WindowTableFunction') return node.window.type === 'SESSION';
-  if (node.type === 'Exchange') return isSessionTableFunction(node.input);
-  if (node.type !== 'Calc') return false;
+function windowSource(node: LogicalNode): Extract<LogicalNode, { type: 'WindowTableFunction' | 'WindowAggregate' }> | undefined {
+  if (node.type === 'WindowTableFunction' || node.type === 'WindowAggregate') return node;
+  if (node.type === 'Exchange') return windowSource(node.input);
+  if (node.type !== 'Calc') return undefined;
   const keeps = (c: string): boolean => node.projection.some((p) => p.expr.kind === 'ref' && p.expr.name === c);
-  return keeps('window_start') && keeps('window_end') && isSessionTableFunction(node.input);
+  return keeps('window_start') && keeps('window_end') ? windowSource(node.input) : undefined;
+}
+
+/**
+ * Flink's refusals of a join on `window_start` and `window_end` of two windowed inputs that its
+ * window join does not take: straight after SESSION table functions (the page's "Limitation"),
+ * and over processing-time windows (StreamExecWindowJoin's check).
+ */
+function checkWindowJoinInputs(left: LogicalNode, right: LogicalNode, keys: readonly JoinKeyPair[]): void {
+  const windowKey = (c: string): boolean => keys.some((k) => k.left === c && k.right === c);
+  const l = windowSource(left);
+  const r = windowSource(right);
+  if (l === undefined || r === undefined || !windowKey('window_start') || !windowKey('window_end')) return;
+  const session = (n: typeof l): boolean => n.type === 'WindowTableFunction' && n.window.type === 'SESSION';
+  if (session(l) && session(r)) throw new PlanError(SESSION_NOT_SUPPORTED.join);
+  if (l.timeDomain === 'processing' || r.timeDomain === 'processing') {
+    throw new PlanError('Processing time Window Join is not supported yet, as in Flink (its window join takes event-time windows only)');
+  }
 }
 
 function sameWindow(a: WindowSpec, b: WindowSpec): boolean {
@@ -238,10 +255,7 @@ export function buildJoin(left: JoinInput, right: JoinInput, request: JoinReques
 
   const lw = windowPropertiesOf(left.node);
   const rw = windowPropertiesOf(right.node);
-  if (isSessionTableFunction(left.node) && isSessionTableFunction(right.node)) {
-    const windowKey = (c: string): boolean => request.keys.some((k) => k.left === c && k.right === c);
-    if (windowKey('window_start') && windowKey('window_end')) throw new PlanError(SESSION_NOT_SUPPORTED.join);
-  }
+  checkWindowJoinInputs(left.node, right.node, request.keys);
   if (lw && rw && nullSafeKeys === undefined && sameWindow(lw.window, rw.window)) {
     const isStart = (k: JoinKeyPair): boolean => k.left === lw.start && k.right === rw.start;
     const isEnd = (k: JoinKeyPair): boolean => k.left === lw.end && k.right === rw.end;

@@ -128,6 +128,16 @@ SELECT item, pt, window_start, window_end, window_time FROM TABLE(TUMBLE(TABLE B
     }
     expect(new Set(run.changes.map((c) => c.row.window_start)).size).toBeGreaterThan(1);
   });
+
+  it('refuses a window join of two of them, as Flink does (its window join takes event-time windows only)', () => {
+    const windows = "(SELECT * FROM TABLE(TUMBLE(TABLE Bid, DESCRIPTOR(pt), INTERVAL '1' MINUTE)))";
+    const join = (extra: string): string => `${BID}\nSELECT L.item FROM ${windows} L JOIN ${windows} R ON L.window_start = R.window_start AND L.window_end = R.window_end${extra};`;
+    expect(sqlError(() => compileSql(join(' AND L.item = R.item')).pipeline.jobGraph({ parallelism: 1 })).message).toMatch(
+      /^line 2:\d+: Processing time Window Join is not supported yet, as in Flink \(its window join takes event-time windows only\)$/,
+    );
+    // Without both window columns in the condition it is no window join: a regular join of the rows.
+    expect(compileSql(`${BID}\nSELECT L.item FROM ${windows} L JOIN ${windows} R ON L.window_start = R.window_start;`).pipeline.explain()).toContain('Join(joinType=[InnerJoin]');
+  });
 });
 
 describe('ORDER BY a PROCTIME() attribute with LIMIT: a Top-N over its materialized value, on both runtimes', () => {
