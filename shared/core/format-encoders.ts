@@ -20,7 +20,8 @@
  *   is empty, longer than 24 characters, or holds a character at or below the delimiter, the
  *   quote or a line break (a space, say); a quote inside is doubled.
  * - `debezium-json` (Flink's DebeziumJsonSerializationSchema): `+I` and `+U` as
- *   `{"before":null,"after":{…},"op":"c"}`, `-U` and `-D` as `{"before":{…},"after":null,"op":"d"}`.
+ *   `{"before":null,"after":{…},"op":"c"}`, `-U` and `-D` as `{"before":{…},"after":null,"op":"d"}`,
+ *   each image as the json format writes a row (its default 'SQL' timestamps).
  */
 import { createRowEncoder, type JsonValue } from './codec.ts';
 import { PlanError } from './errors.ts';
@@ -49,12 +50,16 @@ export function createChangeEncoder(schema: Schema, format: RecordFormat | undef
       return (change) => JSON.stringify({ op: change.kind, ...encode(change.row) });
     case 'json':
       return flinkJsonEncoder(schema, createRowEncoder(schema, { timestampStandard: format.timestampStandard ?? 'SQL' }));
-    case 'debezium-json':
+    case 'debezium-json': {
+      // Flink's DebeziumJsonSerializationSchema writes each image with its json writer ('SQL' timestamps).
+      const encodeJson = createRowEncoder(schema, { timestampStandard: 'SQL' });
+      const row: LogicalType = { root: 'ROW', nullable: false, fields: schema.fields };
       return (change) => {
-        const image = encode(change.row);
+        const image = jacksonText(encodeJson(change.row), row);
         const added = change.kind === '+I' || change.kind === '+U';
-        return JSON.stringify(added ? { before: null, after: image, op: 'c' } : { before: image, after: null, op: 'd' });
+        return added ? `{"before":null,"after":${image},"op":"c"}` : `{"before":${image},"after":null,"op":"d"}`;
       };
+    }
     case 'csv':
       return csvEncoder(schema, format, encode);
   }
