@@ -135,6 +135,43 @@ export function planPipeline(name: string, sinks: readonly SinkNode[], nextId: (
     return rebuiltJoin.type === 'Join' ? withInputSpecs(rebuiltJoin, lt, rt) : rebuiltJoin;
   };
 
+  /**
+   * A window Top-N over processing-time windows straight after their table function (through
+   * projections keeping its keys): the exchange goes below the table function, so that the
+   * function assigns each row its window in the rank's own task, as Flink runs the two as one
+   * operator. Behind the exchange, a row could reach the rank after its window fired there.
+   * Undefined when the plan has another shape.
+   */
+  const windowFunctionAfterExchange = (node: LogicalNode, input: LogicalNode, required: Distribution): LogicalNode | undefined => {
+    if (node.type !== 'WindowRank' || node.timeDomain !== 'processing') return undefined;
+    const rebuild = (at: LogicalNode, d: Distribution): LogicalNode | undefined => {
+      if (at.type === 'WindowTableFunction') {
+        if (at.timeDomain !== 'processing' || at.window.type === 'SESSION') return undefined;
+        if (d.type === 'hash' && !d.keys.every((k) => at.input.schema.fields.some((f) => f.name === k))) return undefined;
+        return { ...at, input: exchangeOver(at.input, d) };
+      }
+      if (at.type !== 'Calc') return undefined;
+      // The keys by the names the Calc's input gives them (a key the Calc computes stops here).
+      let below: Distribution = d;
+      if (d.type === 'hash') {
+        const keys = d.keys.map((k) => at.projection.find((p) => p.name === k && p.expr.kind === 'ref'));
+        if (keys.some((p) => p === undefined)) return undefined;
+        below = { type: 'hash', keys: keys.map((p) => (p!.expr as { name: string }).name) };
+      }
+      const inner = rebuild(at.input, below);
+      return inner === undefined ? undefined : { ...at, input: inner };
+    };
+    const rebuilt = rebuild(input, required);
+    if (rebuilt === undefined) return undefined;
+    // The rebuilt nodes' traits, bottom up; the rank's input now has the required distribution.
+    const settle = (at: LogicalNode): void => {
+      if (at.type === 'Calc') settle(at.input);
+      traits.set(at, deriveTraits(at, traits));
+    };
+    settle(rebuilt);
+    return rebuilt;
+  };
+
   const plan = (node: LogicalNode): LogicalNode => {
     const done = rebuilt.get(node);
     if (done) return done;
@@ -155,7 +192,7 @@ export function planPipeline(name: string, sinks: readonly SinkNode[], nextId: (
         }
       }
       const required = requiredDistribution(node);
-      if (required && !satisfies(traits.get(input)?.distribution, required)) input = exchangeOver(input, required);
+      if (required && !satisfies(traits.get(input)?.distribution, required)) input = windowFunctionAfterExchange(node, input, required) ?? exchangeOver(input, required);
       if (node.type === 'Deduplicate' && !isInsertOnly(traits.get(input))) {
         // Flink plans ROW_NUMBER() … = 1 over an updating input as a Rank, not a Deduplicate.
         result = plan(deduplicateAsRank(node));

@@ -370,4 +370,31 @@ WHERE r <= 2;`;
       expect(changelog(result)).toEqual([row('10:05', '10:10', 'e', 9, 1), row('10:05', '10:10', 'h', 8, 2)]);
     }
   }, 120_000);
+  it('behind an exchange (parallelism 2, ranked per item): the table function runs in the rank’s task, and every row is ranked', async () => {
+    const sql = `${ARRIVALS}
+SELECT window_start, window_end, item, price, r FROM (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, item ORDER BY price DESC) AS r
+  FROM TABLE(TUMBLE(TABLE Arrival, DESCRIPTOR(pt), INTERVAL '5' MINUTES)) WHERE arrive(at))
+WHERE r <= 1;`;
+    const graph = compileSql(sql, { functions: new Map([['clock.ts#arrive', scalarFunction('BOOLEAN', { input: ['DOUBLE'] }, () => true)]]) }).pipeline.jobGraph({ parallelism: 2 });
+    // As Flink runs the table function inside its window rank, the exchange is below it: a row's
+    // window is the one open in the rank's task, so it cannot reach the rank after that window
+    // fired there (on AWS the tasks are separate functions, each with its own clock and delays).
+    expect(graph.stages.map((s) => s.operators.map((o) => o.type))).toEqual([['Calc'], ['WindowTableFunction', 'WindowRank', 'Calc']]);
+    for (const run of [runEmbeddedSql, runLocalSql]) {
+      // The filter moves the clock as each row arrives at the source's task; the table function
+      // reads it later, in the rank's task, so a row's window is the one open there.
+      let now = T1;
+      const functions = new Map<string, UserFunctionDefinition>([
+        ['clock.ts#arrive', scalarFunction('BOOLEAN', { input: ['DOUBLE'] }, (a) => ((now = T1 + (a as number) * 60_000), true))],
+      ]);
+      const result = await run(sql, { functions, parallelism: 2, batchSize: 1, clock: () => now });
+      // Every item is its own partition: each row comes out ranked first in a 5-minute window.
+      expect(result.changes.map((c) => c.row.item).sort()).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']);
+      for (const { row: r } of result.changes) {
+        expect([(r.window_end as number) - (r.window_start as number), r.r]).toEqual([300_000, 1]);
+      }
+      expect(result.deadLetters).toEqual([]);
+    }
+  }, 120_000);
 });
