@@ -23,7 +23,7 @@
  *   `{"before":null,"after":{…},"op":"c"}`, `-U` and `-D` as `{"before":{…},"after":null,"op":"d"}`,
  *   each image as the json format writes a row (its default 'SQL' timestamps).
  */
-import { createRowEncoder, type JsonValue } from './codec.ts';
+import { createRowEncoder, type JsonTimestampStandard, type JsonValue } from './codec.ts';
 import { PlanError } from './errors.ts';
 import type { CsvFormat, RecordFormat } from './formats.ts';
 import { formatType } from './type-parse.ts';
@@ -44,24 +44,26 @@ export function isInsertOnlyFormat(format: RecordFormat | undefined): boolean {
  * @throws PlanError for a column the format cannot write (ROW, ARRAY or MAP in csv).
  */
 export function createChangeEncoder(schema: Schema, format: RecordFormat | undefined): ChangeEncoder {
-  const encode = createRowEncoder(schema);
   switch (format?.type) {
-    case undefined:
+    case undefined: {
+      const encode = createRowEncoder(schema);
       return (change) => JSON.stringify({ op: change.kind, ...encode(change.row) });
-    case 'json':
-      return flinkJsonEncoder(schema, createRowEncoder(schema, { timestampStandard: format.timestampStandard ?? 'SQL' }));
-    case 'debezium-json': {
-      // Flink's DebeziumJsonSerializationSchema writes each image with its json writer ('SQL' timestamps).
-      const encodeJson = createRowEncoder(schema, { timestampStandard: 'SQL' });
-      const row: LogicalType = { root: 'ROW', nullable: false, fields: schema.fields };
+    }
+    case 'json': {
+      const text = flinkJsonRow(schema, format.timestampStandard ?? 'SQL');
       return (change) => {
-        const image = jacksonText(encodeJson(change.row), row);
-        const added = change.kind === '+I' || change.kind === '+U';
-        return added ? `{"before":null,"after":${image},"op":"c"}` : `{"before":${image},"after":null,"op":"d"}`;
+        if (change.kind !== '+I' && change.kind !== '+U') throw new PlanError(`the json format writes inserts only, not a ${change.kind} change`);
+        return text(change.row);
       };
     }
+    case 'debezium-json': {
+      // Flink's DebeziumJsonSerializationSchema writes each image with its json writer ('SQL' timestamps).
+      const image = flinkJsonRow(schema, 'SQL');
+      return (change) =>
+        change.kind === '+I' || change.kind === '+U' ? `{"before":null,"after":${image(change.row)},"op":"c"}` : `{"before":${image(change.row)},"after":null,"op":"d"}`;
+    }
     case 'csv':
-      return csvEncoder(schema, format, encode);
+      return csvEncoder(schema, format, createRowEncoder(schema));
   }
 }
 
@@ -114,40 +116,46 @@ function csvEncoder(schema: Schema, format: CsvFormat, encode: (row: ChangeRow['
 }
 
 /**
- * Flink's json writer: the codec's JSON of each row, written with the number texts Jackson gives
- * Flink's nodes, which JSON.stringify cannot (a DECIMAL's scale, a double's `.0`).
+ * Flink's json writer for one row: the codec's JSON of it, written with the number texts Jackson
+ * gives Flink's nodes, which JSON.stringify cannot (a DECIMAL's scale, a double's `.0`).
  */
-function flinkJsonEncoder(schema: Schema, encode: (row: ChangeRow['row']) => Record<string, JsonValue>): ChangeEncoder {
-  const row: LogicalType = { root: 'ROW', nullable: false, fields: schema.fields };
-  return (change) => {
-    if (change.kind !== '+I' && change.kind !== '+U') throw new PlanError(`the json format writes inserts only, not a ${change.kind} change`);
-    return jacksonText(encode(change.row), row);
-  };
+function flinkJsonRow(schema: Schema, timestampStandard: JsonTimestampStandard): (row: ChangeRow['row']) => string {
+  const encode = createRowEncoder(schema, { timestampStandard });
+  const write = jacksonWriter({ root: 'ROW', nullable: false, fields: schema.fields });
+  return (row) => write(encode(row));
 }
 
-/** A JSON value of a type as Jackson writes Flink's node for it. */
-function jacksonText(value: JsonValue | undefined, type: LogicalType): string {
-  if (value === null || value === undefined) return 'null';
+/** Writes a JSON value of a type as Jackson writes Flink's node for it (built once per type). */
+function jacksonWriter(type: LogicalType): (value: JsonValue | undefined) => string {
+  const orNull =
+    (write: (value: Exclude<JsonValue, null>) => string) =>
+    (value: JsonValue | undefined): string =>
+      value === null || value === undefined ? 'null' : write(value);
   switch (type.root) {
     case 'DECIMAL':
       // The codec's text of a DECIMAL is its plain digits with the scale: a JSON number already.
-      return typeof value === 'string' ? value : JSON.stringify(value);
+      return orNull((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
     case 'DOUBLE':
     case 'FLOAT':
       // Non-finite values arrive as text ("NaN"), which Jackson quotes too.
-      return typeof value === 'number' ? javaDouble(value) : JSON.stringify(value);
+      return orNull((v) => (typeof v === 'number' ? javaDouble(v) : JSON.stringify(v)));
     case 'ROW': {
-      const record = value as Record<string, JsonValue>;
-      return `{${(type.fields ?? []).map((f) => `${JSON.stringify(f.name)}:${jacksonText(record[f.name], f.type)}`).join(',')}}`;
+      const fields = (type.fields ?? []).map((f) => ({ name: f.name, key: `${JSON.stringify(f.name)}:`, write: jacksonWriter(f.type) }));
+      return orNull((v) => {
+        const record = v as Record<string, JsonValue>;
+        return `{${fields.map((f) => f.key + f.write(record[f.name])).join(',')}}`;
+      });
     }
-    case 'ARRAY':
-      return Array.isArray(value) ? `[${value.map((e) => jacksonText(e, type.element ?? STRING)).join(',')}]` : JSON.stringify(value);
-    case 'MAP':
-      return typeof value === 'object' && !Array.isArray(value)
-        ? `{${Object.entries(value).map(([k, v]) => `${JSON.stringify(k)}:${jacksonText(v, type.value ?? STRING)}`).join(',')}}`
-        : JSON.stringify(value);
+    case 'ARRAY': {
+      const element = jacksonWriter(type.element ?? STRING);
+      return orNull((v) => (Array.isArray(v) ? `[${v.map(element).join(',')}]` : JSON.stringify(v)));
+    }
+    case 'MAP': {
+      const entry = jacksonWriter(type.value ?? STRING);
+      return orNull((v) => (typeof v === 'object' && !Array.isArray(v) ? `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}:${entry(x)}`).join(',')}}` : JSON.stringify(v)));
+    }
     default:
-      return JSON.stringify(value);
+      return orNull((v) => JSON.stringify(v));
   }
 }
 

@@ -265,7 +265,7 @@ export function comparisonType(a: LogicalType, b: LogicalType): LogicalType | un
  * The pairs of part types a structural cast from `from` to `to` converts (ROW fields by position,
  * ARRAY elements, MAP keys and values), or undefined when the two are not of one kind and shape.
  */
-export function structuralParts(from: LogicalType, to: LogicalType): (readonly [LogicalType, LogicalType])[] | undefined {
+function structuralParts(from: LogicalType, to: LogicalType): (readonly [LogicalType, LogicalType])[] | undefined {
   if (from.root !== to.root) return undefined;
   switch (from.root) {
     case 'ROW': {

@@ -152,12 +152,8 @@ export function planPipeline(name: string, sinks: readonly SinkNode[], nextId: (
       }
       if (at.type !== 'Calc') return undefined;
       // The keys by the names the Calc's input gives them (a key the Calc computes stops here).
-      let below: Distribution = d;
-      if (d.type === 'hash') {
-        const keys = d.keys.map((k) => at.projection.find((p) => p.name === k && p.expr.kind === 'ref'));
-        if (keys.some((p) => p === undefined)) return undefined;
-        below = { type: 'hash', keys: keys.map((p) => (p!.expr as { name: string }).name) };
-      }
+      const below = mapDistribution(d, new Map([...plainRefRenames(at)].map(([input, output]) => [output, input])));
+      if (below === undefined) return undefined;
       const inner = rebuild(at.input, below);
       return inner === undefined ? undefined : { ...at, input: inner };
     };

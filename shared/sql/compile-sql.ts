@@ -20,7 +20,7 @@ import type { Expr } from '../plan/expr.ts';
 import { inTimeZone, lit } from '../plan/expr-build.ts';
 import { inferType } from '../plan/expr-types.ts';
 import { isNested, sameType, typeName } from '../plan/expr-type-rules.ts';
-import { implicitlyCastable as implicitlyCastableType } from '../plan/udf-signature.ts';
+import { implicitlyCastable as implicitlyCastableParts } from '../plan/udf-signature.ts';
 import type { CalcColumn } from '../operators/calc/calc-operator.ts';
 import type { SinkConnector, SinkNode, SourceNode } from '../plan/logical.ts';
 import { compileTable, newCatalog, resolveName, summaryName, withDynamicOptions, type Catalog, type CatalogTable } from './catalog.ts';
@@ -450,8 +450,10 @@ function insertInto(ctx: QueryContext, stmt: Extract<SqlStatement, { k: 'insert'
   target.forEach((f, t) => {
     const index = sourceOf[t];
     const from = index === undefined ? undefined : got[index];
-    if (from && !(isNested(from.type) || isNested(f.type) ? implicitlyCastableType(from.type, f.type) : implicitlyCastable(from.type.root, f.type.root))) {
-      const [a, b] = isNested(from.type) || isNested(f.type) ? [typeName(from.type), typeName(f.type)] : [from.type.root, f.type.root];
+    if (from && !implicitlyCastable(from.type, f.type)) {
+      // A nested type by its whole text (its parts are what differ), others by their root.
+      const shown = (t: LogicalType): string => (isNested(t) ? typeName(t) : t.root);
+      const [a, b] = [shown(from.type), shown(f.type)];
       throw new SqlError(
         stmt.query.pos,
         `INSERT INTO ${stmt.table}: column '${from.name}' is ${a} but the sink column '${f.name}' is ${b}, ` +
@@ -480,8 +482,9 @@ function insertInto(ctx: QueryContext, stmt: Extract<SqlStatement, { k: 'insert'
 
 /**
  * Whether a query column's values are already the sink column's: the same root, for ROW, ARRAY
- * and MAP the same type with the same field names, and for DECIMAL the same precision and scale (a DECIMAL value is held scaled by its type's scale, so DECIMAL(5, 0)
- * into DECIMAL(10, 2) must be cast, or 3 would read as 0.03).
+ * and MAP the same type with the same field names, and for DECIMAL the same precision and scale
+ * (a DECIMAL value is held scaled by its type's scale, so DECIMAL(5, 0) into DECIMAL(10, 2) must
+ * be cast, or 3 would read as 0.03).
  */
 function sameSinkType(from: LogicalType, to: LogicalType): boolean {
   if (from.root !== to.root) return false;
@@ -493,11 +496,14 @@ function sameSinkType(from: LogicalType, to: LogicalType): boolean {
 }
 
 /**
- * Flink's implicit casts between our type roots: the same root, a widening of numbers, and
- * among date-time types a TIMESTAMP into a TIMESTAMP_LTZ, DATE or TIME column and a
- * TIMESTAMP_LTZ into a TIMESTAMP one (LogicalTypeCasts).
+ * Flink's implicit casts into a sink column: the same root, a widening of numbers, among
+ * date-time types a TIMESTAMP into a TIMESTAMP_LTZ, DATE or TIME column and a TIMESTAMP_LTZ into
+ * a TIMESTAMP one, and a ROW, ARRAY or MAP into one of its kind whose parts cast implicitly, field
+ * names aside (LogicalTypeCasts; the nested rule is udf-signature.ts's).
  */
-function implicitlyCastable(from: TypeRoot, to: TypeRoot): boolean {
+function implicitlyCastable(fromType: LogicalType, toType: LogicalType): boolean {
+  if (isNested(fromType) || isNested(toType)) return implicitlyCastableParts(fromType, toType);
+  const [from, to] = [fromType.root, toType.root];
   if (from === to) return true;
   const widening: Partial<Record<TypeRoot, readonly TypeRoot[]>> = {
     TINYINT: ['SMALLINT', 'INT', 'BIGINT', 'DECIMAL', 'FLOAT', 'DOUBLE'],
